@@ -1,0 +1,1 @@
+"""What people run: the ``hexhaven`` command, and later the terminal UI and the SDK."""

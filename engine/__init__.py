@@ -1,0 +1,81 @@
+"""Hexhaven's rules engine: the complete base game of the hex-island trading game.
+
+Pure: no I/O, no asyncio, no logging set-up, and no imports from the rest of the project.
+Start a game with :func:`new_game`, ask :func:`legal_actions`, :func:`apply` actions, and
+show each seat its :func:`view`.
+"""
+
+from engine.actions import *  # noqa: F403
+from engine.actions import ACTION_TYPES, Action, Counts, action_tables, counts_of
+from engine.board import (
+    Board,
+    check_board,
+    random_board,
+    spiral_board,
+    terrain_counts,
+    token_counts,
+)
+from engine.constants import DevCard, Resource, Seat, Terrain
+from engine.errors import BoardError, ConfigError, EngineError, IllegalActionError
+from engine.events import *  # noqa: F403
+from engine.events import EVENT_TYPES, Event
+from engine.replay import replay
+from engine.rng import Rng
+from engine.rules import (
+    advance,
+    apply,
+    check,
+    default_action,
+    is_legal,
+    legal_actions,
+    longest_road,
+    seats_to_act,
+)
+from engine.state import Answer, GameConfig, GameState, Phase, new_game
+from engine.topology import Topology, topology
+from engine.view import PlayerView, TradeView, View, view
+
+__all__ = [
+    "ACTION_TYPES",
+    "EVENT_TYPES",
+    "Action",
+    "Answer",
+    "Board",
+    "BoardError",
+    "ConfigError",
+    "Counts",
+    "DevCard",
+    "EngineError",
+    "Event",
+    "GameConfig",
+    "GameState",
+    "IllegalActionError",
+    "Phase",
+    "PlayerView",
+    "Resource",
+    "Rng",
+    "Seat",
+    "Terrain",
+    "Topology",
+    "TradeView",
+    "View",
+    "action_tables",
+    "advance",
+    "apply",
+    "check",
+    "check_board",
+    "counts_of",
+    "default_action",
+    "is_legal",
+    "legal_actions",
+    "longest_road",
+    "new_game",
+    "random_board",
+    "replay",
+    "seats_to_act",
+    "spiral_board",
+    "terrain_counts",
+    "token_counts",
+    "topology",
+    "view",
+]

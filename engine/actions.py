@@ -1,0 +1,303 @@
+"""Actions: small immutable values, each naming the seat that takes it.
+
+Resource amounts are count vectors ``(brick, lumber, wool, grain, ore)``. Actions that
+:func:`engine.rules.legal_actions` lists are interned per board radius and seat
+(:func:`action_tables`), so listing them allocates nothing; equal actions built by hand
+compare equal to the interned ones.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from itertools import combinations_with_replacement
+
+from engine.constants import (
+    BANK_RATIO,
+    GENERIC_HARBOUR_RATIO,
+    MAX_PLAYERS,
+    N_RESOURCES,
+    RESOURCE_HARBOUR_RATIO,
+    YEAR_OF_PLENTY_CARDS,
+    EdgeId,
+    HexId,
+    Resource,
+    Seat,
+    VertexId,
+)
+from engine.topology import topology
+
+Counts = tuple[int, int, int, int, int]
+
+
+def counts_of(*resources: int) -> Counts:
+    """A count vector holding one of each resource given (repeats add up)."""
+    c = [0] * N_RESOURCES
+    for r in resources:
+        c[r] += 1
+    return (c[0], c[1], c[2], c[3], c[4])
+
+
+@dataclass(frozen=True, slots=True)
+class PlaceSettlement:
+    """Set-up: place a free settlement."""
+
+    seat: Seat
+    vertex: VertexId
+
+
+@dataclass(frozen=True, slots=True)
+class PlaceRoad:
+    """Set-up: place a free road touching the settlement just placed."""
+
+    seat: Seat
+    edge: EdgeId
+
+
+@dataclass(frozen=True, slots=True)
+class RollDice:
+    """Roll the two dice (the outcome comes from the game's RNG)."""
+
+    seat: Seat
+
+
+@dataclass(frozen=True, slots=True)
+class Discard:
+    """Give back cards after a seven. Any amount up to what is owed; ``legal_actions`` lists
+    one card at a time."""
+
+    seat: Seat
+    cards: Counts
+
+
+@dataclass(frozen=True, slots=True)
+class MoveRobber:
+    """Move the robber to another hex and steal from ``victim`` (None when nobody there can
+    be robbed)."""
+
+    seat: Seat
+    hex: HexId
+    victim: Seat | None
+
+
+@dataclass(frozen=True, slots=True)
+class BuildRoad:
+    """Build a road (paid, or free while playing road building)."""
+
+    seat: Seat
+    edge: EdgeId
+
+
+@dataclass(frozen=True, slots=True)
+class BuildSettlement:
+    seat: Seat
+    vertex: VertexId
+
+
+@dataclass(frozen=True, slots=True)
+class BuildCity:
+    """Upgrade one of the seat's settlements."""
+
+    seat: Seat
+    vertex: VertexId
+
+
+@dataclass(frozen=True, slots=True)
+class BuyDevCard:
+    seat: Seat
+
+
+@dataclass(frozen=True, slots=True)
+class PlayKnight:
+    """Play a knight (before or after rolling); the robber move follows."""
+
+    seat: Seat
+
+
+@dataclass(frozen=True, slots=True)
+class PlayRoadBuilding:
+    """Play road building; up to two free roads follow."""
+
+    seat: Seat
+
+
+@dataclass(frozen=True, slots=True)
+class PlayYearOfPlenty:
+    """Play year of plenty, taking these cards (two, or all the bank has if fewer)."""
+
+    seat: Seat
+    cards: Counts
+
+
+@dataclass(frozen=True, slots=True)
+class PlayMonopoly:
+    seat: Seat
+    resource: Resource
+
+
+@dataclass(frozen=True, slots=True)
+class MaritimeTrade:
+    """Trade ``ratio`` cards of ``give`` to the bank for one ``get``."""
+
+    seat: Seat
+    give: Resource
+    get: Resource
+    ratio: int
+
+
+@dataclass(frozen=True, slots=True)
+class OfferTrade:
+    """Offer other players ``give`` for ``get``; ``to`` is who may answer (None: everyone).
+    Not listed by ``legal_actions``; ``is_legal`` checks any offer."""
+
+    seat: Seat
+    give: Counts
+    get: Counts
+    to: tuple[Seat, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AcceptTrade:
+    """Accept the open offer as it stands."""
+
+    seat: Seat
+
+
+@dataclass(frozen=True, slots=True)
+class DeclineTrade:
+    seat: Seat
+
+
+@dataclass(frozen=True, slots=True)
+class CounterTrade:
+    """Answer the open offer with other terms; ``give`` and ``get`` are from the answering
+    seat's side. Not listed by ``legal_actions``."""
+
+    seat: Seat
+    give: Counts
+    get: Counts
+
+
+@dataclass(frozen=True, slots=True)
+class ConfirmTrade:
+    """The offerer completes the trade with a seat that accepted or countered (on the
+    counter's terms)."""
+
+    seat: Seat
+    partner: Seat
+
+
+@dataclass(frozen=True, slots=True)
+class CancelTrade:
+    """The offerer withdraws the open offer."""
+
+    seat: Seat
+
+
+@dataclass(frozen=True, slots=True)
+class EndTurn:
+    seat: Seat
+
+
+Action = (
+    PlaceSettlement
+    | PlaceRoad
+    | RollDice
+    | Discard
+    | MoveRobber
+    | BuildRoad
+    | BuildSettlement
+    | BuildCity
+    | BuyDevCard
+    | PlayKnight
+    | PlayRoadBuilding
+    | PlayYearOfPlenty
+    | PlayMonopoly
+    | MaritimeTrade
+    | OfferTrade
+    | AcceptTrade
+    | DeclineTrade
+    | CounterTrade
+    | ConfirmTrade
+    | CancelTrade
+    | EndTurn
+)
+
+ACTION_TYPES: tuple[type, ...] = Action.__args__
+
+YEAR_OF_PLENTY_CHOICES: tuple[Counts, ...] = tuple(
+    counts_of(*pair)
+    for pair in combinations_with_replacement(range(N_RESOURCES), YEAR_OF_PLENTY_CARDS)
+)
+MARITIME_RATIOS = (RESOURCE_HARBOUR_RATIO, GENERIC_HARBOUR_RATIO, BANK_RATIO)
+
+
+@dataclass(frozen=True, eq=False)
+class SeatActions:
+    """Every enumerable action of one seat on one radius, built once and shared."""
+
+    place_settlement: tuple[PlaceSettlement, ...]
+    place_road: tuple[PlaceRoad, ...]
+    roll: RollDice
+    discard_one: tuple[Discard, ...]
+    move_robber: tuple[tuple[MoveRobber, ...], ...]  # [hex][victim + 1]
+    build_road: tuple[BuildRoad, ...]
+    build_settlement: tuple[BuildSettlement, ...]
+    build_city: tuple[BuildCity, ...]
+    buy_dev: BuyDevCard
+    knight: PlayKnight
+    road_building: PlayRoadBuilding
+    year_of_plenty: tuple[PlayYearOfPlenty, ...]
+    monopoly: tuple[PlayMonopoly, ...]
+    maritime: tuple[tuple[tuple[MaritimeTrade, ...], ...], ...]  # [ratio][give] -> gets
+    accept: AcceptTrade
+    decline: DeclineTrade
+    confirm: tuple[ConfirmTrade, ...]
+    cancel: CancelTrade
+    end_turn: EndTurn
+
+
+@cache
+def action_tables(radius: int) -> tuple[SeatActions, ...]:
+    """The interned actions of every seat for a board radius."""
+    topo = topology(radius)
+    out = []
+    for s in range(MAX_PLAYERS):
+        maritime = tuple(
+            tuple(
+                tuple(
+                    MaritimeTrade(s, Resource(g), Resource(w), ratio)
+                    for w in range(N_RESOURCES)
+                    if w != g
+                )
+                for g in range(N_RESOURCES)
+            )
+            for ratio in range(BANK_RATIO + 1)
+        )
+        out.append(
+            SeatActions(
+                place_settlement=tuple(PlaceSettlement(s, v) for v in range(topo.n_vertices)),
+                place_road=tuple(PlaceRoad(s, e) for e in range(topo.n_edges)),
+                roll=RollDice(s),
+                discard_one=tuple(Discard(s, counts_of(r)) for r in range(N_RESOURCES)),
+                move_robber=tuple(
+                    tuple(MoveRobber(s, h, None if v < 0 else v) for v in range(-1, MAX_PLAYERS))
+                    for h in range(topo.n_hexes)
+                ),
+                build_road=tuple(BuildRoad(s, e) for e in range(topo.n_edges)),
+                build_settlement=tuple(BuildSettlement(s, v) for v in range(topo.n_vertices)),
+                build_city=tuple(BuildCity(s, v) for v in range(topo.n_vertices)),
+                buy_dev=BuyDevCard(s),
+                knight=PlayKnight(s),
+                road_building=PlayRoadBuilding(s),
+                year_of_plenty=tuple(PlayYearOfPlenty(s, c) for c in YEAR_OF_PLENTY_CHOICES),
+                monopoly=tuple(PlayMonopoly(s, Resource(r)) for r in range(N_RESOURCES)),
+                maritime=maritime,
+                accept=AcceptTrade(s),
+                decline=DeclineTrade(s),
+                confirm=tuple(ConfirmTrade(s, p) for p in range(MAX_PLAYERS)),
+                cancel=CancelTrade(s),
+                end_turn=EndTurn(s),
+            )
+        )
+    return tuple(out)

@@ -1,0 +1,316 @@
+"""Boards: terrain, number tokens and harbours laid on a topology, and the ways to lay them.
+
+Three set-ups: the official random set-up (:func:`random_board`), the rulebook's variable
+set-up with tokens laid along a spiral (:func:`spiral_board`), and a board given explicitly
+(:meth:`Board.from_layout`). Every board that leaves this module has passed
+:func:`check_board`.
+
+For radius > 3 the extra terrain, tokens and harbours follow the thesis's scaling rules
+(sections 4.3.6-4.3.8): see :func:`terrain_counts`, :func:`token_counts` and
+:func:`engine.topology.harbour_kinds`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from engine.constants import (
+    DICE_DOTS,
+    HARBOUR_GENERIC,
+    N_RESOURCES,
+    RED_TOKENS,
+    SPIRAL_TOKENS,
+    STANDARD_RADIUS,
+    STANDARD_TERRAIN,
+    STANDARD_TOKENS,
+    HexId,
+    Terrain,
+)
+from engine.errors import BoardError
+from engine.rng import Rng
+from engine.topology import Topology, harbour_kinds, topology
+
+_NON_SEVEN = (2, 3, 4, 5, 6, 8, 9, 10, 11, 12)
+# Thesis 4.3.7: the five likeliest rolls, ties to the larger, and every roll but 2, 7 and 12.
+_FIVE_LIKELIEST = (5, 6, 8, 9, 10)
+_ALL_BUT_EXTREMES = (3, 4, 5, 6, 8, 9, 10, 11)
+
+
+def terrain_counts(radius: int) -> dict[Terrain, int]:
+    """How many hexes of each terrain a board of this radius has (thesis 4.3.6)."""
+    counts = Counter(STANDARD_TERRAIN)
+    for ring in range(STANDARD_RADIUS, radius):
+        size = 6 * ring
+        for t in range(N_RESOURCES):
+            counts[Terrain(t)] += size // N_RESOURCES
+        rest = size % N_RESOURCES
+        if rest == 3:
+            for t in (Terrain.PASTURE, Terrain.FIELDS, Terrain.FOREST):
+                counts[t] += 1
+        else:
+            counts[Terrain.DESERT] += rest
+    return dict(counts)
+
+
+def token_counts(radius: int) -> Counter[int]:
+    """The number tokens of a board of this radius (thesis 4.3.7); deserts have none."""
+    counts: Counter[int] = Counter(STANDARD_TOKENS)
+    for ring in range(STANDARD_RADIUS, radius):
+        size = 6 * ring
+        for n in _NON_SEVEN:
+            counts[n] += size // len(_NON_SEVEN)
+        rest = size % len(_NON_SEVEN)
+        if rest == 6:
+            counts.update(_FIVE_LIKELIEST)
+        elif rest == 8:
+            counts.update(_ALL_BUT_EXTREMES)
+        # rests 2 and 4 are deserts, which carry no token
+    return counts
+
+
+@dataclass(frozen=True, eq=False)
+class Board:
+    """An island: terrain and token per hex (token 0 on deserts), a harbour kind per slot.
+
+    Harbour kinds are resources (2:1) or :data:`HARBOUR_GENERIC` (3:1), one per entry of
+    ``topology.harbour_slots``. Build one with the set-up functions or :meth:`from_layout`.
+    """
+
+    radius: int
+    terrain: tuple[Terrain, ...]
+    tokens: tuple[int, ...]
+    harbours: tuple[int, ...]
+    topo: Topology = field(repr=False, compare=False)
+    # derived tables, computed once per board
+    # per dice total: (hex, resource, the hex's vertices) of every hex carrying that number
+    producing: tuple[tuple[tuple[HexId, int, tuple[int, ...]], ...], ...] = field(
+        repr=False, compare=False
+    )
+    vertex_harbour: tuple[int, ...] = field(repr=False, compare=False)
+
+    @classmethod
+    def from_layout(
+        cls,
+        terrain: Sequence[int],
+        tokens: Sequence[int],
+        harbours: Sequence[int],
+        radius: int = STANDARD_RADIUS,
+    ) -> Board:
+        """A board given explicitly. Raises :class:`BoardError` naming what is wrong."""
+        try:
+            topo = topology(radius)
+        except ValueError as exc:
+            raise BoardError(str(exc)) from exc
+        if len(terrain) != topo.n_hexes or len(tokens) != topo.n_hexes:
+            raise BoardError(f"radius {radius} needs {topo.n_hexes} hexes of terrain and tokens")
+        if len(harbours) != len(topo.harbour_slots):
+            raise BoardError(f"radius {radius} has {len(topo.harbour_slots)} harbour slots")
+        try:
+            terr = tuple(Terrain(t) for t in terrain)
+        except ValueError as exc:
+            raise BoardError(f"unknown terrain: {exc}") from exc
+        toks = tuple(int(x) for x in tokens)
+        for h, (t, n) in enumerate(zip(terr, toks, strict=True)):
+            if t == Terrain.DESERT and n != 0:
+                raise BoardError(f"hex {h} is a desert and cannot carry token {n}")
+            if (t != Terrain.DESERT and n not in DICE_DOTS) or n == 7:
+                raise BoardError(f"hex {h} needs a number token 2-6 or 8-12, not {n}")
+        for k in harbours:
+            if not 0 <= k <= HARBOUR_GENERIC:
+                raise BoardError(f"unknown harbour kind {k}")
+        producing: list[list[tuple[int, int, tuple[int, ...]]]] = [[] for _ in range(13)]
+        for h, n in enumerate(toks):
+            if n:
+                producing[n].append((h, int(terr[h]), topo.hex_vertices[h]))
+        vertex_harbour = [-1] * topo.n_vertices
+        for slot, kind in zip(topo.harbour_slots, harbours, strict=True):
+            for v in topo.edge_vertices[slot]:
+                vertex_harbour[v] = kind
+        return cls(
+            radius=radius,
+            terrain=terr,
+            tokens=toks,
+            harbours=tuple(int(k) for k in harbours),
+            topo=topo,
+            producing=tuple(tuple(p) for p in producing),
+            vertex_harbour=tuple(vertex_harbour),
+        )
+
+    def deserts(self) -> list[HexId]:
+        """The desert hexes, in id order."""
+        return [h for h, t in enumerate(self.terrain) if t == Terrain.DESERT]
+
+    def dots(self, h: HexId) -> int:
+        """Expected production of a hex per 36 rolls (0 for a desert)."""
+        return DICE_DOTS[self.tokens[h]] if self.tokens[h] else 0
+
+    def red_tokens_adjacent(self) -> bool:
+        """True when two hexes carrying a 6 or an 8 are neighbours."""
+        red = [t in RED_TOKENS for t in self.tokens]
+        return any(red[h] and red[n] for h in range(len(red)) for n in self.topo.hex_neighbours[h])
+
+    def to_dict(self) -> dict[str, object]:
+        """A plain description of the board (all of it is public)."""
+        return {
+            "radius": self.radius,
+            "terrain": [int(t) for t in self.terrain],
+            "tokens": list(self.tokens),
+            "harbours": list(self.harbours),
+        }
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Board):
+            return NotImplemented
+        return (self.radius, self.terrain, self.tokens, self.harbours) == (
+            other.radius,
+            other.terrain,
+            other.tokens,
+            other.harbours,
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.radius, self.terrain, self.tokens, self.harbours))
+
+
+def check_board(board: Board, *, standard_contents: bool = True) -> None:
+    """Check that a board is legal; raises :class:`BoardError` naming the first fault.
+
+    A legal board has no 6 or 8 next to another 6 or 8, and (with ``standard_contents``)
+    exactly the terrain, tokens and harbours of its radius.
+    """
+    if board.red_tokens_adjacent():
+        raise BoardError("two hexes with a 6 or an 8 are neighbours")
+    if not standard_contents:
+        return
+    want_t = terrain_counts(board.radius)
+    if Counter(board.terrain) != Counter(want_t):
+        raise BoardError(f"terrain counts differ from those of radius {board.radius}")
+    have_n = Counter(n for n in board.tokens if n)
+    if have_n != token_counts(board.radius):
+        raise BoardError(f"number tokens differ from those of radius {board.radius}")
+    if Counter(board.harbours) != Counter(harbour_kinds(board.radius)):
+        raise BoardError(f"harbours differ from those of radius {board.radius}")
+
+
+def _shuffled_terrain(radius: int, rng: Rng) -> list[Terrain]:
+    tiles = [t for t, c in sorted(terrain_counts(radius).items()) for _ in range(c)]
+    rng.shuffle(tiles)
+    return tiles
+
+
+def _shuffled_harbours(radius: int, rng: Rng) -> list[int]:
+    kinds = harbour_kinds(radius)
+    rng.shuffle(kinds)
+    return kinds
+
+
+def _place_tokens_apart(terrain: Sequence[Terrain], topo: Topology, rng: Rng) -> list[int] | None:
+    """Random tokens on the producing hexes with no 6/8 neighbours; None if a try fails."""
+    counts = token_counts(topo.radius)
+    reds = [n for n in RED_TOKENS for _ in range(counts[n])]
+    others = [n for n, c in sorted(counts.items()) if n not in RED_TOKENS for _ in range(c)]
+    land = [h for h, t in enumerate(terrain) if t != Terrain.DESERT]
+    rng.shuffle(land)
+    red_hexes: list[int] = []
+    blocked: set[int] = set()
+    for h in land:
+        if len(red_hexes) == len(reds):
+            break
+        if h not in blocked:
+            red_hexes.append(h)
+            blocked.add(h)
+            blocked.update(topo.hex_neighbours[h])
+    if len(red_hexes) < len(reds):
+        return None
+    rng.shuffle(reds)
+    rng.shuffle(others)
+    tokens = [0] * len(terrain)
+    for h, n in zip(red_hexes, reds, strict=True):
+        tokens[h] = n
+    rest = [h for h in land if h not in set(red_hexes)]
+    for h, n in zip(rest, others, strict=True):
+        tokens[h] = n
+    return tokens
+
+
+def random_board(rng: Rng, radius: int = STANDARD_RADIUS) -> Board:
+    """The official random set-up: shuffled terrain, tokens with no neighbouring 6/8 and
+    shuffled harbour kinds over the fixed harbour slots."""
+    topo = topology(radius)
+    while True:
+        terrain = _shuffled_terrain(radius, rng)
+        tokens = _place_tokens_apart(terrain, topo, rng)
+        if tokens is not None:
+            break
+    board = Board.from_layout(terrain, tokens, _shuffled_harbours(radius, rng), radius)
+    check_board(board)
+    return board
+
+
+def spiral_tokens(radius: int, rng: Rng | None = None) -> list[int]:
+    """The order tokens are laid along the spiral.
+
+    Radius 3 is the rulebook's sequence. Larger boards lay their extra tokens first, on the
+    outer rings, in an order drawn from ``rng`` (the rulebook has none for them), then the
+    rulebook's sequence on the inner rings.
+    """
+    extra = token_counts(radius) - Counter(SPIRAL_TOKENS)
+    seq = sorted(extra.elements())
+    if rng is not None:
+        rng.shuffle(seq)
+    return seq + list(SPIRAL_TOKENS)
+
+
+def _separate_reds(tokens: list[int], topo: Topology, rng: Rng) -> bool:
+    """Swap 6s and 8s that touch another 6 or 8 onto free hexes; False if it gets stuck."""
+    red = set(RED_TOKENS)
+    for _ in range(4 * topo.n_hexes):
+        clashing = [
+            h
+            for h, n in enumerate(tokens)
+            if n in red and any(tokens[m] in red for m in topo.hex_neighbours[h])
+        ]
+        if not clashing:
+            return True
+        h = clashing[rng.randrange(len(clashing))]
+        free = [
+            c
+            for c, n in enumerate(tokens)
+            if n
+            and n not in red
+            and not any(tokens[m] in red for m in topo.hex_neighbours[c] if m != h)
+        ]
+        if not free:
+            return False
+        c = free[rng.randrange(len(free))]
+        tokens[h], tokens[c] = tokens[c], tokens[h]
+    return False
+
+
+def spiral_board(rng: Rng, radius: int = STANDARD_RADIUS) -> Board:
+    """The rulebook's variable set-up: shuffled terrain and harbours, number tokens laid in
+    the fixed order along a spiral from an outer corner inwards, skipping deserts.
+
+    The start corner is drawn at random; if a layout puts a 6 next to an 8 (possible when the
+    desert falls between them) the terrain is reshuffled. Larger boards, which have no
+    rulebook sequence, instead move clashing 6s and 8s onto free hexes.
+    """
+    topo = topology(radius)
+    harbours = _shuffled_harbours(radius, rng)
+    while True:
+        terrain = _shuffled_terrain(radius, rng)
+        sequence = spiral_tokens(radius, rng)
+        path = topo.spiral(rng.randrange(6))
+        tokens = [0] * topo.n_hexes
+        it = iter(sequence)
+        for h in path:
+            if terrain[h] != Terrain.DESERT:
+                tokens[h] = next(it)
+        if radius > STANDARD_RADIUS and not _separate_reds(tokens, topo, rng):
+            continue
+        board = Board.from_layout(terrain, tokens, harbours, radius)
+        if not board.red_tokens_adjacent():
+            check_board(board)
+            return board

@@ -1,0 +1,115 @@
+"""Every rule number of the base game, and the small enums the engine is written in.
+
+Nothing else in the engine spells a cost, a limit or a count: it reads them from here.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+from typing import Final
+
+Seat = int
+"""A player's seat, 0 .. players-1; turn order is seat order."""
+HexId = int
+VertexId = int
+EdgeId = int
+NO_SEAT: Final = -1
+
+
+class Resource(IntEnum):
+    """The five resources; the value is the index into every count vector."""
+
+    BRICK = 0
+    LUMBER = 1
+    WOOL = 2
+    GRAIN = 3
+    ORE = 4
+
+
+RESOURCES: Final = tuple(Resource)
+N_RESOURCES: Final = 5
+
+
+class Terrain(IntEnum):
+    """Land hexes. The five producing terrains share their value with the resource they yield."""
+
+    HILLS = 0  # brick
+    FOREST = 1  # lumber
+    PASTURE = 2  # wool
+    FIELDS = 3  # grain
+    MOUNTAINS = 4  # ore
+    DESERT = 5
+
+
+class DevCard(IntEnum):
+    """Development cards; the value is the index into development-card count vectors."""
+
+    KNIGHT = 0
+    VICTORY_POINT = 1
+    ROAD_BUILDING = 2
+    YEAR_OF_PLENTY = 3
+    MONOPOLY = 4
+
+
+N_DEV_KINDS: Final = 5
+
+HARBOUR_GENERIC: Final = 5
+"""Harbour kind of a 3:1 harbour; kinds 0-4 are the 2:1 harbours of that resource."""
+
+# --- the bank and the deck -------------------------------------------------------------
+BANK_PER_RESOURCE: Final = 19
+DEV_DECK: Final = (14, 5, 2, 2, 2)  # knights, victory points, road building, plenty, monopoly
+
+# --- costs, as count vectors (brick, lumber, wool, grain, ore) ---------------------------
+ROAD_COST: Final = (1, 1, 0, 0, 0)
+SETTLEMENT_COST: Final = (1, 1, 1, 1, 0)
+CITY_COST: Final = (0, 0, 0, 2, 3)
+DEV_CARD_COST: Final = (0, 0, 1, 1, 1)
+
+# --- pieces per player ---------------------------------------------------------------------
+ROADS_PER_PLAYER: Final = 15
+SETTLEMENTS_PER_PLAYER: Final = 5
+CITIES_PER_PLAYER: Final = 4
+
+# --- points and thresholds -----------------------------------------------------------------
+DEFAULT_VICTORY_POINTS: Final = 10
+MIN_VICTORY_POINTS: Final = 3
+MAX_VICTORY_POINTS: Final = 30
+LONGEST_ROAD_MIN: Final = 5
+LARGEST_ARMY_MIN: Final = 3
+SPECIAL_CARD_POINTS: Final = 2
+DISCARD_LIMIT: Final = 7
+"""A seven makes every player holding more than this many cards discard half (rounded down)."""
+ROAD_BUILDING_ROADS: Final = 2
+YEAR_OF_PLENTY_CARDS: Final = 2
+
+MIN_PLAYERS: Final = 2
+MAX_PLAYERS: Final = 4
+
+# --- trade ratios -----------------------------------------------------------------------------
+BANK_RATIO: Final = 4
+GENERIC_HARBOUR_RATIO: Final = 3
+RESOURCE_HARBOUR_RATIO: Final = 2
+
+# --- the standard island (radius 3) -------------------------------------------------------------
+STANDARD_RADIUS: Final = 3
+STANDARD_TERRAIN: Final = {
+    Terrain.HILLS: 3,
+    Terrain.FOREST: 4,
+    Terrain.PASTURE: 4,
+    Terrain.FIELDS: 4,
+    Terrain.MOUNTAINS: 3,
+    Terrain.DESERT: 1,
+}
+STANDARD_TOKENS: Final = (2, 3, 3, 4, 4, 5, 5, 6, 6, 8, 8, 9, 9, 10, 10, 11, 11, 12)
+SPIRAL_TOKENS: Final = (5, 2, 6, 3, 8, 10, 9, 12, 11, 4, 8, 10, 9, 4, 5, 6, 3, 11)
+"""The rulebook's variable set-up: tokens laid in this order along the spiral, desert skipped."""
+STANDARD_HARBOURS: Final = (0, 1, 2, 3, 4, 5, 5, 5, 5)  # one 2:1 of each resource, four 3:1
+HARBOUR_VERTEX_RATIO: Final = 0.6
+"""Thesis 4.3.8: the share of coastal intersections that touch a harbour."""
+
+RED_TOKENS: Final = (6, 8)
+"""The most likely numbers, which may not lie on neighbouring hexes."""
+
+DICE_DOTS: Final = {2: 1, 3: 2, 4: 3, 5: 4, 6: 5, 7: 6, 8: 5, 9: 4, 10: 3, 11: 2, 12: 1}
+"""Ways to roll each total with two dice, out of 36 (the dots printed on a token)."""

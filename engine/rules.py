@@ -1,0 +1,1392 @@
+"""The rules: what may be done (:func:`legal_actions`, :func:`is_legal`, :func:`check`),
+doing it (:func:`apply`, :func:`advance`), who must act (:func:`seats_to_act`) and a
+reasonable move for a seat that has not acted (:func:`default_action`).
+
+Each rule lives in one handler per action type (``_HANDLERS``) that both :func:`apply` and
+:func:`advance` run; :func:`check` holds the legality rules with a reason for each refusal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from engine.actions import (
+    AcceptTrade,
+    Action,
+    BuildCity,
+    BuildRoad,
+    BuildSettlement,
+    BuyDevCard,
+    CancelTrade,
+    ConfirmTrade,
+    CounterTrade,
+    Counts,
+    DeclineTrade,
+    Discard,
+    EndTurn,
+    MaritimeTrade,
+    MoveRobber,
+    OfferTrade,
+    PlaceRoad,
+    PlaceSettlement,
+    PlayKnight,
+    PlayMonopoly,
+    PlayRoadBuilding,
+    PlayYearOfPlenty,
+    RollDice,
+    SeatActions,
+)
+from engine.constants import (
+    CITY_COST,
+    DEV_CARD_COST,
+    GENERIC_HARBOUR_RATIO,
+    HARBOUR_GENERIC,
+    LARGEST_ARMY_MIN,
+    LONGEST_ROAD_MIN,
+    N_RESOURCES,
+    RESOURCE_HARBOUR_RATIO,
+    ROAD_BUILDING_ROADS,
+    ROAD_COST,
+    SETTLEMENT_COST,
+    SPECIAL_CARD_POINTS,
+    YEAR_OF_PLENTY_CARDS,
+    DevCard,
+    Resource,
+    Seat,
+)
+from engine.errors import IllegalActionError
+from engine.events import (
+    CityBuilt,
+    DevCardBought,
+    DevCardPlayed,
+    DiceRolled,
+    Discarded,
+    DiscardsOwed,
+    Event,
+    GameWon,
+    LargestArmyChanged,
+    LongestRoadChanged,
+    MaritimeTraded,
+    MonopolyTaken,
+    Produced,
+    RoadBuilt,
+    RobberMoved,
+    SettlementBuilt,
+    StartingResources,
+    Stolen,
+    TradeAnswered,
+    TradeClosed,
+    TradeCompleted,
+    TradeOffered,
+    TurnStarted,
+    YearOfPlentyTaken,
+)
+from engine.rng import step
+from engine.state import Answer, GameState, Phase
+
+# Plain ints for the hot path (enum attribute lookups cost more than locals).
+_SETUP_SETTLEMENT = int(Phase.SETUP_SETTLEMENT)
+_SETUP_ROAD = int(Phase.SETUP_ROAD)
+_PRE_ROLL = int(Phase.PRE_ROLL)
+_DISCARD = int(Phase.DISCARD)
+_MOVE_ROBBER = int(Phase.MOVE_ROBBER)
+_MAIN = int(Phase.MAIN)
+_ROAD_BUILDING = int(Phase.ROAD_BUILDING)
+_TRADE = int(Phase.TRADE)
+_GAME_OVER = int(Phase.GAME_OVER)
+_KNIGHT = int(DevCard.KNIGHT)
+_VP_CARD = int(DevCard.VICTORY_POINT)
+_ROAD_BUILDING_CARD = int(DevCard.ROAD_BUILDING)
+_PLENTY = int(DevCard.YEAR_OF_PLENTY)
+_MONOPOLY = int(DevCard.MONOPOLY)
+_PENDING = int(Answer.PENDING)
+_ACCEPTED = int(Answer.ACCEPTED)
+_DECLINED = int(Answer.DECLINED)
+_COUNTERED = int(Answer.COUNTERED)
+_NOT_ASKED = int(Answer.NOT_ASKED)
+_R = N_RESOURCES
+_RES = tuple(Resource)
+_DEVS = tuple(DevCard)
+
+Events = list[Event] | None
+
+
+# ======================================================================================
+# Who acts
+# ======================================================================================
+
+
+def seats_to_act(state: GameState) -> tuple[Seat, ...]:
+    """The seats that owe an action now: several while discarding after a seven or while a
+    domestic offer is open (the offerer and every seat yet to answer), none once it is over."""
+    phase = state.phase
+    if phase == _DISCARD:
+        return tuple(p for p in range(state.n) if state.owed[p])
+    if phase == _TRADE:
+        pending = [p for p in range(state.n) if state.answers[p] == _PENDING]
+        return (state.current, *pending)
+    if phase == _GAME_OVER:
+        return ()
+    return (state.current,)
+
+
+def setup_order(players: int) -> tuple[Seat, ...]:
+    """The snake order of the set-up placements: 0, 1, ..., n-1, n-1, ..., 0."""
+    return tuple(range(players)) + tuple(reversed(range(players)))
+
+
+# ======================================================================================
+# Spots on the board
+# ======================================================================================
+
+
+def road_spots(state: GameState, seat: Seat) -> list[int]:
+    """Edges where ``seat`` may build a road now: free, touching its network at a vertex
+    that no opponent's building occupies."""
+    topo = state.topo
+    ev = topo.edge_vertices
+    vedges = topo.vertex_edges
+    vowner = state.vowner
+    eowner = state.eowner
+    seen: set[int] = set()
+    for e in state.proads[seat]:
+        for v in ev[e]:
+            o = vowner[v]
+            if o < 0 or o == seat:
+                for f in vedges[v]:
+                    if eowner[f] < 0:
+                        seen.add(f)
+    return sorted(seen)
+
+
+def settlement_spots(state: GameState, seat: Seat) -> list[int]:
+    """Vertices where ``seat`` may build a settlement now: at the end of one of its roads,
+    with no building on or next to it."""
+    ev = state.topo.edge_vertices
+    blocked = state.vblocked
+    seen: set[int] = set()
+    for e in state.proads[seat]:
+        a, b = ev[e]
+        if not blocked[a]:
+            seen.add(a)
+        if not blocked[b]:
+            seen.add(b)
+    return sorted(seen)
+
+
+def setup_settlement_spots(state: GameState) -> list[int]:
+    """Vertices where a set-up settlement may go (the distance rule only)."""
+    return [v for v, b in enumerate(state.vblocked) if not b]
+
+
+def robber_victims(state: GameState, hex_id: int, thief: Seat) -> list[Seat]:
+    """Seats that the robber on ``hex_id`` could rob: a building on the hex, and cards."""
+    out: list[Seat] = []
+    hand = state.hand
+    for v in state.topo.hex_vertices[hex_id]:
+        o = state.vowner[v]
+        if o >= 0 and o != thief and o not in out and any(hand[o * _R : o * _R + _R]):
+            out.append(o)
+    out.sort()
+    return out
+
+
+def maritime_ratio(state: GameState, seat: Seat, resource: int) -> int:
+    """The best number of ``resource`` cards the seat trades to the bank for one card."""
+    return state.ratio[seat * _R + resource]
+
+
+# ======================================================================================
+# Legal actions
+# ======================================================================================
+
+
+def legal_actions(state: GameState, seat: Seat | None = None) -> list[Action]:
+    """Every legal action of the seats that must act (only ``seat``'s when given).
+
+    Listed: every enumerable action. Discards are listed one card at a time (``is_legal``
+    also takes several at once). Not listed: domestic offers and counter-offers, which are
+    too many to enumerate; ``is_legal`` checks any of them.
+    """
+    phase = state.phase
+    tables = state.acts
+    p = state.current
+    if phase == _MAIN:
+        if seat is not None and seat != p:
+            return []
+        return _main_actions(state, p, tables[p])
+    if phase == _PRE_ROLL:
+        if seat is not None and seat != p:
+            return []
+        t = tables[p]
+        out: list[Action] = [t.roll]
+        if not state.dev_played and state.dev[p * _R + _KNIGHT] - state.dev_new[_KNIGHT] > 0:
+            out.append(t.knight)
+        return out
+    if phase == _DISCARD:
+        out = []
+        hand = state.hand
+        for q in range(state.n) if seat is None else (seat,):
+            if state.owed[q]:
+                t = tables[q]
+                out.extend(t.discard_one[r] for r in range(_R) if hand[q * _R + r])
+        return out
+    if phase == _MOVE_ROBBER:
+        if seat is not None and seat != p:
+            return []
+        return _robber_actions(state, p, tables[p])
+    if phase == _ROAD_BUILDING:
+        if seat is not None and seat != p:
+            return []
+        br = tables[p].build_road
+        return [br[e] for e in road_spots(state, p)]
+    if phase == _SETUP_SETTLEMENT:
+        if seat is not None and seat != p:
+            return []
+        ps = tables[p].place_settlement
+        return [ps[v] for v in setup_settlement_spots(state)]
+    if phase == _SETUP_ROAD:
+        if seat is not None and seat != p:
+            return []
+        pr = tables[p].place_road
+        eowner = state.eowner
+        return [pr[e] for e in state.topo.vertex_edges[state.last_vertex] if eowner[e] < 0]
+    if phase == _TRADE:
+        return _trade_actions(state, seat, tables)
+    return []
+
+
+def _main_actions(state: GameState, p: Seat, t: SeatActions) -> list[Action]:
+    hand = state.hand
+    base = p * _R
+    b, lu, w, g, o = hand[base : base + _R]
+    out: list[Action] = [t.end_turn]
+    if b and lu:
+        if state.roads_left[p]:
+            br = t.build_road
+            out.extend([br[e] for e in road_spots(state, p)])
+        if w and g and state.settlements_left[p]:
+            bs = t.build_settlement
+            out.extend([bs[v] for v in settlement_spots(state, p)])
+    if g >= 2 and o >= 3 and state.cities_left[p]:
+        bc = t.build_city
+        vlevel = state.vlevel
+        out.extend([bc[v] for v in state.pbuild[p] if vlevel[v] == 1])
+    if w and g and o and any(state.deck):
+        out.append(t.buy_dev)
+    if not state.dev_played:
+        dev = state.dev
+        new = state.dev_new
+        if dev[base + _KNIGHT] > new[_KNIGHT]:
+            out.append(t.knight)
+        if (
+            dev[base + _ROAD_BUILDING_CARD] > new[_ROAD_BUILDING_CARD]
+            and state.roads_left[p]
+            and road_spots(state, p)
+        ):
+            out.append(t.road_building)
+        if dev[base + _PLENTY] > new[_PLENTY]:
+            out.extend(_plenty_actions(state, t.year_of_plenty))
+        if dev[base + _MONOPOLY] > new[_MONOPOLY]:
+            out.extend(t.monopoly)
+    ratio = state.ratio
+    bank = state.bank
+    maritime = t.maritime
+    for r in range(_R):
+        k = ratio[base + r]
+        if hand[base + r] >= k:
+            out.extend([m for m in maritime[k][r] if bank[m.get]])
+    return out
+
+
+def _plenty_actions(state: GameState, choices: tuple[PlayYearOfPlenty, ...]) -> list[Action]:
+    bank = state.bank
+    total = sum(bank)
+    if total >= YEAR_OF_PLENTY_CARDS:
+        return [c for c in choices if all(bank[r] >= c.cards[r] for r in range(_R))]
+    if total == 0:
+        return []
+    # Fewer than two cards left in the bank: take what there is.
+    owner = choices[0].seat
+    return [PlayYearOfPlenty(owner, (bank[0], bank[1], bank[2], bank[3], bank[4]))]
+
+
+def _robber_actions(state: GameState, p: Seat, t: SeatActions) -> list[Action]:
+    # Who could be robbed where: walk the opponents' buildings rather than every hex.
+    victims: dict[int, list[int]] = {}
+    hand = state.hand
+    vertex_hexes = state.topo.vertex_hexes
+    for q in range(state.n):
+        if q != p and any(hand[q * _R : q * _R + _R]):
+            for v in state.pbuild[q]:
+                for h in vertex_hexes[v]:
+                    vs = victims.get(h)
+                    if vs is None:
+                        victims[h] = [q]
+                    elif vs[-1] != q:
+                        vs.append(q)
+    table = t.move_robber
+    robber = state.robber
+    out: list[Action] = [row[0] for h, row in enumerate(table) if h != robber and h not in victims]
+    for h, vs in victims.items():
+        if h != robber:
+            row = table[h]
+            out.extend([row[q + 1] for q in vs])
+    return out
+
+
+def _trade_actions(
+    state: GameState, seat: Seat | None, tables: tuple[SeatActions, ...]
+) -> list[Action]:
+    out: list[Action] = []
+    p = state.current
+    offer = state.offer
+    assert offer is not None
+    if seat is None or seat == p:
+        t = tables[p]
+        for q in range(state.n):
+            if state.answers[q] in (_ACCEPTED, _COUNTERED) and _trade_terms(state, q) is not None:
+                out.append(t.confirm[q])
+        out.append(t.cancel)
+    for q in range(state.n):
+        if state.answers[q] == _PENDING and (seat is None or seat == q):
+            t = tables[q]
+            if _holds(state, q, offer[1]):
+                out.append(t.accept)
+            out.append(t.decline)
+    return out
+
+
+# ======================================================================================
+# Checking an action, with a reason
+# ======================================================================================
+
+
+def _refuse(code: str, message: str) -> IllegalActionError:
+    return IllegalActionError(code, message)
+
+
+def _holds(state: GameState, seat: Seat, cards: tuple[int, ...]) -> bool:
+    base = seat * _R
+    hand = state.hand
+    return all(hand[base + r] >= cards[r] for r in range(_R))
+
+
+def _valid_counts(cards: object) -> bool:
+    return (
+        isinstance(cards, tuple)
+        and len(cards) == _R
+        and all(type(c) is int and c >= 0 for c in cards)
+    )
+
+
+def _check_turn(state: GameState, action: Action, *phases: int) -> None:
+    seat = action.seat
+    if type(seat) is not int or not 0 <= seat < state.n:
+        raise _refuse("bad_seat", f"there is no seat {seat!r} in this game")
+    if state.phase == _GAME_OVER:
+        raise _refuse("game_over", "the game is over")
+    if state.phase not in phases:
+        names = " or ".join(Phase(ph).name.lower() for ph in phases)
+        raise _refuse(
+            "wrong_phase",
+            f"{type(action).__name__} is only possible in phase {names}; "
+            f"the game is in phase {Phase(state.phase).name.lower()}",
+        )
+    if seat not in seats_to_act(state):
+        raise _refuse("not_your_turn", f"seat {seat} has nothing to do now")
+
+
+def _check_cost(state: GameState, seat: Seat, cost: tuple[int, ...], what: str) -> None:
+    if not _holds(state, seat, cost):
+        raise _refuse("cannot_afford", f"seat {seat} cannot afford {what}")
+
+
+def _check_vertex(state: GameState, v: object) -> int:
+    if type(v) is not int or not 0 <= v < state.topo.n_vertices:
+        raise _refuse("bad_location", f"there is no intersection {v!r} on this board")
+    return v
+
+
+def _check_edge(state: GameState, e: object) -> int:
+    if type(e) is not int or not 0 <= e < state.topo.n_edges:
+        raise _refuse("bad_location", f"there is no path {e!r} on this board")
+    return e
+
+
+def _check_dev_card(state: GameState, seat: Seat, card: int) -> None:
+    name = DevCard(card).name.lower().replace("_", " ")
+    if state.dev_played:
+        raise _refuse("card_already_played", "only one development card may be played per turn")
+    held = state.dev[seat * _R + card]
+    if not held:
+        raise _refuse("no_such_card", f"seat {seat} holds no {name} card")
+    if held <= state.dev_new[card]:
+        raise _refuse(
+            "card_too_new", f"a {name} card bought this turn cannot be played until the next"
+        )
+
+
+def _check_trade_terms(give: object, get: object, who: str) -> None:
+    if not _valid_counts(give) or not _valid_counts(get):
+        raise _refuse("bad_trade", "a trade names five non-negative card counts on each side")
+    assert isinstance(give, tuple) and isinstance(get, tuple)
+    if not any(give) or not any(get):
+        raise _refuse("bad_trade", f"{who} must give and get at least one card: no gifts")
+    if any(give[r] and get[r] for r in range(_R)):
+        raise _refuse("bad_trade", "the same resource cannot be on both sides of a trade")
+
+
+def check(state: GameState, action: Action) -> None:
+    """Raise :class:`IllegalActionError` naming why ``action`` is illegal now; return
+    quietly when it is legal."""
+    kind = type(action)
+    checker = _CHECKERS.get(kind)
+    if checker is None:
+        raise _refuse("unknown_action", f"{kind.__name__} is not an action of this game")
+    checker(state, action)
+
+
+def is_legal(state: GameState, action: Action) -> bool:
+    """True when ``action`` may be applied to ``state`` now."""
+    try:
+        check(state, action)
+    except IllegalActionError:
+        return False
+    return True
+
+
+def _check_place_settlement(state: GameState, a: PlaceSettlement) -> None:
+    _check_turn(state, a, _SETUP_SETTLEMENT)
+    v = _check_vertex(state, a.vertex)
+    if state.vowner[v] >= 0:
+        raise _refuse("occupied", f"intersection {v} already has a building")
+    if state.vblocked[v]:
+        raise _refuse("distance_rule", f"intersection {v} is next to a building")
+
+
+def _check_place_road(state: GameState, a: PlaceRoad) -> None:
+    _check_turn(state, a, _SETUP_ROAD)
+    e = _check_edge(state, a.edge)
+    if state.eowner[e] >= 0:
+        raise _refuse("occupied", f"path {e} already has a road")
+    if state.last_vertex not in state.topo.edge_vertices[e]:
+        raise _refuse(
+            "not_connected", f"the set-up road must touch the settlement on {state.last_vertex}"
+        )
+
+
+def _check_roll(state: GameState, a: RollDice) -> None:
+    _check_turn(state, a, _PRE_ROLL)
+
+
+def _check_discard(state: GameState, a: Discard) -> None:
+    _check_turn(state, a, _DISCARD)
+    if not _valid_counts(a.cards) or not any(a.cards):
+        raise _refuse(
+            "bad_discard", "a discard names five non-negative card counts, at least one card"
+        )
+    owed = state.owed[a.seat]
+    if sum(a.cards) > owed:
+        raise _refuse("bad_discard", f"seat {a.seat} owes only {owed} more cards")
+    if not _holds(state, a.seat, a.cards):
+        raise _refuse("cannot_afford", f"seat {a.seat} does not hold those cards")
+
+
+def _check_move_robber(state: GameState, a: MoveRobber) -> None:
+    _check_turn(state, a, _MOVE_ROBBER)
+    h = a.hex
+    if type(h) is not int or not 0 <= h < state.topo.n_hexes:
+        raise _refuse("bad_location", f"there is no hex {h!r} on this board")
+    if h == state.robber:
+        raise _refuse("robber_must_move", "the robber must move to a different hex")
+    victims = robber_victims(state, h, a.seat)
+    if a.victim is None:
+        if victims:
+            raise _refuse("victim_required", f"choose whom to rob on hex {h}: one of {victims}")
+    elif a.victim not in victims:
+        raise _refuse(
+            "bad_victim", f"seat {a.victim!r} cannot be robbed on hex {h}; choose from {victims}"
+        )
+
+
+def _check_build_road(state: GameState, a: BuildRoad) -> None:
+    _check_turn(state, a, _MAIN, _ROAD_BUILDING)
+    e = _check_edge(state, a.edge)
+    if state.phase == _MAIN:
+        _check_cost(state, a.seat, ROAD_COST, "a road")
+    if not state.roads_left[a.seat]:
+        raise _refuse("no_pieces", f"seat {a.seat} has no roads left")
+    if state.eowner[e] >= 0:
+        raise _refuse("occupied", f"path {e} already has a road")
+    if e not in road_spots(state, a.seat):
+        raise _refuse("not_connected", f"path {e} does not join seat {a.seat}'s roads")
+
+
+def _check_build_settlement(state: GameState, a: BuildSettlement) -> None:
+    _check_turn(state, a, _MAIN)
+    v = _check_vertex(state, a.vertex)
+    _check_cost(state, a.seat, SETTLEMENT_COST, "a settlement")
+    if not state.settlements_left[a.seat]:
+        raise _refuse("no_pieces", f"seat {a.seat} has no settlements left")
+    if state.vowner[v] >= 0:
+        raise _refuse("occupied", f"intersection {v} already has a building")
+    if state.vblocked[v]:
+        raise _refuse("distance_rule", f"intersection {v} is next to a building")
+    if not any(state.eowner[e] == a.seat for e in state.topo.vertex_edges[v]):
+        raise _refuse(
+            "not_connected", f"intersection {v} is not at the end of seat {a.seat}'s road"
+        )
+
+
+def _check_build_city(state: GameState, a: BuildCity) -> None:
+    _check_turn(state, a, _MAIN)
+    v = _check_vertex(state, a.vertex)
+    _check_cost(state, a.seat, CITY_COST, "a city")
+    if not state.cities_left[a.seat]:
+        raise _refuse("no_pieces", f"seat {a.seat} has no cities left")
+    if state.vowner[v] != a.seat or state.vlevel[v] != 1:
+        raise _refuse("not_your_settlement", f"intersection {v} has no settlement of seat {a.seat}")
+
+
+def _check_buy_dev(state: GameState, a: BuyDevCard) -> None:
+    _check_turn(state, a, _MAIN)
+    _check_cost(state, a.seat, DEV_CARD_COST, "a development card")
+    if not any(state.deck):
+        raise _refuse("deck_empty", "no development cards are left")
+
+
+def _check_knight(state: GameState, a: PlayKnight) -> None:
+    _check_turn(state, a, _PRE_ROLL, _MAIN)
+    _check_dev_card(state, a.seat, _KNIGHT)
+
+
+def _check_road_building(state: GameState, a: PlayRoadBuilding) -> None:
+    _check_turn(state, a, _MAIN)
+    _check_dev_card(state, a.seat, _ROAD_BUILDING_CARD)
+    if not state.roads_left[a.seat] or not road_spots(state, a.seat):
+        raise _refuse("no_road_spot", f"seat {a.seat} has no road it could build")
+
+
+def _check_plenty(state: GameState, a: PlayYearOfPlenty) -> None:
+    _check_turn(state, a, _MAIN)
+    _check_dev_card(state, a.seat, _PLENTY)
+    if not _valid_counts(a.cards):
+        raise _refuse("bad_cards", "year of plenty names five non-negative card counts")
+    want = min(YEAR_OF_PLENTY_CARDS, sum(state.bank))
+    if want == 0:
+        raise _refuse("bank_empty", "the bank has no cards to take")
+    if sum(a.cards) != want:
+        raise _refuse("bad_cards", f"year of plenty takes exactly {want} cards")
+    if any(state.bank[r] < a.cards[r] for r in range(_R)):
+        raise _refuse("bank_short", "the bank does not have those cards")
+
+
+def _check_monopoly(state: GameState, a: PlayMonopoly) -> None:
+    _check_turn(state, a, _MAIN)
+    _check_dev_card(state, a.seat, _MONOPOLY)
+    if a.resource not in range(_R):
+        raise _refuse("bad_resource", f"{a.resource!r} is not a resource")
+
+
+def _check_maritime(state: GameState, a: MaritimeTrade) -> None:
+    _check_turn(state, a, _MAIN)
+    if a.give not in range(_R) or a.get not in range(_R):
+        raise _refuse("bad_resource", "a maritime trade names two resources")
+    if a.give == a.get:
+        raise _refuse("bad_trade", "a maritime trade must get a different resource")
+    best = state.ratio[a.seat * _R + a.give]
+    if a.ratio != best:
+        raise _refuse(
+            "bad_ratio", f"seat {a.seat} trades {Resource(a.give).name.lower()} at {best}:1"
+        )
+    if state.hand[a.seat * _R + a.give] < best:
+        raise _refuse(
+            "cannot_afford", f"seat {a.seat} needs {best} {Resource(a.give).name.lower()}"
+        )
+    if not state.bank[a.get]:
+        raise _refuse("bank_short", f"the bank has no {Resource(a.get).name.lower()}")
+
+
+def _check_offer(state: GameState, a: OfferTrade) -> None:
+    _check_turn(state, a, _MAIN)
+    _check_trade_terms(a.give, a.get, "the offerer")
+    if not _holds(state, a.seat, a.give):
+        raise _refuse("cannot_afford", f"seat {a.seat} does not hold the cards it offers")
+    if a.to is not None and (
+        not isinstance(a.to, tuple)
+        or not a.to
+        or len(set(a.to)) != len(a.to)
+        or any(type(q) is not int or not 0 <= q < state.n or q == a.seat for q in a.to)
+    ):
+        raise _refuse("bad_trade", "an offer goes to one or more other seats of the game")
+
+
+def _check_answer(state: GameState, a: AcceptTrade | DeclineTrade | CounterTrade) -> None:
+    _check_turn(state, a, _TRADE)
+    if state.answers[a.seat] != _PENDING:
+        raise _refuse("not_asked", f"seat {a.seat} has no offer to answer")
+
+
+def _check_accept(state: GameState, a: AcceptTrade) -> None:
+    _check_answer(state, a)
+    assert state.offer is not None
+    if not _holds(state, a.seat, state.offer[1]):
+        raise _refuse("cannot_afford", f"seat {a.seat} does not hold the cards asked for")
+
+
+def _check_counter(state: GameState, a: CounterTrade) -> None:
+    _check_answer(state, a)
+    _check_trade_terms(a.give, a.get, "the counter-offer")
+    if not _holds(state, a.seat, a.give):
+        raise _refuse("cannot_afford", f"seat {a.seat} does not hold the cards it offers")
+
+
+def _check_confirm(state: GameState, a: ConfirmTrade) -> None:
+    _check_turn(state, a, _TRADE)
+    if a.seat != state.current:
+        raise _refuse("not_offerer", "only the seat that made the offer completes it")
+    q = a.partner
+    if (
+        type(q) is not int
+        or not 0 <= q < state.n
+        or state.answers[q] not in (_ACCEPTED, _COUNTERED)
+    ):
+        raise _refuse("not_accepted", f"seat {q!r} has not accepted the offer")
+    if _trade_terms(state, q) is None:
+        raise _refuse("cannot_afford", "one side no longer holds the cards of the trade")
+
+
+def _check_cancel(state: GameState, a: CancelTrade) -> None:
+    _check_turn(state, a, _TRADE)
+    if a.seat != state.current:
+        raise _refuse("not_offerer", "only the seat that made the offer cancels it")
+
+
+def _check_end_turn(state: GameState, a: EndTurn) -> None:
+    _check_turn(state, a, _MAIN)
+
+
+# ======================================================================================
+# Applying
+# ======================================================================================
+
+
+def apply(state: GameState, action: Action) -> list[Event]:
+    """Check ``action`` and apply it to ``state``; returns the events it caused, chance
+    outcomes included. Raises :class:`IllegalActionError` (state unchanged) when illegal."""
+    check(state, action)
+    events: list[Event] = []
+    _HANDLERS[type(action)](state, action, events)
+    state.actions_taken += 1
+    return events
+
+
+def advance(state: GameState, action: Action) -> None:
+    """Apply an action taken from ``legal_actions(state)`` without checking it and without
+    recording events: the search's fast path. Anything else may corrupt the state."""
+    _HANDLERS[type(action)](state, action, None)
+    state.actions_taken += 1
+
+
+def _draw(state: GameState, n: int) -> int:
+    state.rng, out = step(state.rng)
+    return out % n
+
+
+def _pay(state: GameState, seat: Seat, cost: tuple[int, ...]) -> None:
+    hand = state.hand
+    bank = state.bank
+    base = seat * _R
+    for r in range(_R):
+        c = cost[r]
+        if c:
+            hand[base + r] -= c
+            bank[r] += c
+
+
+def _occupy_vertex(state: GameState, seat: Seat, v: int) -> None:
+    state.vowner[v] = seat
+    state.vlevel[v] = 1
+    blocked = state.vblocked
+    blocked[v] += 1
+    for w in state.topo.vertex_vertices[v]:
+        blocked[w] += 1
+    state.pbuild[seat].append(v)
+    state.settlements_left[seat] -= 1
+    state.vp[seat] += 1
+    kind = state.board.vertex_harbour[v]
+    if kind >= 0:
+        ratio = state.ratio
+        base = seat * _R
+        if kind == HARBOUR_GENERIC:
+            for r in range(_R):
+                if ratio[base + r] > GENERIC_HARBOUR_RATIO:
+                    ratio[base + r] = GENERIC_HARBOUR_RATIO
+        else:
+            ratio[base + kind] = RESOURCE_HARBOUR_RATIO
+
+
+def _do_place_settlement(state: GameState, a: PlaceSettlement, events: Events) -> None:
+    seat, v = a.seat, a.vertex
+    _occupy_vertex(state, seat, v)
+    state.last_vertex = v
+    state.phase = _SETUP_ROAD
+    if events is not None:
+        events.append(SettlementBuilt(seat, v, True))
+    if state.setup_step >= state.n:
+        # The second settlement pays one card per neighbouring producing hex.
+        board = state.board
+        gains = [0] * _R
+        for h in state.topo.vertex_hexes[v]:
+            r = board.terrain[h]
+            if r < _R and state.bank[r]:
+                gains[r] += 1
+                state.bank[r] -= 1
+                state.hand[seat * _R + r] += 1
+        if events is not None:
+            events.append(
+                StartingResources(seat, (gains[0], gains[1], gains[2], gains[3], gains[4]))
+            )
+
+
+def _lay_road(state: GameState, seat: Seat, e: int) -> None:
+    state.eowner[e] = seat
+    state.proads[seat].append(e)
+    state.roads_left[seat] -= 1
+
+
+def _do_place_road(state: GameState, a: PlaceRoad, events: Events) -> None:
+    seat = a.seat
+    _lay_road(state, seat, a.edge)
+    if events is not None:
+        events.append(RoadBuilt(seat, a.edge, True))
+    state.road_len[seat] = longest_road(state, seat)
+    state.setup_step += 1
+    order_len = 2 * state.n
+    if state.setup_step < order_len:
+        i = state.setup_step
+        state.current = i if i < state.n else order_len - 1 - i
+        state.phase = _SETUP_SETTLEMENT
+    else:
+        state.current = 0
+        state.turn = 1
+        state.phase = _PRE_ROLL
+        if events is not None:
+            events.append(TurnStarted(0, 1))
+
+
+def _do_roll(state: GameState, a: RollDice, events: Events) -> None:
+    state.rng, out = step(state.rng)
+    d1 = out % 6 + 1
+    d2 = (out >> 8) % 6 + 1
+    state.dice = (d1, d2)
+    state.rolled = True
+    total = d1 + d2
+    if events is not None:
+        events.append(DiceRolled(a.seat, (d1, d2)))
+    if total == 7:
+        limit = state.config.discard_limit
+        hand = state.hand
+        owed = state.owed
+        anyone = False
+        for q in range(state.n):
+            size = sum(hand[q * _R : q * _R + _R])
+            if size > limit:
+                owed[q] = size // 2
+                anyone = True
+        if anyone:
+            state.phase = _DISCARD
+            if events is not None:
+                events.append(DiscardsOwed(tuple(owed)))
+        else:
+            state.phase = _MOVE_ROBBER
+        return
+    _produce(state, total, events)
+    state.phase = _MAIN
+
+
+def _produce(state: GameState, total: int, events: Events) -> None:
+    vowner = state.vowner
+    vlevel = state.vlevel
+    robber = state.robber
+    due: dict[int, int] = {}  # seat * 5 + resource -> cards owed
+    for h, r, verts in state.board.producing[total]:
+        if h == robber:
+            continue
+        for v in verts:
+            o = vowner[v]
+            if o >= 0:
+                k = o * _R + r
+                due[k] = due.get(k, 0) + vlevel[v]
+    bank = state.bank
+    hand = state.hand
+    short: list[Resource] = []
+    if due:
+        owed = [0] * _R
+        takers = [0] * _R
+        for k, d in due.items():
+            r = k % _R
+            owed[r] += d
+            takers[r] += 1
+        for r in range(_R):
+            if owed[r] > bank[r]:
+                short.append(_RES[r])
+                if takers[r] == 1:
+                    # A lone taker gets what the bank has left.
+                    for k in due:
+                        if k % _R == r:
+                            due[k] = bank[r]
+                else:
+                    for k in due:
+                        if k % _R == r:
+                            due[k] = 0
+        for k, d in due.items():
+            hand[k] += d
+            bank[k % _R] -= d
+    if events is not None:
+        flat = [0] * (state.n * _R)
+        for k, d in due.items():
+            flat[k] = d
+        gains = tuple(
+            (flat[b], flat[b + 1], flat[b + 2], flat[b + 3], flat[b + 4])
+            for b in range(0, state.n * _R, _R)
+        )
+        events.append(Produced(gains, tuple(short)))
+
+
+def _do_discard(state: GameState, a: Discard, events: Events) -> None:
+    seat = a.seat
+    cards = a.cards
+    _pay(state, seat, cards)
+    state.owed[seat] -= sum(cards)
+    if events is not None:
+        events.append(Discarded(seat, cards))
+    if not any(state.owed):
+        state.phase = _MOVE_ROBBER
+
+
+def _do_move_robber(state: GameState, a: MoveRobber, events: Events) -> None:
+    state.robber = a.hex
+    victim = a.victim
+    if events is not None:
+        events.append(RobberMoved(a.seat, a.hex, victim))
+    if victim is not None:
+        hand = state.hand
+        vb = victim * _R
+        size = sum(hand[vb : vb + _R])
+        k = _draw(state, size)
+        r = 0
+        while k >= hand[vb + r]:
+            k -= hand[vb + r]
+            r += 1
+        hand[vb + r] -= 1
+        hand[a.seat * _R + r] += 1
+        if events is not None:
+            events.append(Stolen(a.seat, victim, _RES[r]))
+    state.phase = _MAIN if state.rolled else _PRE_ROLL
+
+
+def _do_build_road(state: GameState, a: BuildRoad, events: Events) -> None:
+    seat = a.seat
+    free = state.phase == _ROAD_BUILDING
+    if not free:
+        _pay(state, seat, ROAD_COST)
+    _lay_road(state, seat, a.edge)
+    if events is not None:
+        events.append(RoadBuilt(seat, a.edge, free))
+    state.road_len[seat] = longest_road(state, seat)
+    _award_longest_road(state, events)
+    if free:
+        state.free_roads -= 1
+        if state.free_roads <= 0 or not state.roads_left[seat] or not road_spots(state, seat):
+            state.free_roads = 0
+            state.phase = _MAIN
+    _check_win(state, events)
+
+
+def _do_build_settlement(state: GameState, a: BuildSettlement, events: Events) -> None:
+    seat, v = a.seat, a.vertex
+    _pay(state, seat, SETTLEMENT_COST)
+    _occupy_vertex(state, seat, v)
+    if events is not None:
+        events.append(SettlementBuilt(seat, v, False))
+    # A settlement may cut an opponent's road that runs through this vertex.
+    eowner = state.eowner
+    cut = {eowner[e] for e in state.topo.vertex_edges[v] if eowner[e] >= 0 and eowner[e] != seat}
+    if cut:
+        for q in cut:
+            state.road_len[q] = longest_road(state, q)
+        _award_longest_road(state, events)
+    _check_win(state, events)
+
+
+def _do_build_city(state: GameState, a: BuildCity, events: Events) -> None:
+    seat, v = a.seat, a.vertex
+    _pay(state, seat, CITY_COST)
+    state.vlevel[v] = 2
+    state.cities_left[seat] -= 1
+    state.settlements_left[seat] += 1
+    state.vp[seat] += 1
+    if events is not None:
+        events.append(CityBuilt(seat, v))
+    _check_win(state, events)
+
+
+def _do_buy_dev(state: GameState, a: BuyDevCard, events: Events) -> None:
+    seat = a.seat
+    _pay(state, seat, DEV_CARD_COST)
+    deck = state.deck
+    k = _draw(state, sum(deck))
+    card = 0
+    while k >= deck[card]:
+        k -= deck[card]
+        card += 1
+    deck[card] -= 1
+    state.dev[seat * _R + card] += 1
+    state.dev_new[card] += 1
+    if events is not None:
+        events.append(DevCardBought(seat, _DEVS[card]))
+    if card == _VP_CARD:
+        _check_win(state, events)
+
+
+def _play_card(state: GameState, seat: Seat, card: int, events: Events) -> None:
+    state.dev[seat * _R + card] -= 1
+    state.dev_played = True
+    if events is not None:
+        events.append(DevCardPlayed(seat, _DEVS[card]))
+
+
+def _do_knight(state: GameState, a: PlayKnight, events: Events) -> None:
+    seat = a.seat
+    _play_card(state, seat, _KNIGHT, events)
+    state.knights[seat] += 1
+    k = state.knights[seat]
+    holder = state.army_holder
+    if holder != seat and k >= LARGEST_ARMY_MIN and (holder < 0 or k > state.knights[holder]):
+        if holder >= 0:
+            state.vp[holder] -= SPECIAL_CARD_POINTS
+        state.vp[seat] += SPECIAL_CARD_POINTS
+        state.army_holder = seat
+        if events is not None:
+            events.append(LargestArmyChanged(seat, k))
+    state.phase = _MOVE_ROBBER
+    _check_win(state, events)
+
+
+def _do_road_building(state: GameState, a: PlayRoadBuilding, events: Events) -> None:
+    _play_card(state, a.seat, _ROAD_BUILDING_CARD, events)
+    state.free_roads = min(ROAD_BUILDING_ROADS, state.roads_left[a.seat])
+    state.phase = _ROAD_BUILDING
+
+
+def _do_plenty(state: GameState, a: PlayYearOfPlenty, events: Events) -> None:
+    seat = a.seat
+    _play_card(state, seat, _PLENTY, events)
+    base = seat * _R
+    for r in range(_R):
+        c = a.cards[r]
+        if c:
+            state.bank[r] -= c
+            state.hand[base + r] += c
+    if events is not None:
+        events.append(YearOfPlentyTaken(seat, a.cards))
+
+
+def _do_monopoly(state: GameState, a: PlayMonopoly, events: Events) -> None:
+    seat = a.seat
+    r = int(a.resource)
+    _play_card(state, seat, _MONOPOLY, events)
+    hand = state.hand
+    taken = [0] * state.n
+    for q in range(state.n):
+        if q != seat:
+            c = hand[q * _R + r]
+            if c:
+                taken[q] = c
+                hand[q * _R + r] = 0
+                hand[seat * _R + r] += c
+    if events is not None:
+        events.append(MonopolyTaken(seat, _RES[r], tuple(taken)))
+
+
+def _do_maritime(state: GameState, a: MaritimeTrade, events: Events) -> None:
+    base = a.seat * _R
+    give, get, k = a.give, a.get, a.ratio
+    state.hand[base + give] -= k
+    state.bank[give] += k
+    state.hand[base + get] += 1
+    state.bank[get] -= 1
+    if events is not None:
+        events.append(MaritimeTraded(a.seat, _RES[give], k, _RES[get]))
+
+
+def _do_offer(state: GameState, a: OfferTrade, events: Events) -> None:
+    to = tuple(q for q in range(state.n) if q != a.seat) if a.to is None else tuple(sorted(a.to))
+    state.offer = (tuple(a.give), tuple(a.get))
+    for q in range(state.n):
+        state.answers[q] = _PENDING if q in to else _NOT_ASKED
+        state.counters[q] = None
+    state.phase = _TRADE
+    if events is not None:
+        events.append(TradeOffered(a.seat, a.give, a.get, to))
+
+
+def _close_offer(state: GameState) -> None:
+    state.offer = None
+    for q in range(state.n):
+        state.answers[q] = _NOT_ASKED
+        state.counters[q] = None
+    state.phase = _MAIN
+
+
+def _after_answer(state: GameState, events: Events) -> None:
+    asked = [a for a in state.answers if a != _NOT_ASKED]
+    if all(a == _DECLINED for a in asked):
+        _close_offer(state)
+        if events is not None:
+            events.append(TradeClosed(state.current, "declined"))
+
+
+def _do_accept(state: GameState, a: AcceptTrade, events: Events) -> None:
+    state.answers[a.seat] = _ACCEPTED
+    if events is not None:
+        events.append(TradeAnswered(a.seat, "accept"))
+
+
+def _do_decline(state: GameState, a: DeclineTrade, events: Events) -> None:
+    state.answers[a.seat] = _DECLINED
+    if events is not None:
+        events.append(TradeAnswered(a.seat, "decline"))
+    _after_answer(state, events)
+
+
+def _do_counter(state: GameState, a: CounterTrade, events: Events) -> None:
+    state.answers[a.seat] = _COUNTERED
+    state.counters[a.seat] = (tuple(a.give), tuple(a.get))
+    if events is not None:
+        events.append(TradeAnswered(a.seat, "counter", a.give, a.get))
+
+
+def _trade_terms(state: GameState, partner: Seat) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """(what the offerer gives, what it gets) with ``partner``, if both hold their side."""
+    offer = state.offer
+    assert offer is not None
+    if state.answers[partner] == _COUNTERED:
+        counter = state.counters[partner]
+        assert counter is not None
+        give, get = counter[1], counter[0]
+    else:
+        give, get = offer
+    if _holds(state, state.current, give) and _holds(state, partner, get):
+        return give, get
+    return None
+
+
+def _do_confirm(state: GameState, a: ConfirmTrade, events: Events) -> None:
+    terms = _trade_terms(state, a.partner)
+    assert terms is not None
+    give, get = terms
+    hand = state.hand
+    pb, qb = a.seat * _R, a.partner * _R
+    for r in range(_R):
+        hand[pb + r] += get[r] - give[r]
+        hand[qb + r] += give[r] - get[r]
+    _close_offer(state)
+    if events is not None:
+        events.append(TradeCompleted(a.seat, a.partner, _as_counts(give), _as_counts(get)))
+
+
+def _as_counts(c: tuple[int, ...]) -> Counts:
+    return (c[0], c[1], c[2], c[3], c[4])
+
+
+def _do_cancel(state: GameState, a: CancelTrade, events: Events) -> None:
+    _close_offer(state)
+    if events is not None:
+        events.append(TradeClosed(a.seat, "cancelled"))
+
+
+def _do_end_turn(state: GameState, a: EndTurn, events: Events) -> None:
+    dn = state.dev_new
+    dn[0] = dn[1] = dn[2] = dn[3] = dn[4] = 0
+    state.dev_played = False
+    state.rolled = False
+    state.dice = None
+    state.current = (state.current + 1) % state.n
+    state.turn += 1
+    state.phase = _PRE_ROLL
+    if events is not None:
+        events.append(TurnStarted(state.current, state.turn))
+    # Points gained on another's turn (a road cut elsewhere) win at the start of one's own.
+    _check_win(state, events)
+
+
+def _check_win(state: GameState, events: Events) -> None:
+    p = state.current
+    if state.vp[p] + state.dev[p * _R + _VP_CARD] >= state.config.victory_points:
+        state.winner = p
+        state.phase = _GAME_OVER
+        if events is not None:
+            events.append(
+                GameWon(
+                    p,
+                    tuple(state.victory_points(q) for q in range(state.n)),
+                    tuple(state.dev[q * _R + _VP_CARD] for q in range(state.n)),
+                )
+            )
+
+
+# ======================================================================================
+# Longest road
+# ======================================================================================
+
+
+def longest_road(state: GameState, seat: Seat) -> int:
+    """Length of the longest trail of ``seat``'s roads, not passing through an opponent's
+    building (a trail may start or end at one)."""
+    roads = state.proads[seat]
+    m = len(roads)
+    if m <= 1:
+        return m
+    ev = state.topo.edge_vertices
+    vowner = state.vowner
+    # Road graph with every opponent's building split into one dead end per road.
+    adj: dict[int, list[int]] = {}
+    for e in roads:
+        a, b = ev[e]
+        o = vowner[a]
+        ka = a if o < 0 or o == seat else -1 - 2 * e
+        o = vowner[b]
+        kb = b if o < 0 or o == seat else -2 - 2 * e
+        la = adj.get(ka)
+        if la is None:
+            adj[ka] = [kb]
+        else:
+            la.append(kb)
+        lb = adj.get(kb)
+        if lb is None:
+            adj[kb] = [ka]
+        else:
+            lb.append(ka)
+    # A forest (the usual case): the longest trail is the largest tree diameter.
+    seen: set[int] = set()
+    best = 0
+    parts = 0
+    for root in adj:
+        if root in seen:
+            continue
+        parts += 1
+        far, _, part = _farthest(adj, root)
+        seen |= part
+        _, d, _ = _farthest(adj, far)
+        if d > best:
+            best = d
+    if m == len(adj) - parts:
+        return best
+    return _longest_trail(adj, roads)
+
+
+def _farthest(adj: dict[int, list[int]], start: int) -> tuple[int, int, set[int]]:
+    """Breadth-first search: the farthest node, its distance, and every node reached."""
+    seen = {start}
+    frontier = [start]
+    last = start
+    depth = 0
+    while True:
+        nxt = []
+        for x in frontier:
+            for y in adj[x]:
+                if y not in seen:
+                    seen.add(y)
+                    nxt.append(y)
+        if not nxt:
+            return last, depth, seen
+        depth += 1
+        last = nxt[0]
+        frontier = nxt
+
+
+def _longest_trail(adj: dict[int, list[int]], roads: list[int]) -> int:
+    """Longest trail of a road graph with cycles, by depth-first search over trails."""
+    # Number the graph's edges so a trail's used edges fit in one int.
+    ids: dict[tuple[int, int], int] = {}
+    links: dict[int, list[tuple[int, int]]] = {}
+    for x, ys in adj.items():
+        out = []
+        for y in ys:
+            key = (x, y) if x < y else (y, x)
+            bit = ids.setdefault(key, 1 << len(ids))
+            out.append((bit, y))
+        links[x] = out
+    best = 0
+    reached = 0
+    total = len(ids)
+
+    def walk(v: int, used: int, length: int) -> None:
+        nonlocal best, reached
+        if length > best:
+            best = length
+        for bit, w in links[v]:
+            if not used & bit:
+                reached |= bit
+                walk(w, used | bit, length + 1)
+
+    # A longest trail that is not a closed loop starts where it cannot be extended: at a
+    # node of odd degree. A closed loop of even-degree nodes covers its whole component,
+    # so any node of a component never reached serves as its start.
+    for v, out in links.items():
+        if len(out) % 2:
+            walk(v, 0, 0)
+            if best == total:
+                return best
+    for v, out in links.items():
+        if any(not reached & bit for bit, _ in out):
+            walk(v, 0, 0)
+    return best
+
+
+def _award_longest_road(state: GameState, events: Events) -> None:
+    """Give the longest road card by the rulebook: the holder keeps it on a tie; after a
+    break, a single longest road of 5+ takes it and a tie for longest sets it aside."""
+    lengths = state.road_len
+    holder = state.longest_holder
+    top = max(lengths)
+    if holder >= 0 and lengths[holder] >= LONGEST_ROAD_MIN and lengths[holder] == top:
+        return
+    new = -1
+    if top >= LONGEST_ROAD_MIN:
+        leaders = [q for q in range(state.n) if lengths[q] == top]
+        if len(leaders) == 1:
+            new = leaders[0]
+    if new == holder:
+        return
+    if holder >= 0:
+        state.vp[holder] -= SPECIAL_CARD_POINTS
+    if new >= 0:
+        state.vp[new] += SPECIAL_CARD_POINTS
+    state.longest_holder = new
+    if events is not None:
+        events.append(LongestRoadChanged(None if new < 0 else new, top if new >= 0 else 0))
+
+
+# ======================================================================================
+# Default actions
+# ======================================================================================
+
+
+def default_action(state: GameState, seat: Seat) -> Action:
+    """A legal, reasonable action for a seat that must act and has not (turn timer,
+    disconnected player). Raises :class:`IllegalActionError` when the seat owes nothing."""
+    if seat not in seats_to_act(state):
+        raise _refuse("not_your_turn", f"seat {seat} has nothing to do now")
+    t = state.acts[seat]
+    phase = state.phase
+    board = state.board
+    if phase == _SETUP_SETTLEMENT:
+        spots = setup_settlement_spots(state)
+        return t.place_settlement[max(spots, key=lambda v: (_vertex_dots(state, v), -v))]
+    if phase == _SETUP_ROAD:
+        options = legal_actions(state, seat)
+        return options[0]
+    if phase == _PRE_ROLL:
+        return t.roll
+    if phase == _DISCARD:
+        # Everything owed at once, always from the largest pile.
+        left = list(state.hand_of(seat))
+        give = [0] * _R
+        for _ in range(state.owed[seat]):
+            r = max(range(_R), key=lambda r: (left[r], -r))
+            left[r] -= 1
+            give[r] += 1
+        return Discard(seat, _as_counts(tuple(give)))
+    if phase == _MOVE_ROBBER:
+        moves: list[MoveRobber] = [
+            a for a in legal_actions(state, seat) if isinstance(a, MoveRobber)
+        ]
+
+        def harm(a: MoveRobber) -> tuple[int, int, int]:
+            own = any(state.vowner[v] == seat for v in state.topo.hex_vertices[a.hex])
+            victim_pts = state.vp[a.victim] if a.victim is not None else -1
+            return (0 if own else 1, victim_pts, board.dots(a.hex))
+
+        return max(moves, key=harm)
+    if phase == _ROAD_BUILDING:
+        return legal_actions(state, seat)[0]
+    if phase == _TRADE:
+        return t.cancel if seat == state.current else t.decline
+    return t.end_turn
+
+
+def _vertex_dots(state: GameState, v: int) -> int:
+    board = state.board
+    return sum(board.dots(h) for h in state.topo.vertex_hexes[v])
+
+
+# ======================================================================================
+# Dispatch tables
+# ======================================================================================
+
+_HANDLERS: dict[type, Callable[[GameState, object, Events], None]] = {
+    PlaceSettlement: _do_place_settlement,  # type: ignore[dict-item]
+    PlaceRoad: _do_place_road,  # type: ignore[dict-item]
+    RollDice: _do_roll,  # type: ignore[dict-item]
+    Discard: _do_discard,  # type: ignore[dict-item]
+    MoveRobber: _do_move_robber,  # type: ignore[dict-item]
+    BuildRoad: _do_build_road,  # type: ignore[dict-item]
+    BuildSettlement: _do_build_settlement,  # type: ignore[dict-item]
+    BuildCity: _do_build_city,  # type: ignore[dict-item]
+    BuyDevCard: _do_buy_dev,  # type: ignore[dict-item]
+    PlayKnight: _do_knight,  # type: ignore[dict-item]
+    PlayRoadBuilding: _do_road_building,  # type: ignore[dict-item]
+    PlayYearOfPlenty: _do_plenty,  # type: ignore[dict-item]
+    PlayMonopoly: _do_monopoly,  # type: ignore[dict-item]
+    MaritimeTrade: _do_maritime,  # type: ignore[dict-item]
+    OfferTrade: _do_offer,  # type: ignore[dict-item]
+    AcceptTrade: _do_accept,  # type: ignore[dict-item]
+    DeclineTrade: _do_decline,  # type: ignore[dict-item]
+    CounterTrade: _do_counter,  # type: ignore[dict-item]
+    ConfirmTrade: _do_confirm,  # type: ignore[dict-item]
+    CancelTrade: _do_cancel,  # type: ignore[dict-item]
+    EndTurn: _do_end_turn,  # type: ignore[dict-item]
+}
+
+_CHECKERS: dict[type, Callable[[GameState, object], None]] = {
+    PlaceSettlement: _check_place_settlement,  # type: ignore[dict-item]
+    PlaceRoad: _check_place_road,  # type: ignore[dict-item]
+    RollDice: _check_roll,  # type: ignore[dict-item]
+    Discard: _check_discard,  # type: ignore[dict-item]
+    MoveRobber: _check_move_robber,  # type: ignore[dict-item]
+    BuildRoad: _check_build_road,  # type: ignore[dict-item]
+    BuildSettlement: _check_build_settlement,  # type: ignore[dict-item]
+    BuildCity: _check_build_city,  # type: ignore[dict-item]
+    BuyDevCard: _check_buy_dev,  # type: ignore[dict-item]
+    PlayKnight: _check_knight,  # type: ignore[dict-item]
+    PlayRoadBuilding: _check_road_building,  # type: ignore[dict-item]
+    PlayYearOfPlenty: _check_plenty,  # type: ignore[dict-item]
+    PlayMonopoly: _check_monopoly,  # type: ignore[dict-item]
+    MaritimeTrade: _check_maritime,  # type: ignore[dict-item]
+    OfferTrade: _check_offer,  # type: ignore[dict-item]
+    AcceptTrade: _check_accept,  # type: ignore[dict-item]
+    DeclineTrade: _check_answer,  # type: ignore[dict-item]
+    CounterTrade: _check_counter,  # type: ignore[dict-item]
+    ConfirmTrade: _check_confirm,  # type: ignore[dict-item]
+    CancelTrade: _check_cancel,  # type: ignore[dict-item]
+    EndTurn: _check_end_turn,  # type: ignore[dict-item]
+}
+
+__all__ = [
+    "advance",
+    "apply",
+    "check",
+    "default_action",
+    "is_legal",
+    "legal_actions",
+    "longest_road",
+    "road_spots",
+    "robber_victims",
+    "seats_to_act",
+    "settlement_spots",
+    "setup_order",
+]
