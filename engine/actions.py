@@ -8,7 +8,8 @@ compare equal to the interned ones.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, fields
 from functools import cache
 from itertools import combinations_with_replacement
 
@@ -225,6 +226,49 @@ Action = (
 
 ACTION_TYPES: tuple[type, ...] = Action.__args__
 
+
+def _is_int(x: object) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _is_counts(x: object) -> bool:
+    return isinstance(x, tuple) and len(x) == N_RESOURCES and all(_is_int(c) and c >= 0 for c in x)
+
+
+_SHAPES: dict[str, tuple[Callable[[object], bool], str]] = {
+    "Seat": (_is_int, "a seat number"),
+    "VertexId": (_is_int, "an intersection id"),
+    "EdgeId": (_is_int, "a path id"),
+    "HexId": (_is_int, "a hex id"),
+    "Resource": (_is_int, "a resource (0-4)"),
+    "int": (_is_int, "an int"),
+    "Counts": (_is_counts, "five non-negative card counts"),
+    "Seat | None": (lambda x: x is None or _is_int(x), "a seat number or None"),
+    "tuple[Seat, ...] | None": (
+        lambda x: x is None or (isinstance(x, tuple) and all(_is_int(q) for q in x)),
+        "a tuple of seat numbers or None",
+    ),
+}
+_FIELD_SHAPES = {
+    kind: tuple((f.name, *_SHAPES[str(f.type)]) for f in fields(kind)) for kind in ACTION_TYPES
+}
+
+
+def shape_error(action: object) -> str | None:
+    """Why ``action`` is not a well-formed action (a field of the wrong type), or None.
+
+    Only the shape: whether the action is legal in a game is :func:`engine.rules.check`'s.
+    """
+    spec = _FIELD_SHAPES.get(type(action))
+    if spec is None:
+        return f"{type(action).__name__} is not an action of this game"
+    for name, ok, what in spec:
+        value = getattr(action, name)
+        if not ok(value):
+            return f"{type(action).__name__}.{name} must be {what}, not {value!r}"
+    return None
+
+
 YEAR_OF_PLENTY_CHOICES: tuple[Counts, ...] = tuple(
     counts_of(*pair)
     for pair in combinations_with_replacement(range(N_RESOURCES), YEAR_OF_PLENTY_CARDS)
@@ -241,6 +285,7 @@ class SeatActions:
     roll: RollDice
     discard_one: tuple[Discard, ...]
     move_robber: tuple[tuple[MoveRobber, ...], ...]  # [hex][victim + 1]
+    robber_moves: tuple[tuple[tuple[MoveRobber, ...], ...], ...]  # [hex][mask of victims]
     build_road: tuple[BuildRoad, ...]
     build_settlement: tuple[BuildSettlement, ...]
     build_city: tuple[BuildCity, ...]
@@ -262,7 +307,12 @@ def action_tables(radius: int) -> tuple[SeatActions, ...]:
     """The interned actions of every seat for a board radius."""
     topo = topology(radius)
     out = []
+    masks = range(1 << MAX_PLAYERS)
     for s in range(MAX_PLAYERS):
+        move_robber = tuple(
+            tuple(MoveRobber(s, h, None if v < 0 else v) for v in range(-1, MAX_PLAYERS))
+            for h in range(topo.n_hexes)
+        )
         maritime = tuple(
             tuple(
                 tuple(
@@ -280,9 +330,13 @@ def action_tables(radius: int) -> tuple[SeatActions, ...]:
                 place_road=tuple(PlaceRoad(s, e) for e in range(topo.n_edges)),
                 roll=RollDice(s),
                 discard_one=tuple(Discard(s, counts_of(r)) for r in range(N_RESOURCES)),
-                move_robber=tuple(
-                    tuple(MoveRobber(s, h, None if v < 0 else v) for v in range(-1, MAX_PLAYERS))
-                    for h in range(topo.n_hexes)
+                move_robber=move_robber,
+                robber_moves=tuple(
+                    tuple(
+                        tuple(row[q + 1] for q in range(MAX_PLAYERS) if m >> q & 1) or (row[0],)
+                        for m in masks
+                    )
+                    for row in move_robber
                 ),
                 build_road=tuple(BuildRoad(s, e) for e in range(topo.n_edges)),
                 build_settlement=tuple(BuildSettlement(s, v) for v in range(topo.n_vertices)),

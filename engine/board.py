@@ -84,10 +84,8 @@ class Board:
     harbours: tuple[int, ...]
     topo: Topology = field(repr=False, compare=False)
     # derived tables, computed once per board
-    # per dice total: (hex, resource, the hex's vertices) of every hex carrying that number
-    producing: tuple[tuple[tuple[HexId, int, tuple[int, ...]], ...], ...] = field(
-        repr=False, compare=False
-    )
+    # per dice total: (hex, resource, vertex) for every vertex of every hex with that number
+    producing: tuple[tuple[tuple[HexId, int, int], ...], ...] = field(repr=False, compare=False)
     vertex_harbour: tuple[int, ...] = field(repr=False, compare=False)
 
     @classmethod
@@ -120,10 +118,10 @@ class Board:
         for k in harbours:
             if not 0 <= k <= HARBOUR_GENERIC:
                 raise BoardError(f"unknown harbour kind {k}")
-        producing: list[list[tuple[int, int, tuple[int, ...]]]] = [[] for _ in range(13)]
+        producing: list[list[tuple[int, int, int]]] = [[] for _ in range(13)]
         for h, n in enumerate(toks):
             if n:
-                producing[n].append((h, int(terr[h]), topo.hex_vertices[h]))
+                producing[n].extend((h, int(terr[h]), v) for v in topo.hex_vertices[h])
         vertex_harbour = [-1] * topo.n_vertices
         for slot, kind in zip(topo.harbour_slots, harbours, strict=True):
             for v in topo.edge_vertices[slot]:

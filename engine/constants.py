@@ -74,7 +74,7 @@ CITIES_PER_PLAYER: Final = 4
 # --- points and thresholds -----------------------------------------------------------------
 DEFAULT_VICTORY_POINTS: Final = 10
 MIN_VICTORY_POINTS: Final = 3
-MAX_VICTORY_POINTS: Final = 30
+MAX_VICTORY_POINTS: Final = 20
 LONGEST_ROAD_MIN: Final = 5
 LARGEST_ARMY_MIN: Final = 3
 SPECIAL_CARD_POINTS: Final = 2

@@ -9,6 +9,7 @@ Each rule lives in one handler per action type (``_HANDLERS``) that both :func:`
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TypeGuard
 
 from engine.actions import (
     AcceptTrade,
@@ -34,7 +35,7 @@ from engine.actions import (
     PlayRoadBuilding,
     PlayYearOfPlenty,
     RollDice,
-    SeatActions,
+    shape_error,
 )
 from engine.constants import (
     CITY_COST,
@@ -143,17 +144,15 @@ def setup_order(players: int) -> tuple[Seat, ...]:
 def road_spots(state: GameState, seat: Seat) -> list[int]:
     """Edges where ``seat`` may build a road now: free, touching its network at a vertex
     that no opponent's building occupies."""
-    topo = state.topo
-    ev = topo.edge_vertices
-    vedges = topo.vertex_edges
+    sides = state.topo.edge_sides
     vowner = state.vowner
     eowner = state.eowner
     seen: set[int] = set()
     for e in state.proads[seat]:
-        for v in ev[e]:
+        for v, others in sides[e]:
             o = vowner[v]
             if o < 0 or o == seat:
-                for f in vedges[v]:
+                for f in others:
                     if eowner[f] < 0:
                         seen.add(f)
     return sorted(seen)
@@ -209,54 +208,55 @@ def legal_actions(state: GameState, seat: Seat | None = None) -> list[Action]:
     too many to enumerate; ``is_legal`` checks any of them.
     """
     phase = state.phase
-    tables = state.acts
+    if seat is not None and seat != state.current and phase != _DISCARD and phase != _TRADE:
+        return []
+    return _LISTERS[phase](state, seat)
+
+
+def _pre_roll_actions(state: GameState, seat: Seat | None) -> list[Action]:
     p = state.current
-    if phase == _MAIN:
-        if seat is not None and seat != p:
-            return []
-        return _main_actions(state, p, tables[p])
-    if phase == _PRE_ROLL:
-        if seat is not None and seat != p:
-            return []
-        t = tables[p]
-        out: list[Action] = [t.roll]
-        if not state.dev_played and state.dev[p * _R + _KNIGHT] - state.dev_new[_KNIGHT] > 0:
-            out.append(t.knight)
-        return out
-    if phase == _DISCARD:
-        out = []
-        hand = state.hand
-        for q in range(state.n) if seat is None else (seat,):
-            if state.owed[q]:
-                t = tables[q]
-                out.extend(t.discard_one[r] for r in range(_R) if hand[q * _R + r])
-        return out
-    if phase == _MOVE_ROBBER:
-        if seat is not None and seat != p:
-            return []
-        return _robber_actions(state, p, tables[p])
-    if phase == _ROAD_BUILDING:
-        if seat is not None and seat != p:
-            return []
-        br = tables[p].build_road
-        return [br[e] for e in road_spots(state, p)]
-    if phase == _SETUP_SETTLEMENT:
-        if seat is not None and seat != p:
-            return []
-        ps = tables[p].place_settlement
-        return [ps[v] for v in setup_settlement_spots(state)]
-    if phase == _SETUP_ROAD:
-        if seat is not None and seat != p:
-            return []
-        pr = tables[p].place_road
-        eowner = state.eowner
-        return [pr[e] for e in state.topo.vertex_edges[state.last_vertex] if eowner[e] < 0]
-    if phase == _TRADE:
-        return _trade_actions(state, seat, tables)
+    t = state.acts[p]
+    if not state.dev_played and state.dev[p * _R + _KNIGHT] > state.dev_new[_KNIGHT]:
+        return [t.roll, t.knight]
+    return [t.roll]
+
+
+def _discard_actions(state: GameState, seat: Seat | None) -> list[Action]:
+    out: list[Action] = []
+    hand = state.hand
+    owed = state.owed
+    for q in range(state.n) if seat is None else (seat,):
+        if owed[q]:
+            one = state.acts[q].discard_one
+            b = q * _R
+            out.extend([one[r] for r in range(_R) if hand[b + r]])
+    return out
+
+
+def _free_road_actions(state: GameState, seat: Seat | None) -> list[Action]:
+    p = state.current
+    br = state.acts[p].build_road
+    return [br[e] for e in road_spots(state, p)]
+
+
+def _setup_settlement_actions(state: GameState, seat: Seat | None) -> list[Action]:
+    ps = state.acts[state.current].place_settlement
+    return [ps[v] for v in setup_settlement_spots(state)]
+
+
+def _setup_road_actions(state: GameState, seat: Seat | None) -> list[Action]:
+    pr = state.acts[state.current].place_road
+    eowner = state.eowner
+    return [pr[e] for e in state.topo.vertex_edges[state.last_vertex] if eowner[e] < 0]
+
+
+def _no_actions(state: GameState, seat: Seat | None) -> list[Action]:
     return []
 
 
-def _main_actions(state: GameState, p: Seat, t: SeatActions) -> list[Action]:
+def _main_actions(state: GameState, seat: Seat | None) -> list[Action]:
+    p = state.current
+    t = state.acts[p]
     hand = state.hand
     base = p * _R
     b, lu, w, g, o = hand[base : base + _R]
@@ -274,8 +274,10 @@ def _main_actions(state: GameState, p: Seat, t: SeatActions) -> list[Action]:
         out.extend([bc[v] for v in state.pbuild[p] if vlevel[v] == 1])
     if w and g and o and any(state.deck):
         out.append(t.buy_dev)
-    if not state.dev_played:
-        dev = state.dev
+    dev = state.dev
+    if not state.dev_played and (
+        dev[base] or dev[base + 2] or dev[base + 3] or dev[base + 4]  # any playable kind
+    ):
         new = state.dev_new
         if dev[base + _KNIGHT] > new[_KNIGHT]:
             out.append(t.knight)
@@ -289,13 +291,20 @@ def _main_actions(state: GameState, p: Seat, t: SeatActions) -> list[Action]:
             out.extend(_plenty_actions(state, t.year_of_plenty))
         if dev[base + _MONOPOLY] > new[_MONOPOLY]:
             out.extend(t.monopoly)
+    if b < 2 and lu < 2 and w < 2 and g < 2 and o < 2:
+        return out
     ratio = state.ratio
-    bank = state.bank
     maritime = t.maritime
-    for r in range(_R):
-        k = ratio[base + r]
-        if hand[base + r] >= k:
-            out.extend([m for m in maritime[k][r] if bank[m.get]])
+    bank = state.bank
+    full_bank = 0 not in bank
+    for r, held in enumerate((b, lu, w, g, o)):
+        if held >= 2:
+            k = ratio[base + r]
+            if held >= k:
+                if full_bank:
+                    out.extend(maritime[k][r])
+                else:
+                    out.extend([m for m in maritime[k][r] if bank[m.get]])
     return out
 
 
@@ -311,33 +320,27 @@ def _plenty_actions(state: GameState, choices: tuple[PlayYearOfPlenty, ...]) -> 
     return [PlayYearOfPlenty(owner, (bank[0], bank[1], bank[2], bank[3], bank[4]))]
 
 
-def _robber_actions(state: GameState, p: Seat, t: SeatActions) -> list[Action]:
-    # Who could be robbed where: walk the opponents' buildings rather than every hex.
-    victims: dict[int, list[int]] = {}
+def _robber_actions(state: GameState, seat: Seat | None) -> list[Action]:
+    p = state.current
+    # Mark, per hex, the seats that could be robbed there, walking opponents' buildings.
     hand = state.hand
     vertex_hexes = state.topo.vertex_hexes
+    table = state.acts[p].robber_moves
+    marks = [0] * len(table)
     for q in range(state.n):
-        if q != p and any(hand[q * _R : q * _R + _R]):
-            for v in state.pbuild[q]:
-                for h in vertex_hexes[v]:
-                    vs = victims.get(h)
-                    if vs is None:
-                        victims[h] = [q]
-                    elif vs[-1] != q:
-                        vs.append(q)
-    table = t.move_robber
+        if q != p:
+            b = q * _R
+            if hand[b] or hand[b + 1] or hand[b + 2] or hand[b + 3] or hand[b + 4]:
+                bit = 1 << q
+                for v in state.pbuild[q]:
+                    for h in vertex_hexes[v]:
+                        marks[h] |= bit
     robber = state.robber
-    out: list[Action] = [row[0] for h, row in enumerate(table) if h != robber and h not in victims]
-    for h, vs in victims.items():
-        if h != robber:
-            row = table[h]
-            out.extend([row[q + 1] for q in vs])
-    return out
+    return [a for h, m in enumerate(marks) if h != robber for a in table[h][m]]
 
 
-def _trade_actions(
-    state: GameState, seat: Seat | None, tables: tuple[SeatActions, ...]
-) -> list[Action]:
+def _trade_actions(state: GameState, seat: Seat | None) -> list[Action]:
+    tables = state.acts
     out: list[Action] = []
     p = state.current
     offer = state.offer
@@ -372,17 +375,22 @@ def _holds(state: GameState, seat: Seat, cards: tuple[int, ...]) -> bool:
     return all(hand[base + r] >= cards[r] for r in range(_R))
 
 
+def _is_index(x: object, size: int) -> TypeGuard[int]:
+    """True for an int (not a bool) in ``[0, size)``."""
+    return isinstance(x, int) and not isinstance(x, bool) and 0 <= x < size
+
+
 def _valid_counts(cards: object) -> bool:
     return (
         isinstance(cards, tuple)
         and len(cards) == _R
-        and all(type(c) is int and c >= 0 for c in cards)
+        and all(isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in cards)
     )
 
 
 def _check_turn(state: GameState, action: Action, *phases: int) -> None:
     seat = action.seat
-    if type(seat) is not int or not 0 <= seat < state.n:
+    if not _is_index(seat, state.n):
         raise _refuse("bad_seat", f"there is no seat {seat!r} in this game")
     if state.phase == _GAME_OVER:
         raise _refuse("game_over", "the game is over")
@@ -403,13 +411,13 @@ def _check_cost(state: GameState, seat: Seat, cost: tuple[int, ...], what: str) 
 
 
 def _check_vertex(state: GameState, v: object) -> int:
-    if type(v) is not int or not 0 <= v < state.topo.n_vertices:
+    if not _is_index(v, state.topo.n_vertices):
         raise _refuse("bad_location", f"there is no intersection {v!r} on this board")
     return v
 
 
 def _check_edge(state: GameState, e: object) -> int:
-    if type(e) is not int or not 0 <= e < state.topo.n_edges:
+    if not _is_index(e, state.topo.n_edges):
         raise _refuse("bad_location", f"there is no path {e!r} on this board")
     return e
 
@@ -440,10 +448,12 @@ def _check_trade_terms(give: object, get: object, who: str) -> None:
 def check(state: GameState, action: Action) -> None:
     """Raise :class:`IllegalActionError` naming why ``action`` is illegal now; return
     quietly when it is legal."""
-    kind = type(action)
-    checker = _CHECKERS.get(kind)
+    checker = _CHECKERS.get(type(action))
     if checker is None:
-        raise _refuse("unknown_action", f"{kind.__name__} is not an action of this game")
+        raise _refuse("unknown_action", f"{type(action).__name__} is not an action of this game")
+    problem = shape_error(action)
+    if problem is not None:
+        raise _refuse("bad_action", problem)
     checker(state, action)
 
 
@@ -496,7 +506,7 @@ def _check_discard(state: GameState, a: Discard) -> None:
 def _check_move_robber(state: GameState, a: MoveRobber) -> None:
     _check_turn(state, a, _MOVE_ROBBER)
     h = a.hex
-    if type(h) is not int or not 0 <= h < state.topo.n_hexes:
+    if not _is_index(h, state.topo.n_hexes):
         raise _refuse("bad_location", f"there is no hex {h!r} on this board")
     if h == state.robber:
         raise _refuse("robber_must_move", "the robber must move to a different hex")
@@ -585,13 +595,13 @@ def _check_plenty(state: GameState, a: PlayYearOfPlenty) -> None:
 def _check_monopoly(state: GameState, a: PlayMonopoly) -> None:
     _check_turn(state, a, _MAIN)
     _check_dev_card(state, a.seat, _MONOPOLY)
-    if a.resource not in range(_R):
+    if not _is_index(a.resource, _R):
         raise _refuse("bad_resource", f"{a.resource!r} is not a resource")
 
 
 def _check_maritime(state: GameState, a: MaritimeTrade) -> None:
     _check_turn(state, a, _MAIN)
-    if a.give not in range(_R) or a.get not in range(_R):
+    if not _is_index(a.give, _R) or not _is_index(a.get, _R):
         raise _refuse("bad_resource", "a maritime trade names two resources")
     if a.give == a.get:
         raise _refuse("bad_trade", "a maritime trade must get a different resource")
@@ -617,7 +627,7 @@ def _check_offer(state: GameState, a: OfferTrade) -> None:
         not isinstance(a.to, tuple)
         or not a.to
         or len(set(a.to)) != len(a.to)
-        or any(type(q) is not int or not 0 <= q < state.n or q == a.seat for q in a.to)
+        or any(not _is_index(q, state.n) or q == a.seat for q in a.to)
     ):
         raise _refuse("bad_trade", "an offer goes to one or more other seats of the game")
 
@@ -647,11 +657,7 @@ def _check_confirm(state: GameState, a: ConfirmTrade) -> None:
     if a.seat != state.current:
         raise _refuse("not_offerer", "only the seat that made the offer completes it")
     q = a.partner
-    if (
-        type(q) is not int
-        or not 0 <= q < state.n
-        or state.answers[q] not in (_ACCEPTED, _COUNTERED)
-    ):
+    if not _is_index(q, state.n) or state.answers[q] not in (_ACCEPTED, _COUNTERED):
         raise _refuse("not_accepted", f"seat {q!r} has not accepted the offer")
     if _trade_terms(state, q) is None:
         raise _refuse("cannot_afford", "one side no longer holds the cards of the trade")
@@ -761,7 +767,7 @@ def _do_place_road(state: GameState, a: PlaceRoad, events: Events) -> None:
     _lay_road(state, seat, a.edge)
     if events is not None:
         events.append(RoadBuilt(seat, a.edge, True))
-    state.road_len[seat] = longest_road(state, seat)
+    state.road_len[seat] = _road_len_after(state, seat, a.edge)
     state.setup_step += 1
     order_len = 2 * state.n
     if state.setup_step < order_len:
@@ -807,52 +813,52 @@ def _do_roll(state: GameState, a: RollDice, events: Events) -> None:
 
 
 def _produce(state: GameState, total: int, events: Events) -> None:
-    vowner = state.vowner
     vlevel = state.vlevel
     robber = state.robber
-    due: dict[int, int] = {}  # seat * 5 + resource -> cards owed
-    for h, r, verts in state.board.producing[total]:
-        if h == robber:
-            continue
-        for v in verts:
-            o = vowner[v]
-            if o >= 0:
-                k = o * _R + r
-                due[k] = due.get(k, 0) + vlevel[v]
-    bank = state.bank
-    hand = state.hand
+    due: list[tuple[int, int, int]] = []  # (seat, resource, cards)
+    for h, r, v in state.board.producing[total]:
+        level = vlevel[v]
+        if level and h != robber:
+            due.append((state.vowner[v], r, level))
     short: list[Resource] = []
     if due:
-        owed = [0] * _R
-        takers = [0] * _R
-        for k, d in due.items():
-            r = k % _R
-            owed[r] += d
-            takers[r] += 1
-        for r in range(_R):
-            if owed[r] > bank[r]:
+        bank = state.bank
+        hand = state.hand
+        owed: dict[int, int] = {}
+        for _, r, d in due:
+            owed[r] = owed.get(r, 0) + d
+        for r, d in owed.items():
+            if d > bank[r]:
                 short.append(_RES[r])
-                if takers[r] == 1:
-                    # A lone taker gets what the bank has left.
-                    for k in due:
-                        if k % _R == r:
-                            due[k] = bank[r]
-                else:
-                    for k in due:
-                        if k % _R == r:
-                            due[k] = 0
-        for k, d in due.items():
-            hand[k] += d
-            bank[k % _R] -= d
+        if short:
+            short.sort()
+            due = _ration(due, bank, short)
+        for o, r, d in due:
+            hand[o * _R + r] += d
+            bank[r] -= d
     if events is not None:
         flat = [0] * (state.n * _R)
-        for k, d in due.items():
-            flat[k] = d
+        for o, r, d in due:
+            flat[o * _R + r] += d
         gains = tuple(
             (flat[b], flat[b + 1], flat[b + 2], flat[b + 3], flat[b + 4])
             for b in range(0, state.n * _R, _R)
         )
         events.append(Produced(gains, tuple(short)))
+
+
+def _ration(
+    due: list[tuple[int, int, int]], bank: list[int], short: list[Resource]
+) -> list[tuple[int, int, int]]:
+    """What is paid of ``due`` when the bank is short of some resources: nobody gets a
+    short resource, unless a single seat is owed it, who takes what is left."""
+    out = []
+    for o, r, d in due:
+        if r not in short:
+            out.append((o, r, d))
+        elif len({q for q, rr, _ in due if rr == r}) == 1 and not any(x[1] == r for x in out):
+            out.append((o, r, bank[r]))
+    return out
 
 
 def _do_discard(state: GameState, a: Discard, events: Events) -> None:
@@ -895,7 +901,7 @@ def _do_build_road(state: GameState, a: BuildRoad, events: Events) -> None:
     _lay_road(state, seat, a.edge)
     if events is not None:
         events.append(RoadBuilt(seat, a.edge, free))
-    state.road_len[seat] = longest_road(state, seat)
+    state.road_len[seat] = _road_len_after(state, seat, a.edge)
     _award_longest_road(state, events)
     if free:
         state.free_roads -= 1
@@ -1143,6 +1149,52 @@ def _check_win(state: GameState, events: Events) -> None:
 # ======================================================================================
 
 
+def _road_len_after(state: GameState, seat: Seat, e: int) -> int:
+    """``seat``'s longest road once its new road ``e`` is laid (``road_len`` holds the length
+    before). When one end of ``e`` is a dead end, every new trail ends there, so only trails
+    from the other end need searching; otherwise the whole network is searched again."""
+    topo = state.topo
+    vowner = state.vowner
+    eowner = state.eowner
+    a, b = topo.edge_vertices[e]
+    for end, other in ((b, a), (a, b)):
+        o = vowner[end]
+        if (o >= 0 and o != seat) or all(
+            eowner[f] != seat for f in topo.vertex_edges[end] if f != e
+        ):
+            o = vowner[other]
+            if o >= 0 and o != seat:
+                return max(state.road_len[seat], 1)
+            return max(state.road_len[seat], 1 + _trail_from(state, seat, other, 1 << e))
+    return longest_road(state, seat)
+
+
+def _trail_from(state: GameState, seat: Seat, start: int, used: int) -> int:
+    """Longest trail of ``seat``'s roads starting at ``start``, avoiding the edges in the
+    bit mask ``used`` and not passing through an opponent's building."""
+    vedges = state.topo.vertex_edges
+    ev = state.topo.edge_vertices
+    eowner = state.eowner
+    vowner = state.vowner
+    best = 0
+
+    def walk(v: int, used: int, length: int) -> None:
+        nonlocal best
+        if length > best:
+            best = length
+        if length:
+            o = vowner[v]
+            if o >= 0 and o != seat:
+                return
+        for f in vedges[v]:
+            if eowner[f] == seat and not used >> f & 1:
+                x, y = ev[f]
+                walk(y if x == v else x, used | 1 << f, length + 1)
+
+    walk(start, used, 0)
+    return best
+
+
 def longest_road(state: GameState, seat: Seat) -> int:
     """Length of the longest trail of ``seat``'s roads, not passing through an opponent's
     building (a trail may start or end at one)."""
@@ -1327,6 +1379,18 @@ def _vertex_dots(state: GameState, v: int) -> int:
 # ======================================================================================
 # Dispatch tables
 # ======================================================================================
+
+_LISTERS: tuple[Callable[[GameState, Seat | None], list[Action]], ...] = (
+    _setup_settlement_actions,  # SETUP_SETTLEMENT
+    _setup_road_actions,  # SETUP_ROAD
+    _pre_roll_actions,  # PRE_ROLL
+    _discard_actions,  # DISCARD
+    _robber_actions,  # MOVE_ROBBER
+    _main_actions,  # MAIN
+    _free_road_actions,  # ROAD_BUILDING
+    _trade_actions,  # TRADE
+    _no_actions,  # GAME_OVER
+)
 
 _HANDLERS: dict[type, Callable[[GameState, object, Events], None]] = {
     PlaceSettlement: _do_place_settlement,  # type: ignore[dict-item]

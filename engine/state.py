@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Literal
+from typing import Final, Literal
 
 from engine.actions import SeatActions, action_tables
 from engine.board import Board, random_board, spiral_board
@@ -104,6 +104,54 @@ class GameConfig:
         return random_board(rng, self.radius)
 
 
+_FIELDS: Final = (
+    "actions_taken",
+    "acts",
+    "answers",
+    "army_holder",
+    "bank",
+    "board",
+    "cities_left",
+    "config",
+    "counters",
+    "current",
+    "deck",
+    "dev",
+    "dev_new",
+    "dev_played",
+    "dice",
+    "eowner",
+    "free_roads",
+    "hand",
+    "knights",
+    "last_vertex",
+    "longest_holder",
+    "n",
+    "offer",
+    "owed",
+    "pbuild",
+    "phase",
+    "proads",
+    "ratio",
+    "rng",
+    "road_len",
+    "roads_left",
+    "robber",
+    "rolled",
+    "seed",
+    "settlements_left",
+    "setup_step",
+    "topo",
+    "turn",
+    "vblocked",
+    "vlevel",
+    "vowner",
+    "vp",
+    "winner",
+)
+"""The fields of :class:`GameState`, named once for its slots and for :meth:`snapshot`."""
+
+
 class GameState:
     """The whole state of one game, flat: ints and lists of ints.
 
@@ -112,51 +160,7 @@ class GameState:
     and config are shared by copies; :meth:`copy` duplicates the rest.
     """
 
-    __slots__ = (
-        "actions_taken",
-        "acts",
-        "answers",
-        "army_holder",
-        "bank",
-        "board",
-        "cities_left",
-        "config",
-        "counters",
-        "current",
-        "deck",
-        "dev",
-        "dev_new",
-        "dev_played",
-        "dice",
-        "eowner",
-        "free_roads",
-        "hand",
-        "knights",
-        "last_vertex",
-        "longest_holder",
-        "n",
-        "offer",
-        "owed",
-        "pbuild",
-        "phase",
-        "proads",
-        "ratio",
-        "rng",
-        "road_len",
-        "roads_left",
-        "robber",
-        "rolled",
-        "seed",
-        "settlements_left",
-        "setup_step",
-        "topo",
-        "turn",
-        "vblocked",
-        "vlevel",
-        "vowner",
-        "vp",
-        "winner",
-    )
+    __slots__ = _FIELDS
 
     config: GameConfig
     board: Board
@@ -253,7 +257,7 @@ class GameState:
     def snapshot(self) -> tuple[object, ...]:
         """Every field as a comparable value (for tests and replay checks)."""
         out: list[object] = []
-        for name in GameState.__slots__:
+        for name in _FIELDS:
             if name in ("config", "board", "topo", "acts"):
                 continue
             v = getattr(self, name)

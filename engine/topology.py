@@ -77,6 +77,8 @@ class Topology:
     vertex_xy: tuple[tuple[float, float], ...]
     edge_vertices: tuple[tuple[VertexId, VertexId], ...]
     edge_edges: tuple[tuple[EdgeId, ...], ...]  # edges sharing a vertex
+    edge_sides: tuple[tuple[tuple[VertexId, tuple[EdgeId, ...]], ...], ...]
+    """Per edge, each end vertex with the other edges meeting there."""
     coast_edges: tuple[EdgeId, ...]  # counter-clockwise around the island
     harbour_slots: tuple[EdgeId, ...]  # the fixed harbour positions, counter-clockwise
     hex_index: dict[Axial, HexId]
@@ -253,6 +255,10 @@ def topology(radius: int) -> Topology:
         vertex_xy=vertex_xy,
         edge_vertices=edge_vertices,
         edge_edges=edge_edges,
+        edge_sides=tuple(
+            tuple((v, tuple(f for f in v_edges[v] if f != e)) for v in edge_vertices[e])
+            for e in range(len(edge_vertices))
+        ),
         coast_edges=tuple(coast),
         harbour_slots=slots,
         hex_index=hex_index,
