@@ -4,6 +4,10 @@ Run it from the repository root::
 
     .venv/bin/python benchmarks/engine_speed.py --games 200 --seed 0
 
+It measures whichever engine build is installed and says which: the interpreted source
+(an editable install) or the mypyc-compiled one (``HEXHAVEN_COMPILE=1 .venv/bin/pip install
+--no-build-isolation '.[bench]'``, see setup.py).
+
 What it measures, on one pinned core (the engines are single-threaded anyway):
 
 * **Whole games.** ``--games`` four-player games on the standard board (random set-up), each
@@ -84,6 +88,15 @@ class Tally:
         if self.unfinished:
             text += f"   no winner: {self.unfinished}"
         return text
+
+
+def engine_build() -> str:
+    """Which build of the engine is imported: the interpreted source or the mypyc one."""
+    import engine.rules
+
+    if engine.rules.__file__ and engine.rules.__file__.endswith((".so", ".pyd")):
+        return f"compiled with mypyc ({engine.rules.__file__})"
+    return f"interpreted ({engine.rules.__file__})"
 
 
 def pin_to_one_core() -> str:
@@ -197,6 +210,7 @@ def main(argv: list[str] | None = None) -> None:
         f"seeds {args.seed}..{args.seed + args.games - 1}, blocks of {args.block}"
     )
     print(f"python {platform.python_version()} ({platform.python_implementation()}), {pinned}")
+    print(f"engine: {engine_build()}")
     if catan is None:
         print("catanatron is not installed (.venv/bin/pip install -e '.[bench]'): skipped")
     else:
