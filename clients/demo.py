@@ -20,6 +20,7 @@ from engine import (
     GameConfig,
     GameState,
     MaritimeTrade,
+    Phase,
     PlayKnight,
     PlayMonopoly,
     PlayRoadBuilding,
@@ -56,7 +57,7 @@ def greedy_action(state: GameState, seat: int, rnd: random.Random) -> Action:
         if picks:
             return rnd.choice(picks)
     roads = [a for a in options if isinstance(a, BuildRoad)]
-    if roads and (not settlement_spots(state, seat) or state.phase == 6):
+    if roads and (not settlement_spots(state, seat) or state.phase == Phase.ROAD_BUILDING):
         return rnd.choice(roads)
     trade = _useful_trade(state, seat, options)
     if trade is not None:

@@ -15,10 +15,8 @@ from itertools import combinations_with_replacement
 
 from engine.constants import (
     BANK_RATIO,
-    GENERIC_HARBOUR_RATIO,
     MAX_PLAYERS,
     N_RESOURCES,
-    RESOURCE_HARBOUR_RATIO,
     YEAR_OF_PLENTY_CARDS,
     EdgeId,
     HexId,
@@ -273,7 +271,6 @@ YEAR_OF_PLENTY_CHOICES: tuple[Counts, ...] = tuple(
     counts_of(*pair)
     for pair in combinations_with_replacement(range(N_RESOURCES), YEAR_OF_PLENTY_CARDS)
 )
-MARITIME_RATIOS = (RESOURCE_HARBOUR_RATIO, GENERIC_HARBOUR_RATIO, BANK_RATIO)
 
 
 @dataclass(frozen=True, eq=False)

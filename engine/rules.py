@@ -44,6 +44,7 @@ from engine.constants import (
     HARBOUR_GENERIC,
     LARGEST_ARMY_MIN,
     LONGEST_ROAD_MIN,
+    N_DEV_KINDS,
     N_RESOURCES,
     RESOURCE_HARBOUR_RATIO,
     ROAD_BUILDING_ROADS,
@@ -106,6 +107,8 @@ _DECLINED = int(Answer.DECLINED)
 _COUNTERED = int(Answer.COUNTERED)
 _NOT_ASKED = int(Answer.NOT_ASKED)
 _R = N_RESOURCES
+# Hands and development cards are both 5-wide count vectors, so ``seat * _R`` indexes both.
+assert N_DEV_KINDS == N_RESOURCES
 _RES = tuple(Resource)
 _DEVS = tuple(DevCard)
 
@@ -180,14 +183,25 @@ def setup_settlement_spots(state: GameState) -> list[int]:
 
 def robber_victims(state: GameState, hex_id: int, thief: Seat) -> list[Seat]:
     """Seats that the robber on ``hex_id`` could rob: a building on the hex, and cards."""
-    out: list[Seat] = []
+    mask = _victim_masks(state, thief)[hex_id]
+    return [q for q in range(state.n) if mask >> q & 1]
+
+
+def _victim_masks(state: GameState, thief: Seat) -> list[int]:
+    """Per hex, a bit mask of the seats ``thief`` could rob there (walking the opponents'
+    buildings rather than every hex)."""
     hand = state.hand
-    for v in state.topo.hex_vertices[hex_id]:
-        o = state.vowner[v]
-        if o >= 0 and o != thief and o not in out and any(hand[o * _R : o * _R + _R]):
-            out.append(o)
-    out.sort()
-    return out
+    vertex_hexes = state.topo.vertex_hexes
+    masks = [0] * state.topo.n_hexes
+    for q in range(state.n):
+        if q != thief:
+            b = q * _R
+            if hand[b] or hand[b + 1] or hand[b + 2] or hand[b + 3] or hand[b + 4]:
+                bit = 1 << q
+                for v in state.pbuild[q]:
+                    for h in vertex_hexes[v]:
+                        masks[h] |= bit
+    return masks
 
 
 def maritime_ratio(state: GameState, seat: Seat, resource: int) -> int:
@@ -322,21 +336,9 @@ def _plenty_actions(state: GameState, choices: tuple[PlayYearOfPlenty, ...]) -> 
 
 def _robber_actions(state: GameState, seat: Seat | None) -> list[Action]:
     p = state.current
-    # Mark, per hex, the seats that could be robbed there, walking opponents' buildings.
-    hand = state.hand
-    vertex_hexes = state.topo.vertex_hexes
-    table = state.acts[p].robber_moves
-    marks = [0] * len(table)
-    for q in range(state.n):
-        if q != p:
-            b = q * _R
-            if hand[b] or hand[b + 1] or hand[b + 2] or hand[b + 3] or hand[b + 4]:
-                bit = 1 << q
-                for v in state.pbuild[q]:
-                    for h in vertex_hexes[v]:
-                        marks[h] |= bit
+    table = state.acts[p].robber_moves  # [hex][victim mask] -> the moves
     robber = state.robber
-    return [a for h, m in enumerate(marks) if h != robber for a in table[h][m]]
+    return [a for h, m in enumerate(_victim_masks(state, p)) if h != robber for a in table[h][m]]
 
 
 def _trade_actions(state: GameState, seat: Seat | None) -> list[Action]:
@@ -1237,7 +1239,12 @@ def longest_road(state: GameState, seat: Seat) -> int:
             best = d
     if m == len(adj) - parts:
         return best
-    return _longest_trail(adj, roads)
+    # Roads with a loop (rare): a longest trail starts somewhere; try every vertex.
+    for v in {v for e in roads for v in ev[e]}:
+        best = max(best, _trail_from(state, seat, v, 0))
+        if best == m:
+            break
+    return best
 
 
 def _farthest(adj: dict[int, list[int]], start: int) -> tuple[int, int, set[int]]:
@@ -1258,45 +1265,6 @@ def _farthest(adj: dict[int, list[int]], start: int) -> tuple[int, int, set[int]
         depth += 1
         last = nxt[0]
         frontier = nxt
-
-
-def _longest_trail(adj: dict[int, list[int]], roads: list[int]) -> int:
-    """Longest trail of a road graph with cycles, by depth-first search over trails."""
-    # Number the graph's edges so a trail's used edges fit in one int.
-    ids: dict[tuple[int, int], int] = {}
-    links: dict[int, list[tuple[int, int]]] = {}
-    for x, ys in adj.items():
-        out = []
-        for y in ys:
-            key = (x, y) if x < y else (y, x)
-            bit = ids.setdefault(key, 1 << len(ids))
-            out.append((bit, y))
-        links[x] = out
-    best = 0
-    reached = 0
-    total = len(ids)
-
-    def walk(v: int, used: int, length: int) -> None:
-        nonlocal best, reached
-        if length > best:
-            best = length
-        for bit, w in links[v]:
-            if not used & bit:
-                reached |= bit
-                walk(w, used | bit, length + 1)
-
-    # A longest trail that is not a closed loop starts where it cannot be extended: at a
-    # node of odd degree. A closed loop of even-degree nodes covers its whole component,
-    # so any node of a component never reached serves as its start.
-    for v, out in links.items():
-        if len(out) % 2:
-            walk(v, 0, 0)
-            if best == total:
-                return best
-    for v, out in links.items():
-        if any(not reached & bit for bit, _ in out):
-            walk(v, 0, 0)
-    return best
 
 
 def _award_longest_road(state: GameState, events: Events) -> None:

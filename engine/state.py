@@ -10,6 +10,7 @@ from engine.actions import SeatActions, action_tables
 from engine.board import Board, random_board, spiral_board
 from engine.constants import (
     BANK_PER_RESOURCE,
+    BANK_RATIO,
     CITIES_PER_PLAYER,
     DEFAULT_VICTORY_POINTS,
     DEV_DECK,
@@ -18,10 +19,12 @@ from engine.constants import (
     MAX_VICTORY_POINTS,
     MIN_PLAYERS,
     MIN_VICTORY_POINTS,
+    N_DEV_KINDS,
     N_RESOURCES,
     ROADS_PER_PLAYER,
     SETTLEMENTS_PER_PLAYER,
     STANDARD_RADIUS,
+    DevCard,
     Terrain,
 )
 from engine.errors import BoardError, ConfigError
@@ -276,11 +279,11 @@ class GameState:
 
     def dev_of(self, seat: int) -> tuple[int, ...]:
         """A seat's development cards held, by kind."""
-        return tuple(self.dev[seat * N_RESOURCES : seat * N_RESOURCES + N_RESOURCES])
+        return tuple(self.dev[seat * N_DEV_KINDS : seat * N_DEV_KINDS + N_DEV_KINDS])
 
     def victory_points(self, seat: int) -> int:
         """A seat's points, hidden victory cards included."""
-        return self.vp[seat] + self.dev[seat * N_RESOURCES + 1]
+        return self.vp[seat] + self.dev[seat * N_DEV_KINDS + DevCard.VICTORY_POINT]
 
     @property
     def is_over(self) -> bool:
@@ -313,13 +316,13 @@ def new_game(config: GameConfig, seed: int) -> GameState:
     s.hand = [0] * (n * N_RESOURCES)
     s.bank = [BANK_PER_RESOURCE] * N_RESOURCES
     s.deck = list(DEV_DECK)
-    s.dev = [0] * (n * N_RESOURCES)
-    s.dev_new = [0] * N_RESOURCES
+    s.dev = [0] * (n * N_DEV_KINDS)
+    s.dev_new = [0] * N_DEV_KINDS
     s.knights = [0] * n
     s.roads_left = [ROADS_PER_PLAYER] * n
     s.settlements_left = [SETTLEMENTS_PER_PLAYER] * n
     s.cities_left = [CITIES_PER_PLAYER] * n
-    s.ratio = [4] * (n * N_RESOURCES)
+    s.ratio = [BANK_RATIO] * (n * N_RESOURCES)
     s.vp = [0] * n
     s.road_len = [0] * n
     s.longest_holder = -1
