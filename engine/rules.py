@@ -818,23 +818,23 @@ def _produce(state: GameState, total: int, events: Events) -> None:
     vlevel = state.vlevel
     robber = state.robber
     due: list[tuple[int, int, int]] = []  # (seat, resource, cards)
+    cards = 0
     for h, r, v in state.board.producing[total]:
         level = vlevel[v]
         if level and h != robber:
             due.append((state.vowner[v], r, level))
+            cards += level
     short: list[Resource] = []
     if due:
         bank = state.bank
         hand = state.hand
-        owed: dict[int, int] = {}
-        for _, r, d in due:
-            owed[r] = owed.get(r, 0) + d
-        for r, d in owed.items():
-            if d > bank[r]:
-                short.append(_RES[r])
-        if short:
-            short.sort()
-            due = _ration(due, bank, short)
+        if cards > min(bank):  # the bank may run short of something
+            owed = [0] * _R
+            for _, r, d in due:
+                owed[r] += d
+            short = [_RES[r] for r in range(_R) if owed[r] > bank[r]]
+            if short:
+                due = _ration(due, bank, short)
         for o, r, d in due:
             hand[o * _R + r] += d
             bank[r] -= d
