@@ -1,5 +1,35 @@
-"""The wire between server and players: typed messages and their codec (sans-I/O).
+"""The wire between the server and its players: typed messages and their codec (sans-I/O).
 
-Arrives with the protocol and server issue; the engine's actions, events and views are
-what it will carry.
+:mod:`protocol.messages` defines every message, :mod:`protocol.payloads` the actions,
+events and views they carry (and their conversion from the engine's), and
+:mod:`protocol.codec` turns frames into messages and back. Nothing here does I/O.
 """
+
+from protocol.codec import Codec, ProtocolError
+from protocol.messages import (
+    PROTOCOL_VERSION,
+    SUBPROTOCOL_JSON,
+    SUBPROTOCOL_MSGPACK,
+    SUBPROTOCOLS,
+    ErrorCode,
+)
+from protocol.payloads import (
+    action_from_engine,
+    action_to_engine,
+    event_from_engine,
+    view_from_engine,
+)
+
+__all__ = [
+    "PROTOCOL_VERSION",
+    "SUBPROTOCOLS",
+    "SUBPROTOCOL_JSON",
+    "SUBPROTOCOL_MSGPACK",
+    "Codec",
+    "ErrorCode",
+    "ProtocolError",
+    "action_from_engine",
+    "action_to_engine",
+    "event_from_engine",
+    "view_from_engine",
+]

@@ -1,0 +1,127 @@
+"""Bytes in, messages out, and back: the protocol's codec, with no I/O of its own.
+
+The websocket subprotocol picks the encoding: ``hexhaven.v1.msgpack`` (binary frames, the
+default) or ``hexhaven.v1.json`` (text frames). Both carry the same models. Decoding never
+raises anything but :class:`ProtocolError`, whose ``code`` and message go straight into an
+``error`` message.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import msgpack
+from pydantic import TypeAdapter, ValidationError
+
+from protocol.messages import (
+    SUBPROTOCOL_MSGPACK,
+    SUBPROTOCOLS,
+    ClientMessage,
+    Error,
+    ErrorCode,
+    ServerMessage,
+)
+from protocol.payloads import ActionPayload, WireModel
+
+_CLIENT: TypeAdapter[Any] = TypeAdapter(ClientMessage)
+_SERVER: TypeAdapter[Any] = TypeAdapter(ServerMessage)
+_CLIENT_TYPES = frozenset(_CLIENT.json_schema()["discriminator"]["mapping"])
+_SERVER_TYPES = frozenset(_SERVER.json_schema()["discriminator"]["mapping"])
+_TAGS = (
+    _CLIENT_TYPES
+    | _SERVER_TYPES
+    | frozenset(TypeAdapter(ActionPayload).json_schema()["discriminator"]["mapping"])
+)
+
+Frame = bytes | str
+
+
+class ProtocolError(Exception):
+    """A frame that is not a valid message; ``code`` is an :class:`ErrorCode`."""
+
+    def __init__(self, code: ErrorCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+    def to_message(self) -> Error:
+        return Error(code=self.code, message=self.message)
+
+
+class Codec:
+    """Encodes and decodes messages for one connection's subprotocol."""
+
+    def __init__(self, subprotocol: str | None = SUBPROTOCOL_MSGPACK) -> None:
+        if subprotocol is None:
+            subprotocol = SUBPROTOCOL_MSGPACK
+        if subprotocol not in SUBPROTOCOLS:
+            raise ValueError(f"unknown subprotocol {subprotocol!r}; use one of {SUBPROTOCOLS}")
+        self.subprotocol = subprotocol
+        self.binary = subprotocol == SUBPROTOCOL_MSGPACK
+
+    def encode(self, message: WireModel) -> Frame:
+        """The frame for a message: bytes for msgpack, text for JSON."""
+        if self.binary:
+            data: bytes = msgpack.packb(message.model_dump(mode="json"), use_bin_type=True)
+            return data
+        return message.model_dump_json()
+
+    def decode_client(self, frame: Frame) -> Any:
+        """A client message from a frame. Raises :class:`ProtocolError`."""
+        return self._decode(frame, _CLIENT, _CLIENT_TYPES)
+
+    def decode_server(self, frame: Frame) -> Any:
+        """A server message from a frame. Raises :class:`ProtocolError`."""
+        return self._decode(frame, _SERVER, _SERVER_TYPES)
+
+    def _decode(self, frame: Frame, adapter: TypeAdapter[Any], types: frozenset[str]) -> Any:
+        data = self._unpack(frame)
+        if not isinstance(data, dict):
+            raise ProtocolError(ErrorCode.BAD_MESSAGE, "a message is an object with a 'type'")
+        kind = data.get("type")
+        if not isinstance(kind, str):
+            raise ProtocolError(ErrorCode.BAD_MESSAGE, "a message needs a 'type' string")
+        if kind not in types:
+            raise ProtocolError(
+                ErrorCode.UNKNOWN_TYPE,
+                f"there is no message of type {kind[:40]!r}; see docs/protocol.md",
+            )
+        try:
+            return adapter.validate_python(data)
+        except ValidationError as exc:
+            raise ProtocolError(ErrorCode.BAD_MESSAGE, _explain(kind, exc)) from None
+
+    def _unpack(self, frame: Frame) -> Any:
+        if self.binary:
+            if not isinstance(frame, bytes):
+                raise ProtocolError(
+                    ErrorCode.BAD_FRAME, "this connection speaks msgpack: send binary frames"
+                )
+            try:
+                return msgpack.unpackb(frame, raw=False, strict_map_key=True)
+            except Exception:  # msgpack raises several unrelated exception types
+                raise ProtocolError(ErrorCode.BAD_FRAME, "the frame is not valid msgpack") from None
+        if not isinstance(frame, str):
+            raise ProtocolError(
+                ErrorCode.BAD_FRAME, "this connection speaks JSON: send text frames"
+            )
+        try:
+            return json.loads(frame)
+        except (ValueError, RecursionError):
+            raise ProtocolError(ErrorCode.BAD_FRAME, "the frame is not valid JSON") from None
+
+
+def _explain(kind: str, exc: ValidationError) -> str:
+    """One sentence naming the first problem of an invalid message."""
+    first = exc.errors(include_url=False)[0]
+    where = ".".join(str(part) for part in first["loc"] if not _is_union_tag(part))
+    count = exc.error_count()
+    more = f" (and {count - 1} more problems)" if count > 1 else ""
+    place = f" at {where}" if where else ""
+    return f"{kind} message{place}: {first['msg']}{more}"
+
+
+def _is_union_tag(part: object) -> bool:
+    # pydantic puts the discriminator value of the chosen union member in error paths
+    return isinstance(part, str) and part in _TAGS

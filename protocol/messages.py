@@ -1,0 +1,348 @@
+"""Every message of the Hexhaven protocol, one pydantic model each, discriminated on ``type``.
+
+A session: the client sends ``hello`` with the protocol version; the server answers
+``welcome`` (or an ``error`` with code ``unsupported_version``). In the lobby the client lists,
+creates, joins (receiving its secret seat ``token``), rejoins with a token, or watches games.
+In a game the server sends the full ``view`` on joining or reconnecting, ``events`` as they
+happen (each recipient gets the form it is entitled to), and a ``prompt`` to every seat that
+must act, with the legal actions and the ``state_id`` they are valid for; the seat answers
+with ``act``. Domestic trading is acts too (offer, accept, decline, counter, confirm, cancel).
+``game_over`` reveals the seed. Anything refused gets an ``error`` with a stable code.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from protocol.payloads import ActionPayload, EventPayload, ViewPayload, WireModel
+
+PROTOCOL_VERSION = 1
+SUPPORTED_VERSIONS = frozenset({1})
+SUBPROTOCOL_MSGPACK = "hexhaven.v1.msgpack"
+SUBPROTOCOL_JSON = "hexhaven.v1.json"
+SUBPROTOCOLS = (SUBPROTOCOL_MSGPACK, SUBPROTOCOL_JSON)
+"""Offered in this order: msgpack in binary frames is the default, JSON in text frames."""
+
+GameId = Annotated[str, Field(min_length=1, max_length=64)]
+Token = Annotated[str, Field(min_length=1, max_length=128)]
+Name = Annotated[str, Field(min_length=1, max_length=32)]
+SeatNo = Annotated[int, Field(ge=0, le=3)]
+
+
+class ErrorCode(StrEnum):
+    """Stable error codes; the message beside one says what to do about it."""
+
+    BAD_FRAME = "bad_frame"  # not decodable in the connection's encoding
+    BAD_MESSAGE = "bad_message"  # decodable, but not the shape of any message
+    UNKNOWN_TYPE = "unknown_type"  # no message has this ``type``
+    UNSUPPORTED_VERSION = "unsupported_version"
+    HELLO_FIRST = "hello_first"  # anything before the handshake
+    UNKNOWN_GAME = "unknown_game"
+    BAD_TOKEN = "bad_token"
+    SEAT_TAKEN = "seat_taken"
+    GAME_FULL = "game_full"
+    NOT_A_PLAYER = "not_a_player"  # a spectator or a stranger acting
+    NOT_HOST = "not_host"
+    ALREADY_STARTED = "already_started"
+    NOT_STARTED = "not_started"
+    STALE_STATE = "stale_state"  # the action names an old state_id
+    ILLEGAL_ACTION = "illegal_action"  # ``detail`` holds the engine's reason code
+    BAD_OPTIONS = "bad_options"
+    TOO_LARGE = "too_large"
+    RATE_LIMITED = "rate_limited"
+    INTERNAL = "internal"
+
+
+# ======================================================================================
+# Client -> server
+# ======================================================================================
+
+
+class Hello(WireModel):
+    """Opens a session. ``protocol`` is the version the client speaks."""
+
+    type: Literal["hello"] = "hello"
+    protocol: int
+    client: Annotated[str, Field(max_length=64)] = ""
+
+
+class BotSeat(WireModel):
+    """A seat to fill with a bot: its kind and strength (bot-defined, e.g. ``"medium"``)."""
+
+    kind: Annotated[str, Field(min_length=1, max_length=32)] = "heuristic"
+    strength: Annotated[str, Field(max_length=32)] | None = None
+
+
+class GameOptions(WireModel):
+    """How a new game is set up."""
+
+    players: Annotated[int, Field(ge=2, le=4)] = 4
+    victory_points: Annotated[int, Field(ge=3, le=20)] = 10
+    board: Literal["random", "spiral"] = "random"
+    radius: Annotated[int, Field(ge=3, le=8)] = 3
+    turn_timer: Annotated[float, Field(gt=0, le=3600)] | None = None
+    """Seconds each seat has to act; null for no timer."""
+    bots: list[BotSeat] = Field(default_factory=list)
+    """Seats filled with bots when the game starts (at most players - 1)."""
+    private: bool = False
+    """Private games are joined by invite code and not listed in the lobby."""
+    name: Annotated[str, Field(max_length=64)] = ""
+
+
+class ListGames(WireModel):
+    type: Literal["list_games"] = "list_games"
+
+
+class CreateGame(WireModel):
+    type: Literal["create_game"] = "create_game"
+    options: GameOptions = GameOptions()
+
+
+class JoinGame(WireModel):
+    """Take a seat (the lowest free one unless ``seat`` is given), by game id or invite."""
+
+    type: Literal["join_game"] = "join_game"
+    game: GameId | None = None
+    invite: Annotated[str, Field(min_length=1, max_length=32)] | None = None
+    seat: SeatNo | None = None
+    name: Name
+
+
+class Rejoin(WireModel):
+    """Resume a seat with its token, from any connection."""
+
+    type: Literal["rejoin"] = "rejoin"
+    game: GameId
+    token: Token
+
+
+class Watch(WireModel):
+    """Follow a game as a spectator."""
+
+    type: Literal["watch"] = "watch"
+    game: GameId
+
+
+class Leave(WireModel):
+    type: Literal["leave"] = "leave"
+    game: GameId
+
+
+class StartGame(WireModel):
+    """The host starts the game; empty seats are filled with the game's bots."""
+
+    type: Literal["start_game"] = "start_game"
+    game: GameId
+
+
+class Act(WireModel):
+    """Take an action for your seat, chosen for the state ``state_id``."""
+
+    type: Literal["act"] = "act"
+    game: GameId
+    state_id: Annotated[int, Field(ge=0)]
+    action: ActionPayload
+
+
+class Chat(WireModel):
+    type: Literal["chat"] = "chat"
+    game: GameId
+    text: Annotated[str, Field(min_length=1, max_length=500)]
+
+
+class Ping(WireModel):
+    type: Literal["ping"] = "ping"
+    nonce: Annotated[int, Field(ge=0, le=2**53)] = 0
+
+
+ClientMessage = Annotated[
+    Hello
+    | ListGames
+    | CreateGame
+    | JoinGame
+    | Rejoin
+    | Watch
+    | Leave
+    | StartGame
+    | Act
+    | Chat
+    | Ping,
+    Field(discriminator="type"),
+]
+
+
+# ======================================================================================
+# Server -> client
+# ======================================================================================
+
+
+class Welcome(WireModel):
+    type: Literal["welcome"] = "welcome"
+    protocol: int
+    server: str
+
+
+class GameSummary(WireModel):
+    """A game in the lobby list."""
+
+    game: GameId
+    name: str
+    players: int
+    seated: int
+    victory_points: int
+    board: str
+    started: bool
+
+
+class GameList(WireModel):
+    type: Literal["game_list"] = "game_list"
+    games: list[GameSummary]
+
+
+class GameCreated(WireModel):
+    """A new game: its id, the invite code for private games, and the SHA-256 of its seed
+    (revealed at the end, so anyone can check the dice)."""
+
+    type: Literal["game_created"] = "game_created"
+    game: GameId
+    invite: str | None
+    seed_hash: str
+
+
+class Joined(WireModel):
+    """Your place in a game: a seat with its secret token, or a spectator (both null).
+    Keep the token: it is the seat, and ``rejoin`` takes it back from any connection."""
+
+    type: Literal["joined"] = "joined"
+    game: GameId
+    seat: SeatNo | None
+    token: Token | None
+
+
+class PlayerInfo(WireModel):
+    """Who sits where."""
+
+    seat: SeatNo
+    name: str
+    bot: bool
+    connected: bool
+    away: bool
+    """Timed out or disconnected: a bot plays the seat until its owner comes back."""
+
+
+class Players(WireModel):
+    type: Literal["players"] = "players"
+    game: GameId
+    players: list[PlayerInfo]
+
+
+class GameView(WireModel):
+    """The full view of the game for the recipient (on joining, reconnecting, starting)."""
+
+    type: Literal["view"] = "view"
+    game: GameId
+    view: ViewPayload
+
+
+class Events(WireModel):
+    """What the last action caused, in order, in the recipient's form; the game is now at
+    ``state_id``."""
+
+    type: Literal["events"] = "events"
+    game: GameId
+    state_id: int
+    events: list[EventPayload]
+
+
+class Prompt(WireModel):
+    """Your seat must act: the listed actions are legal at ``state_id`` (domestic offers and
+    counter-offers are not listed but may be sent). ``deadline`` is seconds left, or null."""
+
+    type: Literal["prompt"] = "prompt"
+    game: GameId
+    state_id: int
+    seat: SeatNo
+    actions: list[ActionPayload]
+    deadline: float | None = None
+
+
+class ChatMessage(WireModel):
+    type: Literal["chat_message"] = "chat_message"
+    game: GameId
+    seat: SeatNo | None
+    name: str
+    text: str
+
+
+class GameOver(WireModel):
+    """The end: final points (hidden victory cards included), the winner, and the seed the
+    game was played with, which hashes to the ``seed_hash`` published at creation."""
+
+    type: Literal["game_over"] = "game_over"
+    game: GameId
+    winner: SeatNo | None
+    points: list[int]
+    seed: int
+
+
+class Error(WireModel):
+    """A refusal: ``code`` is stable, ``message`` says what to do; ``detail`` refines the
+    code (the engine's reason for an illegal action)."""
+
+    type: Literal["error"] = "error"
+    code: ErrorCode
+    message: str
+    detail: str | None = None
+
+
+class Pong(WireModel):
+    type: Literal["pong"] = "pong"
+    nonce: int = 0
+
+
+ServerMessage = Annotated[
+    Welcome
+    | GameList
+    | GameCreated
+    | Joined
+    | Players
+    | GameView
+    | Events
+    | Prompt
+    | ChatMessage
+    | GameOver
+    | Error
+    | Pong,
+    Field(discriminator="type"),
+]
+
+CLIENT_MESSAGES: tuple[type[WireModel], ...] = (
+    Hello,
+    ListGames,
+    CreateGame,
+    JoinGame,
+    Rejoin,
+    Watch,
+    Leave,
+    StartGame,
+    Act,
+    Chat,
+    Ping,
+)
+SERVER_MESSAGES: tuple[type[WireModel], ...] = (
+    Welcome,
+    GameList,
+    GameCreated,
+    Joined,
+    Players,
+    GameView,
+    Events,
+    Prompt,
+    ChatMessage,
+    GameOver,
+    Error,
+    Pong,
+)

@@ -1,0 +1,552 @@
+"""What messages carry about a game: actions, events and views, and their conversion from
+and to the engine's values.
+
+On the wire, cards are objects by resource name (``{"brick": 1, "ore": 2}``, absent means
+0), resources and development cards are names, and an action or event names its ``kind``.
+Actions carry no seat: the server knows whose they are from the seat token.
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+from dataclasses import asdict, fields
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+import engine
+from engine import actions as ea
+from engine import events as ee
+from engine.constants import Resource
+
+
+class WireModel(BaseModel):
+    """Base of every protocol model: strict types, no unknown fields, immutable."""
+
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+
+
+ResourceName = Literal["brick", "lumber", "wool", "grain", "ore"]
+DevCardName = Literal["knight", "victory_point", "road_building", "year_of_plenty", "monopoly"]
+RESOURCE_NAMES: tuple[ResourceName, ...] = ("brick", "lumber", "wool", "grain", "ore")
+DEV_CARD_NAMES: tuple[DevCardName, ...] = (
+    "knight",
+    "victory_point",
+    "road_building",
+    "year_of_plenty",
+    "monopoly",
+)
+Count = Annotated[int, Field(ge=0, le=1000)]
+Id = Annotated[int, Field(ge=0, le=100_000)]
+SeatNo = Annotated[int, Field(ge=0, le=3)]
+
+
+class Cards(WireModel):
+    """Resource cards by name; a missing name is zero."""
+
+    brick: Count = 0
+    lumber: Count = 0
+    wool: Count = 0
+    grain: Count = 0
+    ore: Count = 0
+
+    @classmethod
+    def of(cls, counts: tuple[int, ...] | list[int]) -> Cards:
+        return cls(**dict(zip(RESOURCE_NAMES, counts, strict=True)))
+
+    def counts(self) -> ea.Counts:
+        return (self.brick, self.lumber, self.wool, self.grain, self.ore)
+
+
+class DevCards(WireModel):
+    """Development cards by kind."""
+
+    knight: Count = 0
+    victory_point: Count = 0
+    road_building: Count = 0
+    year_of_plenty: Count = 0
+    monopoly: Count = 0
+
+    @classmethod
+    def of(cls, counts: tuple[int, ...] | list[int]) -> DevCards:
+        return cls(**dict(zip(DEV_CARD_NAMES, counts, strict=True)))
+
+
+# ======================================================================================
+# Actions (client -> server inside "act", server -> client inside "prompt")
+# ======================================================================================
+
+
+class PlaceSettlement(WireModel):
+    """Set-up: a free settlement on an intersection."""
+
+    kind: Literal["place_settlement"] = "place_settlement"
+    vertex: Id
+
+
+class PlaceRoad(WireModel):
+    """Set-up: a free road touching the settlement just placed."""
+
+    kind: Literal["place_road"] = "place_road"
+    edge: Id
+
+
+class RollDice(WireModel):
+    kind: Literal["roll_dice"] = "roll_dice"
+
+
+class Discard(WireModel):
+    """Give back cards after a seven: any number up to what is still owed."""
+
+    kind: Literal["discard"] = "discard"
+    cards: Cards
+
+
+class MoveRobber(WireModel):
+    """Move the robber and rob ``victim`` (null when nobody there can be robbed)."""
+
+    kind: Literal["move_robber"] = "move_robber"
+    hex: Id
+    victim: SeatNo | None = None
+
+
+class BuildRoad(WireModel):
+    kind: Literal["build_road"] = "build_road"
+    edge: Id
+
+
+class BuildSettlement(WireModel):
+    kind: Literal["build_settlement"] = "build_settlement"
+    vertex: Id
+
+
+class BuildCity(WireModel):
+    kind: Literal["build_city"] = "build_city"
+    vertex: Id
+
+
+class BuyDevCard(WireModel):
+    kind: Literal["buy_dev_card"] = "buy_dev_card"
+
+
+class PlayKnight(WireModel):
+    kind: Literal["play_knight"] = "play_knight"
+
+
+class PlayRoadBuilding(WireModel):
+    kind: Literal["play_road_building"] = "play_road_building"
+
+
+class PlayYearOfPlenty(WireModel):
+    kind: Literal["play_year_of_plenty"] = "play_year_of_plenty"
+    cards: Cards
+
+
+class PlayMonopoly(WireModel):
+    kind: Literal["play_monopoly"] = "play_monopoly"
+    resource: ResourceName
+
+
+class MaritimeTrade(WireModel):
+    """Give ``ratio`` cards of ``give`` to the bank for one ``get`` (ratio: your best)."""
+
+    kind: Literal["maritime_trade"] = "maritime_trade"
+    give: ResourceName
+    get: ResourceName
+    ratio: Annotated[int, Field(ge=2, le=4)]
+
+
+class OfferTrade(WireModel):
+    """Offer other players ``give`` for ``get``; ``to``: the seats asked (null: everyone)."""
+
+    kind: Literal["offer_trade"] = "offer_trade"
+    give: Cards
+    get: Cards
+    to: list[SeatNo] | None = None
+
+
+class AcceptTrade(WireModel):
+    kind: Literal["accept_trade"] = "accept_trade"
+
+
+class DeclineTrade(WireModel):
+    kind: Literal["decline_trade"] = "decline_trade"
+
+
+class CounterTrade(WireModel):
+    """Answer the open offer with other terms, from your side: you give ``give``."""
+
+    kind: Literal["counter_trade"] = "counter_trade"
+    give: Cards
+    get: Cards
+
+
+class ConfirmTrade(WireModel):
+    """The offerer completes the trade with a seat that accepted or countered."""
+
+    kind: Literal["confirm_trade"] = "confirm_trade"
+    partner: SeatNo
+
+
+class CancelTrade(WireModel):
+    kind: Literal["cancel_trade"] = "cancel_trade"
+
+
+class EndTurn(WireModel):
+    kind: Literal["end_turn"] = "end_turn"
+
+
+ActionPayload = Annotated[
+    PlaceSettlement
+    | PlaceRoad
+    | RollDice
+    | Discard
+    | MoveRobber
+    | BuildRoad
+    | BuildSettlement
+    | BuildCity
+    | BuyDevCard
+    | PlayKnight
+    | PlayRoadBuilding
+    | PlayYearOfPlenty
+    | PlayMonopoly
+    | MaritimeTrade
+    | OfferTrade
+    | AcceptTrade
+    | DeclineTrade
+    | CounterTrade
+    | ConfirmTrade
+    | CancelTrade
+    | EndTurn,
+    Field(discriminator="kind"),
+]
+"""Any action a seat may send."""
+
+ACTION_PAYLOADS: dict[type, type[WireModel]] = {
+    ea.PlaceSettlement: PlaceSettlement,
+    ea.PlaceRoad: PlaceRoad,
+    ea.RollDice: RollDice,
+    ea.Discard: Discard,
+    ea.MoveRobber: MoveRobber,
+    ea.BuildRoad: BuildRoad,
+    ea.BuildSettlement: BuildSettlement,
+    ea.BuildCity: BuildCity,
+    ea.BuyDevCard: BuyDevCard,
+    ea.PlayKnight: PlayKnight,
+    ea.PlayRoadBuilding: PlayRoadBuilding,
+    ea.PlayYearOfPlenty: PlayYearOfPlenty,
+    ea.PlayMonopoly: PlayMonopoly,
+    ea.MaritimeTrade: MaritimeTrade,
+    ea.OfferTrade: OfferTrade,
+    ea.AcceptTrade: AcceptTrade,
+    ea.DeclineTrade: DeclineTrade,
+    ea.CounterTrade: CounterTrade,
+    ea.ConfirmTrade: ConfirmTrade,
+    ea.CancelTrade: CancelTrade,
+    ea.EndTurn: EndTurn,
+}
+"""The wire model of each engine action type (the same fields, less the seat)."""
+_ENGINE_ACTIONS = {model: kind for kind, model in ACTION_PAYLOADS.items()}
+
+
+def _to_wire(value: Any, field_type: str) -> Any:
+    if field_type == "Counts":
+        return Cards.of(value)
+    if field_type == "Resource":
+        return RESOURCE_NAMES[value]
+    if field_type == "DevCard":
+        return DEV_CARD_NAMES[value]
+    if field_type.startswith("Resource |"):
+        return None if value is None else RESOURCE_NAMES[value]
+    if field_type.startswith("DevCard |"):
+        return None if value is None else DEV_CARD_NAMES[value]
+    if isinstance(value, tuple) and field_type != "Counts":
+        return [_plain(v) for v in value]
+    return value
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _from_wire(value: Any) -> Any:
+    if isinstance(value, Cards):
+        return value.counts()
+    if isinstance(value, list):
+        return tuple(value)
+    return value
+
+
+def action_from_engine(action: engine.Action) -> WireModel:
+    """The wire form of an engine action (its seat dropped)."""
+    model = ACTION_PAYLOADS[type(action)]
+    values = {
+        f.name: _to_wire(getattr(action, f.name), str(f.type))
+        for f in fields(action)
+        if f.name != "seat"
+    }
+    return model(**values)
+
+
+def action_to_engine(payload: WireModel, seat: int) -> engine.Action:
+    """The engine action a seat means by a wire action. Names become enum values."""
+    kind = _ENGINE_ACTIONS[type(payload)]
+    values: dict[str, Any] = {"seat": seat}
+    for name in type(payload).model_fields:
+        if name == "kind":
+            continue
+        value = getattr(payload, name)
+        if name in ("resource", "give", "get") and isinstance(value, str):
+            value = Resource(RESOURCE_NAMES.index(value))
+        values[name] = _from_wire(value)
+    action: engine.Action = kind(**values)
+    return action
+
+
+# ======================================================================================
+# Events (server -> client inside "events"), each already in its recipient's form
+# ======================================================================================
+
+
+def _event_model(cls: type) -> type[WireModel]:
+    """The wire model of an engine event dataclass: its fields, names for enums, Cards for
+    count vectors, plus a literal ``kind``."""
+    from pydantic import create_model
+
+    kind = _snake(cls.__name__)
+    spec: dict[str, Any] = {"kind": (Literal[kind], kind)}
+    for f in fields(cls):
+        spec[f.name] = (_EVENT_FIELD_TYPES[str(f.type)], ...)
+    model: type[WireModel] = create_model(
+        cls.__name__, __base__=WireModel, __doc__=cls.__doc__, **spec
+    )
+    return model
+
+
+def _snake(name: str) -> str:
+    return "".join("_" + c.lower() if c.isupper() else c for c in name).lstrip("_")
+
+
+_EVENT_FIELD_TYPES: dict[str, Any] = {
+    "Seat": SeatNo,
+    "Seat | None": SeatNo | None,
+    "VertexId": Id,
+    "EdgeId": Id,
+    "HexId": Id,
+    "int": int,
+    "bool": bool,
+    "str": str,
+    "Counts": Cards,
+    "Counts | None": Cards | None,
+    "Resource": ResourceName,
+    "Resource | None": ResourceName | None,
+    "DevCard": DevCardName,
+    "DevCard | None": DevCardName | None,
+    "tuple[int, int]": list[int],
+    "tuple[int, ...]": list[int],
+    "tuple[Seat, ...]": list[SeatNo],
+    "tuple[Counts, ...]": list[Cards],
+    "tuple[Resource, ...]": list[ResourceName],
+}
+
+EVENT_PAYLOADS: dict[type, type[WireModel]] = {cls: _event_model(cls) for cls in ee.EVENT_TYPES}
+"""The wire model of each engine event type."""
+
+
+def _event_field_to_wire(value: Any, field_type: str) -> Any:
+    if field_type == "tuple[Counts, ...]":
+        return [Cards.of(v) for v in value]
+    if field_type == "tuple[Resource, ...]":
+        return [RESOURCE_NAMES[v] for v in value]
+    if field_type == "Counts | None":
+        return None if value is None else Cards.of(value)
+    return _to_wire(value, field_type)
+
+
+def event_from_engine(event: engine.Event) -> WireModel:
+    """The wire form of an engine event, as given (redact with ``event.for_seat`` first)."""
+    model = EVENT_PAYLOADS[type(event)]
+    return model(
+        **{f.name: _event_field_to_wire(getattr(event, f.name), str(f.type)) for f in fields(event)}
+    )
+
+
+if TYPE_CHECKING:
+    EventPayload = WireModel
+else:
+    EventPayload = Annotated[
+        functools.reduce(operator.or_, EVENT_PAYLOADS.values()), Field(discriminator="kind")
+    ]
+"""Any event, told to one recipient."""
+
+
+# ======================================================================================
+# Views (server -> client inside "view")
+# ======================================================================================
+
+
+class PlayerPayload(WireModel):
+    """What everyone sees of one seat."""
+
+    seat: SeatNo
+    points: int
+    resource_cards: int
+    development_cards: int
+    knights: int
+    roads_left: int
+    settlements_left: int
+    cities_left: int
+    longest_road: int
+    has_longest_road: bool
+    has_largest_army: bool
+    discards_owed: int
+
+
+class CounterPayload(WireModel):
+    give: Cards
+    get: Cards
+
+
+class TradePayload(WireModel):
+    """The open domestic offer and each seat's answer (``not_asked``, ``pending``,
+    ``accepted``, ``declined``, ``countered``); ``counters[s]`` is seat s's counter-offer."""
+
+    offerer: SeatNo
+    give: Cards
+    get: Cards
+    answers: list[str]
+    counters: list[CounterPayload | None]
+
+
+TerrainName = Literal["hills", "forest", "pasture", "fields", "mountains", "desert"]
+HarbourName = Literal["brick", "lumber", "wool", "grain", "ore", "generic"]
+_TERRAIN_NAMES: tuple[TerrainName, ...] = (
+    "hills",
+    "forest",
+    "pasture",
+    "fields",
+    "mountains",
+    "desert",
+)
+_HARBOUR_NAMES: tuple[HarbourName, ...] = (*RESOURCE_NAMES, "generic")
+
+
+class BoardPayload(WireModel):
+    """The island: terrain and number token per hex id (0 on deserts), harbour kind per
+    harbour slot (a resource name for 2:1, ``generic`` for 3:1). Ids are the engine's for
+    this radius (docs/engine.md)."""
+
+    radius: int
+    terrain: list[TerrainName]
+    tokens: list[int]
+    harbours: list[HarbourName]
+
+
+class ViewPayload(WireModel):
+    """The game as one seat (or a spectator, ``seat`` null) may see it."""
+
+    seat: SeatNo | None
+    state_id: int
+    players: int
+    victory_points: int
+    board: BoardPayload
+    phase: str
+    turn: int
+    current: SeatNo
+    to_act: list[SeatNo]
+    dice: list[int] | None
+    robber: int
+    settlements: list[list[int]]  # [vertex, seat]
+    cities: list[list[int]]
+    roads: list[list[int]]  # [edge, seat]
+    bank: Cards
+    development_deck: int
+    dev_card_played: bool
+    free_roads: int
+    seats: list[PlayerPayload]
+    trade: TradePayload | None
+    winner: SeatNo | None
+    hand: Cards | None
+    development: DevCards | None
+    development_new: DevCards | None
+    own_points: int | None
+    trade_ratios: Cards | None
+    final_points: list[int] | None
+    victory_cards: list[int] | None
+
+
+def view_from_engine(view: engine.View) -> ViewPayload:
+    """The wire form of an engine view."""
+    board: dict[str, Any] = dict(view.board)
+    trade = None
+    if view.trade is not None:
+        t = view.trade
+        trade = TradePayload(
+            offerer=t.offerer,
+            give=Cards.of(t.give),
+            get=Cards.of(t.get),
+            answers=list(t.answers),
+            counters=[
+                None if c is None else CounterPayload(give=Cards.of(c[0]), get=Cards.of(c[1]))
+                for c in t.counters
+            ],
+        )
+    return ViewPayload(
+        seat=view.seat,
+        state_id=view.state_id,
+        players=view.players,
+        victory_points=view.victory_points,
+        board=BoardPayload(
+            radius=board["radius"],
+            terrain=[_TERRAIN_NAMES[t] for t in board["terrain"]],
+            tokens=list(board["tokens"]),
+            harbours=[_HARBOUR_NAMES[k] for k in board["harbours"]],
+        ),
+        phase=view.phase,
+        turn=view.turn,
+        current=view.current,
+        to_act=list(view.to_act),
+        dice=None if view.dice is None else list(view.dice),
+        robber=view.robber,
+        settlements=[list(x) for x in view.settlements],
+        cities=[list(x) for x in view.cities],
+        roads=[list(x) for x in view.roads],
+        bank=Cards.of(view.bank),
+        development_deck=view.development_deck,
+        dev_card_played=view.dev_card_played,
+        free_roads=view.free_roads,
+        seats=[PlayerPayload(**asdict(p)) for p in view.seats],
+        trade=trade,
+        winner=view.winner,
+        hand=None if view.hand is None else Cards.of(view.hand),
+        development=None if view.development is None else DevCards.of(view.development),
+        development_new=None if view.development_new is None else DevCards.of(view.development_new),
+        own_points=view.own_points,
+        trade_ratios=None if view.trade_ratios is None else Cards.of(view.trade_ratios),
+        final_points=None if view.final_points is None else list(view.final_points),
+        victory_cards=None if view.victory_cards is None else list(view.victory_cards),
+    )
+
+
+__all__ = [
+    "ACTION_PAYLOADS",
+    "DEV_CARD_NAMES",
+    "EVENT_PAYLOADS",
+    "RESOURCE_NAMES",
+    "ActionPayload",
+    "BoardPayload",
+    "Cards",
+    "DevCards",
+    "EventPayload",
+    "PlayerPayload",
+    "TradePayload",
+    "ViewPayload",
+    "WireModel",
+    "action_from_engine",
+    "action_to_engine",
+    "event_from_engine",
+    "view_from_engine",
+]
