@@ -293,7 +293,7 @@ class Error(WireModel):
     code (the engine's reason for an illegal action)."""
 
     type: Literal["error"] = "error"
-    code: ErrorCode
+    code: Annotated[ErrorCode, Field(strict=False)]  # a code string on the wire
     message: str
     detail: str | None = None
 
