@@ -25,6 +25,27 @@ def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _serve(args: argparse.Namespace) -> int:
+    import asyncio
+    import signal
+
+    from server.app import HexhavenServer
+    from server.log import configure_logging
+
+    configure_logging(args.log_level)
+
+    async def run() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        async with HexhavenServer().running(args.host, args.port):
+            await stop.wait()
+
+    asyncio.run(run())
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="hexhaven", description="Hexhaven: the hex-island trading game, with bots."
@@ -38,6 +59,11 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--radius", type=int, default=3, help="board radius (3 is standard)")
     demo.add_argument("--quiet", action="store_true", help="print only the result")
     demo.set_defaults(run=_demo)
+    serve = sub.add_parser("serve", help="run a game server")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    serve.add_argument("--port", type=int, default=8765, help="port to listen on")
+    serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning"])
+    serve.set_defaults(run=_serve)
     return parser
 
 

@@ -1,0 +1,228 @@
+"""The websocket server: connections, the handshake, the lobby, and the rooms' tasks.
+
+Each connection has a reader (this module's handler) and a writer task; messages for a
+game go to that game's room through its queue, so only the room's task touches its state.
+Frames are limited in size and rate; every refusal is an ``error`` message and the
+connection stays open.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import structlog
+from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.exceptions import ConnectionClosed
+
+import engine
+from protocol import SUBPROTOCOLS, Codec, ProtocolError
+from protocol import messages as m
+from protocol.messages import PROTOCOL_VERSION, SUPPORTED_VERSIONS, ErrorCode
+from protocol.payloads import WireModel
+from server.room import Disconnected, GameRoom, game_config, seed_hash
+
+SERVER_NAME = "hexhaven 0.1.0"
+MAX_FRAME = 64 * 1024
+"""Frames larger than this are refused with ``too_large`` (the connection stays open)."""
+RATE = 200.0
+"""Messages per second a connection may send on average..."""
+BURST = 400.0
+"""...and in a burst."""
+OUTBOX = 1000
+"""A connection that falls this many messages behind is closed as too slow."""
+
+
+@dataclass(eq=False)
+class Connection:
+    """One client connection: its codec, its outgoing queue and its rate budget."""
+
+    ws: ServerConnection
+    codec: Codec
+    id: str = field(default_factory=lambda: secrets.token_hex(8))
+    outbox: asyncio.Queue[WireModel] = field(default_factory=lambda: asyncio.Queue(OUTBOX))
+    rooms: set[str] = field(default_factory=set)
+    greeted: bool = False
+    tokens: float = BURST
+    last: float = field(default_factory=time.monotonic)
+
+    def send(self, message: WireModel) -> None:
+        try:
+            self.outbox.put_nowait(message)
+        except asyncio.QueueFull:
+            # Too slow to keep up: close it rather than let the queue grow without bound.
+            self.ws.transport.close()
+
+    def allow(self) -> bool:
+        """Spend one message of the rate budget; False when the budget is empty."""
+        now = time.monotonic()
+        self.tokens = min(BURST, self.tokens + (now - self.last) * RATE)
+        self.last = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+    async def write(self) -> None:
+        while True:
+            message = await self.outbox.get()
+            await self.ws.send(self.codec.encode(message))
+
+
+class HexhavenServer:
+    """The lobby and its games. Use :meth:`running` to serve on a host and port."""
+
+    def __init__(self) -> None:
+        self.rooms: dict[str, GameRoom] = {}
+        self.invites: dict[str, str] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+        self.log = structlog.get_logger("hexhaven.server")
+
+    @contextlib.asynccontextmanager
+    async def running(self, host: str = "127.0.0.1", port: int = 0) -> AsyncIterator[Server]:
+        """Serve until the block exits; then close connections (1001) and stop every room."""
+        async with serve(
+            self.handle,
+            host,
+            port,
+            subprotocols=list(SUBPROTOCOLS),  # type: ignore[arg-type]
+            max_size=MAX_FRAME * 16,
+            ping_interval=20,
+        ) as ws_server:
+            self.log.info("server.listening", host=host, port=self.port_of(ws_server))
+            try:
+                yield ws_server
+            finally:
+                ws_server.close(close_connections=True)
+                await ws_server.wait_closed()
+                await self._stop_rooms()
+                self.log.info("server.stopped")
+
+    @staticmethod
+    def port_of(ws_server: Server) -> int:
+        port: int = next(iter(ws_server.sockets)).getsockname()[1]
+        return port
+
+    async def _stop_rooms(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks.clear()
+
+    # --- one connection ---------------------------------------------------------------------
+    async def handle(self, ws: ServerConnection) -> None:
+        conn = Connection(ws=ws, codec=Codec(ws.subprotocol))
+        log = self.log.bind(conn=conn.id)
+        log.info("conn.open", subprotocol=ws.subprotocol)
+        writer = asyncio.create_task(conn.write())
+        try:
+            async for frame in ws:
+                self._receive(conn, frame)
+        except ConnectionClosed:
+            pass
+        finally:
+            for game_id in conn.rooms:
+                room = self.rooms.get(game_id)
+                if room is not None:
+                    room.submit(conn, Disconnected())
+            writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await writer
+            log.info("conn.closed")
+
+    def _receive(self, conn: Connection, frame: str | bytes) -> None:
+        if not conn.allow():
+            conn.send(m.Error(code=ErrorCode.RATE_LIMITED, message="too many messages; slow down"))
+            return
+        if len(frame) > MAX_FRAME:
+            conn.send(
+                m.Error(
+                    code=ErrorCode.TOO_LARGE, message=f"frames are limited to {MAX_FRAME} bytes"
+                )
+            )
+            return
+        try:
+            message = conn.codec.decode_client(frame)
+        except ProtocolError as exc:
+            conn.send(exc.to_message())
+            return
+        try:
+            self._dispatch(conn, message)
+        except Exception:
+            self.log.exception("conn.failure", conn=conn.id, message_type=message.type)
+            conn.send(m.Error(code=ErrorCode.INTERNAL, message="the server failed on that message"))
+
+    def _dispatch(self, conn: Connection, message: Any) -> None:
+        if isinstance(message, m.Hello):
+            if message.protocol not in SUPPORTED_VERSIONS:
+                conn.send(
+                    m.Error(
+                        code=ErrorCode.UNSUPPORTED_VERSION,
+                        message=f"this server speaks protocol {sorted(SUPPORTED_VERSIONS)}, "
+                        f"not {message.protocol}",
+                    )
+                )
+                return
+            conn.greeted = True
+            conn.send(m.Welcome(protocol=PROTOCOL_VERSION, server=SERVER_NAME))
+            return
+        if not conn.greeted:
+            conn.send(m.Error(code=ErrorCode.HELLO_FIRST, message="say hello first"))
+            return
+        match message:
+            case m.Ping():
+                conn.send(m.Pong(nonce=message.nonce))
+            case m.ListGames():
+                games = [r.summary() for r in self.rooms.values() if r.invite is None]
+                conn.send(m.GameList(games=games))
+            case m.CreateGame():
+                self._create(conn, message.options)
+            case m.JoinGame() if message.game is None:
+                game_id = self.invites.get(message.invite or "")
+                if game_id is None:
+                    conn.send(
+                        m.Error(code=ErrorCode.UNKNOWN_GAME, message="no game has that invite code")
+                    )
+                else:
+                    self._to_room(conn, game_id, message)
+            case _:
+                self._to_room(conn, message.game, message)
+
+    def _to_room(self, conn: Connection, game_id: str, message: Any) -> None:
+        room = self.rooms.get(game_id)
+        if room is None:
+            conn.send(m.Error(code=ErrorCode.UNKNOWN_GAME, message=f"there is no game {game_id!r}"))
+            return
+        conn.rooms.add(game_id)
+        room.submit(conn, message)
+
+    def _create(self, conn: Connection, options: m.GameOptions) -> None:
+        try:
+            game_config(options)
+        except engine.ConfigError as exc:
+            conn.send(m.Error(code=ErrorCode.BAD_OPTIONS, message=str(exc)))
+            return
+        if options.bots:
+            conn.send(
+                m.Error(
+                    code=ErrorCode.BAD_OPTIONS,
+                    message="bots cannot fill seats yet; ask friends to join instead",
+                )
+            )
+            return
+        game_id = secrets.token_urlsafe(6)
+        seed = secrets.randbits(63)
+        room = GameRoom(game_id, options, seed, host=conn)
+        self.rooms[game_id] = room
+        if room.invite is not None:
+            self.invites[room.invite] = game_id
+        task = asyncio.create_task(room.run(), name=f"room-{game_id}")
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        self.log.info("game.created", game=game_id, players=options.players)
+        conn.send(m.GameCreated(game=game_id, invite=room.invite, seed_hash=seed_hash(seed)))

@@ -1,0 +1,336 @@
+"""One game on the server: a task that owns the game's state, fed by a queue.
+
+Every message that leaves a room goes through the engine's per-seat view or event form for
+its recipient (:meth:`GameRoom._events_for`, :meth:`GameRoom._view_for`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import secrets
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import structlog
+
+import engine
+from protocol import messages as m
+from protocol.messages import ErrorCode
+from protocol.payloads import (
+    WireModel,
+    action_from_engine,
+    action_to_engine,
+    event_from_engine,
+    view_from_engine,
+)
+
+
+class Peer(Protocol):
+    """A connection as a room sees it: something to send messages to."""
+
+    id: str
+
+    def send(self, message: WireModel) -> None: ...
+
+
+@dataclass
+class SeatSlot:
+    """A seat: its secret token, its player's name and the connections playing it."""
+
+    token: str
+    name: str
+    peers: set[Peer] = field(default_factory=set)
+    bot: bool = False
+
+
+def seed_hash(seed: int) -> str:
+    """The published commitment to a game's seed."""
+    return hashlib.sha256(str(seed).encode()).hexdigest()
+
+
+def game_config(options: m.GameOptions) -> engine.GameConfig:
+    """The engine configuration of a game's options; raises engine.ConfigError."""
+    return engine.GameConfig(
+        players=options.players,
+        victory_points=options.victory_points,
+        board_setup=options.board,
+        radius=options.radius,
+    )
+
+
+def _error(code: ErrorCode, message: str, detail: str | None = None) -> m.Error:
+    return m.Error(code=code, message=message, detail=detail)
+
+
+class GameRoom:
+    """A game and its seats. Only :meth:`run` touches the state; everything else reaches
+    it through :meth:`submit`."""
+
+    def __init__(
+        self,
+        game_id: str,
+        options: m.GameOptions,
+        seed: int,
+        host: Peer,
+    ) -> None:
+        self.id = game_id
+        self.options = options
+        self.seed = seed
+        self.config = game_config(options)
+        self.state = engine.new_game(self.config, seed)
+        self.invite = secrets.token_hex(3).upper() if options.private else None
+        self.host_id = host.id
+        self.seats: list[SeatSlot | None] = [None] * options.players
+        self.spectators: set[Peer] = set()
+        self.started = False
+        self.inbox: asyncio.Queue[tuple[Peer, Any]] = asyncio.Queue()
+        self.log = structlog.get_logger("hexhaven.room").bind(game=game_id)
+
+    # --- facts for the lobby ------------------------------------------------------------
+    @property
+    def seated(self) -> int:
+        return sum(s is not None for s in self.seats)
+
+    def summary(self) -> m.GameSummary:
+        return m.GameSummary(
+            game=self.id,
+            name=self.options.name,
+            players=self.options.players,
+            seated=self.seated,
+            victory_points=self.options.victory_points,
+            board=self.options.board,
+            started=self.started,
+        )
+
+    # --- the room's task ------------------------------------------------------------------
+    def submit(self, peer: Peer, message: Any) -> None:
+        """Queue a message (a protocol message or :class:`Disconnected`) for the room."""
+        self.inbox.put_nowait((peer, message))
+
+    async def run(self) -> None:
+        """Handle queued messages one by one until cancelled. A failure handling one message
+        is logged and reported to its sender; the game goes on."""
+        while True:
+            peer, message = await self.inbox.get()
+            try:
+                self._handle(peer, message)
+            except Exception:
+                self.log.exception("room.failure", message_type=type(message).__name__)
+                peer.send(_error(ErrorCode.INTERNAL, "the server failed on that message"))
+
+    def _handle(self, peer: Peer, message: Any) -> None:
+        match message:
+            case m.JoinGame():
+                self._join(peer, message)
+            case m.Rejoin():
+                self._rejoin(peer, message)
+            case m.Watch():
+                self.spectators.add(peer)
+                peer.send(m.Joined(game=self.id, seat=None, token=None))
+                peer.send(self._players())
+                peer.send(m.GameView(game=self.id, view=self._view_for(None)))
+            case m.Leave() | Disconnected():
+                self._drop(peer)
+            case m.StartGame():
+                self._start(peer)
+            case m.Act():
+                self._act(peer, message)
+            case m.Chat():
+                self._chat(peer, message)
+            case _:
+                peer.send(_error(ErrorCode.BAD_MESSAGE, "that message does not go to a game"))
+
+    # --- seats ----------------------------------------------------------------------------
+    def seat_of(self, peer: Peer) -> int | None:
+        for i, slot in enumerate(self.seats):
+            if slot is not None and peer in slot.peers:
+                return i
+        return None
+
+    def _join(self, peer: Peer, msg: m.JoinGame) -> None:
+        if self.started:
+            peer.send(_error(ErrorCode.ALREADY_STARTED, "the game has started; watch it instead"))
+            return
+        if self.seat_of(peer) is not None:
+            peer.send(_error(ErrorCode.SEAT_TAKEN, "this connection already has a seat here"))
+            return
+        if msg.seat is not None:
+            if msg.seat >= len(self.seats):
+                peer.send(
+                    _error(ErrorCode.BAD_MESSAGE, f"this game has seats 0-{len(self.seats) - 1}")
+                )
+                return
+            if self.seats[msg.seat] is not None:
+                peer.send(_error(ErrorCode.SEAT_TAKEN, f"seat {msg.seat} is taken; pick another"))
+                return
+            seat = msg.seat
+        else:
+            free = [i for i, s in enumerate(self.seats) if s is None]
+            if not free:
+                peer.send(_error(ErrorCode.GAME_FULL, "every seat is taken; watch instead"))
+                return
+            seat = free[0]
+        slot = SeatSlot(token=secrets.token_urlsafe(24), name=msg.name, peers={peer})
+        self.seats[seat] = slot
+        self.log.info("room.joined", seat=seat)
+        peer.send(m.Joined(game=self.id, seat=seat, token=slot.token))
+        self._broadcast(self._players())
+        peer.send(m.GameView(game=self.id, view=self._view_for(seat)))
+
+    def _rejoin(self, peer: Peer, msg: m.Rejoin) -> None:
+        for seat, slot in enumerate(self.seats):
+            if slot is not None and secrets.compare_digest(slot.token, msg.token):
+                slot.peers.add(peer)
+                self.log.info("room.rejoined", seat=seat)
+                peer.send(m.Joined(game=self.id, seat=seat, token=slot.token))
+                self._broadcast(self._players())
+                peer.send(m.GameView(game=self.id, view=self._view_for(seat)))
+                self._prompt(only=peer)
+                return
+        peer.send(_error(ErrorCode.BAD_TOKEN, "that token is not a seat of this game"))
+
+    def _drop(self, peer: Peer) -> None:
+        self.spectators.discard(peer)
+        seat = self.seat_of(peer)
+        if seat is None:
+            return
+        slot = self.seats[seat]
+        assert slot is not None
+        slot.peers.discard(peer)
+        if not self.started and not slot.peers:
+            self.seats[seat] = None  # a seat left before the start is free again
+        self._broadcast(self._players())
+
+    def _start(self, peer: Peer) -> None:
+        if peer.id != self.host_id:
+            peer.send(_error(ErrorCode.NOT_HOST, "only the player who created the game starts it"))
+            return
+        if self.started:
+            peer.send(_error(ErrorCode.ALREADY_STARTED, "the game has already started"))
+            return
+        if any(s is None for s in self.seats):
+            missing = sum(s is None for s in self.seats)
+            peer.send(
+                _error(
+                    ErrorCode.NOT_STARTED,
+                    f"{missing} seat(s) are empty; wait for players to join",
+                )
+            )
+            return
+        self.started = True
+        self.log.info("room.started", players=len(self.seats))
+        self._broadcast(self._players())
+        for p, seat in self._audience():
+            p.send(m.GameView(game=self.id, view=self._view_for(seat)))
+        self._prompt()
+
+    # --- play -------------------------------------------------------------------------------
+    def _act(self, peer: Peer, msg: m.Act) -> None:
+        seat = self.seat_of(peer)
+        if seat is None:
+            peer.send(
+                _error(ErrorCode.NOT_A_PLAYER, "only a seated player acts; rejoin with your token")
+            )
+            return
+        if not self.started:
+            peer.send(_error(ErrorCode.NOT_STARTED, "the game has not started"))
+            return
+        state = self.state
+        if msg.state_id != state.actions_taken:
+            peer.send(
+                _error(
+                    ErrorCode.STALE_STATE,
+                    f"that action was chosen for state {msg.state_id}; "
+                    f"the game is at state {state.actions_taken}",
+                )
+            )
+            return
+        action = action_to_engine(msg.action, seat)
+        try:
+            events = engine.apply(state, action)
+        except engine.IllegalActionError as exc:
+            peer.send(_error(ErrorCode.ILLEGAL_ACTION, exc.message, exc.code))
+            return
+        self.log.info("room.action", seat=seat, kind=msg.action.kind, state_id=state.actions_taken)
+        for p, viewer in self._audience():
+            p.send(
+                m.Events(
+                    game=self.id,
+                    state_id=state.actions_taken,
+                    events=self._events_for(events, viewer),
+                )
+            )
+        if state.is_over:
+            over = m.GameOver(
+                game=self.id,
+                winner=state.winner if state.winner >= 0 else None,
+                points=[state.victory_points(q) for q in range(state.n)],
+                seed=self.seed,
+            )
+            self.log.info("room.over", winner=over.winner, points=over.points)
+            self._broadcast(over)
+        else:
+            self._prompt()
+
+    def _chat(self, peer: Peer, msg: m.Chat) -> None:
+        seat = self.seat_of(peer)
+        slot = self.seats[seat] if seat is not None else None
+        name = slot.name if slot is not None else "spectator"
+        self._broadcast(m.ChatMessage(game=self.id, seat=seat, name=name, text=msg.text))
+
+    def _prompt(self, only: Peer | None = None) -> None:
+        state = self.state
+        if not self.started or state.is_over:
+            return
+        for seat in engine.seats_to_act(state):
+            slot = self.seats[seat]
+            if slot is None:
+                continue
+            actions: list[Any] = [action_from_engine(a) for a in engine.legal_actions(state, seat)]
+            prompt = m.Prompt(
+                game=self.id,
+                state_id=state.actions_taken,
+                seat=seat,
+                actions=actions,
+                deadline=None,
+            )
+            for p in slot.peers:
+                if only is None or p is only:
+                    p.send(prompt)
+
+    # --- what leaves the room ---------------------------------------------------------------
+    def _audience(self) -> list[tuple[Peer, int | None]]:
+        """Every connection with the seat whose eyes it has (None: a spectator)."""
+        out: list[tuple[Peer, int | None]] = []
+        for seat, slot in enumerate(self.seats):
+            if slot is not None:
+                out.extend((p, seat) for p in slot.peers)
+        out.extend((p, None) for p in self.spectators)
+        return out
+
+    def _broadcast(self, message: WireModel) -> None:
+        for p, _ in self._audience():
+            p.send(message)
+
+    def _view_for(self, seat: int | None) -> Any:
+        return view_from_engine(engine.view(self.state, seat))
+
+    @staticmethod
+    def _events_for(events: list[engine.Event], seat: int | None) -> list[Any]:
+        return [event_from_engine(e.for_seat(seat)) for e in events]
+
+    def _players(self) -> m.Players:
+        return m.Players(
+            game=self.id,
+            players=[
+                m.PlayerInfo(seat=i, name=s.name, bot=s.bot, connected=bool(s.peers), away=False)
+                for i, s in enumerate(self.seats)
+                if s is not None
+            ],
+        )
+
+
+@dataclass(frozen=True)
+class Disconnected:
+    """Queued by the server when a connection of the room closes."""

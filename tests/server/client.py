@@ -1,0 +1,64 @@
+"""A minimal protocol client for server tests: real websockets, the real codec."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from typing import Any
+
+from websockets.asyncio.client import ClientConnection, connect
+
+from protocol import SUBPROTOCOL_MSGPACK, Codec
+from protocol import messages as m
+from protocol.payloads import WireModel
+
+TIMEOUT = 10.0
+
+
+class Client:
+    def __init__(self, ws: ClientConnection, codec: Codec) -> None:
+        self.ws = ws
+        self.codec = codec
+        self.received: list[Any] = []
+
+    @classmethod
+    async def open(cls, port: int, subprotocol: str = SUBPROTOCOL_MSGPACK) -> Client:
+        ws = await connect(f"ws://127.0.0.1:{port}", subprotocols=[subprotocol])  # type: ignore[list-item]
+        return cls(ws, Codec(ws.subprotocol))
+
+    async def hello(self) -> None:
+        await self.send(m.Hello(protocol=1, client="test"))
+        await self.expect(m.Welcome)
+
+    async def send(self, message: WireModel) -> None:
+        await self.ws.send(self.codec.encode(message))
+
+    async def send_raw(self, frame: str | bytes) -> None:
+        await self.ws.send(frame)
+
+    async def recv(self) -> Any:
+        async with asyncio.timeout(TIMEOUT):
+            message = self.codec.decode_server(await self.ws.recv())
+        self.received.append(message)
+        return message
+
+    async def expect(self, kind: type[Any]) -> Any:
+        """The next message of this type; others received meanwhile are kept."""
+        while True:
+            message = await self.recv()
+            if isinstance(message, kind):
+                return message
+
+    async def close(self) -> None:
+        await self.ws.close()
+
+    async def play_randomly(self, game: str, seed: int) -> m.GameOver:
+        """Answer every prompt with a random listed action until the game is over."""
+        rnd = random.Random(seed)
+        while True:
+            message = await self.recv()
+            if isinstance(message, m.GameOver):
+                return message
+            if isinstance(message, m.Prompt):
+                action = rnd.choice(message.actions)
+                await self.send(m.Act(game=game, state_id=message.state_id, action=action))

@@ -1,0 +1,15 @@
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+
+from server.app import HexhavenServer
+
+
+@pytest.fixture
+async def server_port() -> AsyncIterator[int]:
+    """A real server on 127.0.0.1 on a free port, stopped after the test."""
+    srv = HexhavenServer()
+    async with srv.running("127.0.0.1", 0) as ws_server:
+        yield srv.port_of(ws_server)

@@ -1,0 +1,92 @@
+"""Bad input gets a typed error, changes nothing, and keeps the connection."""
+
+from __future__ import annotations
+
+import msgpack
+
+from protocol import SUBPROTOCOL_JSON, SUBPROTOCOL_MSGPACK
+from protocol import messages as m
+from protocol.payloads import BuildCity, EndTurn
+from server.app import BURST, MAX_FRAME
+from tests.server.client import Client
+from tests.server.test_play import seated_game
+
+
+async def first_prompt(c: Client) -> m.Prompt:
+    prompt: m.Prompt = await c.expect(m.Prompt)
+    return prompt
+
+
+async def test_frames_that_are_not_messages(server_port: int) -> None:
+    c = await Client.open(server_port, SUBPROTOCOL_MSGPACK)
+    await c.hello()
+    cases = [
+        (b"\xc1\xff\x00", m.ErrorCode.BAD_FRAME),  # garbage bytes
+        ("{}", m.ErrorCode.BAD_FRAME),  # a text frame on a msgpack connection
+        (msgpack.packb([1, 2, 3]), m.ErrorCode.BAD_MESSAGE),  # not an object
+        (msgpack.packb({"type": "nope"}), m.ErrorCode.UNKNOWN_TYPE),
+        (msgpack.packb({"type": "act", "game": "x", "state_id": "1"}), m.ErrorCode.BAD_MESSAGE),
+        (b"\x80" * (MAX_FRAME + 1), m.ErrorCode.TOO_LARGE),
+    ]
+    for frame, code in cases:
+        await c.send_raw(frame)
+        assert (await c.expect(m.Error)).code == code
+    # Still connected and served.
+    await c.send(m.Ping(nonce=3))
+    assert (await c.expect(m.Pong)).nonce == 3
+    await c.close()
+
+
+async def test_refused_actions_change_nothing(server_port: int) -> None:
+    game, clients = await seated_game(server_port, SUBPROTOCOL_JSON)
+    p0, p1 = clients[0], clients[1]
+    prompt = await first_prompt(p0)  # seat 0 places its first settlement
+    state_id = prompt.state_id
+
+    # Out of turn: seat 1 sends seat 0's move.
+    await p1.send(m.Act(game=game, state_id=state_id, action=prompt.actions[0]))
+    err = await p1.expect(m.Error)
+    assert err.code == m.ErrorCode.ILLEGAL_ACTION and err.detail == "not_your_turn"
+    # Stale state id.
+    await p0.send(m.Act(game=game, state_id=state_id + 5, action=prompt.actions[0]))
+    assert (await p0.expect(m.Error)).code == m.ErrorCode.STALE_STATE
+    # Illegal in this phase.
+    await p0.send(m.Act(game=game, state_id=state_id, action=BuildCity(vertex=0)))
+    err = await p0.expect(m.Error)
+    assert err.code == m.ErrorCode.ILLEGAL_ACTION and err.detail == "wrong_phase"
+    # Unknown game; a spectator acting; a bad token.
+    await p0.send(m.Act(game="nope", state_id=0, action=EndTurn()))
+    assert (await p0.expect(m.Error)).code == m.ErrorCode.UNKNOWN_GAME
+    watcher = await Client.open(server_port, SUBPROTOCOL_JSON)
+    await watcher.hello()
+    await watcher.send(m.Watch(game=game))
+    await watcher.expect(m.GameView)
+    await watcher.send(m.Act(game=game, state_id=state_id, action=prompt.actions[0]))
+    assert (await watcher.expect(m.Error)).code == m.ErrorCode.NOT_A_PLAYER
+    await watcher.send(m.Rejoin(game=game, token="not-a-token"))
+    assert (await watcher.expect(m.Error)).code == m.ErrorCode.BAD_TOKEN
+
+    # Nothing changed: the same action is still legal at the same state id.
+    await p0.send(m.Act(game=game, state_id=state_id, action=prompt.actions[0]))
+    events = await p0.expect(m.Events)
+    assert events.state_id == state_id + 1
+    for c in [*clients, watcher]:
+        await c.close()
+
+
+async def test_flood_is_rate_limited(server_port: int) -> None:
+    c = await Client.open(server_port, SUBPROTOCOL_MSGPACK)
+    await c.hello()
+    for i in range(int(BURST) + 50):
+        await c.send(m.Ping(nonce=i))
+    limited = 0
+    pongs = 0
+    while pongs + limited < int(BURST) + 50:
+        message = await c.recv()
+        if isinstance(message, m.Error):
+            assert message.code == m.ErrorCode.RATE_LIMITED
+            limited += 1
+        elif isinstance(message, m.Pong):
+            pongs += 1
+    assert limited > 0 and pongs >= int(BURST) - 1
+    await c.close()

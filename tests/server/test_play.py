@@ -1,0 +1,56 @@
+"""Whole games over the protocol, through a real server and real websocket clients."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from protocol import SUBPROTOCOL_JSON, SUBPROTOCOL_MSGPACK
+from protocol import messages as m
+from server.room import seed_hash
+from tests.server.client import Client
+
+
+async def seated_game(port: int, subprotocol: str, players: int = 4) -> tuple[str, list[Client]]:
+    clients = [await Client.open(port, subprotocol) for _ in range(players)]
+    for c in clients:
+        await c.hello()
+    host = clients[0]
+    await host.send(m.CreateGame(options=m.GameOptions(players=players)))
+    created = await host.expect(m.GameCreated)
+    for i, c in enumerate(clients):
+        await c.send(m.JoinGame(game=created.game, name=f"p{i}"))
+        joined = await c.expect(m.Joined)
+        assert joined.seat == i and joined.token
+    await host.send(m.StartGame(game=created.game))
+    return created.game, clients
+
+
+@pytest.mark.parametrize("subprotocol", [SUBPROTOCOL_MSGPACK, SUBPROTOCOL_JSON])
+async def test_four_clients_play_a_full_game(server_port: int, subprotocol: str) -> None:
+    game, clients = await seated_game(server_port, subprotocol)
+    overs = await asyncio.gather(*(c.play_randomly(game, seed=i) for i, c in enumerate(clients)))
+    first = overs[0]
+    assert all(o == first for o in overs)
+    assert first.winner is not None and first.points[first.winner] >= 10
+    created = next(x for x in clients[0].received if isinstance(x, m.GameCreated))
+    assert seed_hash(first.seed) == created.seed_hash
+    # Everyone saw the same number of event batches, ending at the same state.
+    last_ids = {max(e.state_id for e in c.received if isinstance(e, m.Events)) for c in clients}
+    assert len(last_ids) == 1
+    for c in clients:
+        await c.close()
+
+
+async def test_version_and_handshake_errors(server_port: int) -> None:
+    c = await Client.open(server_port, SUBPROTOCOL_JSON)
+    await c.send(m.ListGames())
+    assert (await c.expect(m.Error)).code == m.ErrorCode.HELLO_FIRST
+    await c.send(m.Hello(protocol=99))
+    err = await c.expect(m.Error)
+    assert err.code == m.ErrorCode.UNSUPPORTED_VERSION and "1" in err.message
+    await c.hello()
+    await c.send(m.Ping(nonce=7))
+    assert (await c.expect(m.Pong)).nonce == 7
+    await c.close()
