@@ -31,19 +31,48 @@ def _serve(args: argparse.Namespace) -> int:
 
     from server.app import HexhavenServer
     from server.log import configure_logging
+    from server.store import Store
 
     configure_logging(args.log_level)
+    store = Store(args.db)
 
     async def run() -> None:
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
-        async with HexhavenServer().running(args.host, args.port):
+        async with HexhavenServer(store).running(args.host, args.port):
             await stop.wait()
 
-    asyncio.run(run())
+    try:
+        asyncio.run(run())
+    finally:
+        store.close()
     return 0
+
+
+def _verify(args: argparse.Namespace) -> int:
+    from server.store import Store
+    from server.verify import verify_game
+
+    store = Store(args.db)
+    try:
+        stored = store.load(args.game)
+    finally:
+        store.close()
+    if stored is None:
+        print(f"no game {args.game!r} in {args.db}")
+        return 2
+    verdict = verify_game(stored)
+    if verdict.ok:
+        print(
+            f"game {verdict.game}: seed matches its published hash; "
+            f"{verdict.actions} actions replayed, all {verdict.rolls} rolls match"
+        )
+        return 0
+    for problem in verdict.problems:
+        print(f"game {verdict.game}: {problem}")
+    return 1
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -62,8 +91,13 @@ def build_parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="run a game server")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
     serve.add_argument("--port", type=int, default=8765, help="port to listen on")
+    serve.add_argument("--db", default="hexhaven.db", help="SQLite file for games (created)")
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning"])
     serve.set_defaults(run=_serve)
+    verify = sub.add_parser("verify", help="check a finished game's dice against its seed")
+    verify.add_argument("game", help="the game id")
+    verify.add_argument("--db", default="hexhaven.db", help="the server's SQLite file")
+    verify.set_defaults(run=_verify)
     return parser
 
 

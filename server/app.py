@@ -26,6 +26,7 @@ from protocol import messages as m
 from protocol.messages import PROTOCOL_VERSION, SUPPORTED_VERSIONS, ErrorCode
 from protocol.payloads import WireModel
 from server.room import Disconnected, GameRoom, game_config, seed_hash
+from server.store import Store
 
 SERVER_NAME = "hexhaven 0.1.0"
 MAX_FRAME = 64 * 1024
@@ -77,7 +78,8 @@ class Connection:
 class HexhavenServer:
     """The lobby and its games. Use :meth:`running` to serve on a host and port."""
 
-    def __init__(self) -> None:
+    def __init__(self, store: Store | None = None) -> None:
+        self.store = store if store is not None else Store()
         self.rooms: dict[str, GameRoom] = {}
         self.invites: dict[str, str] = {}
         self._tasks: set[asyncio.Task[None]] = set()
@@ -85,7 +87,10 @@ class HexhavenServer:
 
     @contextlib.asynccontextmanager
     async def running(self, host: str = "127.0.0.1", port: int = 0) -> AsyncIterator[Server]:
-        """Serve until the block exits; then close connections (1001) and stop every room."""
+        """Serve until the block exits; then close connections (1001) and stop every room.
+        Unfinished games in the store are resumed first."""
+        for stored in self.store.unfinished():
+            self._add_room(GameRoom.restore(stored, self.store))
         async with serve(
             self.handle,
             host,
@@ -217,12 +222,16 @@ class HexhavenServer:
             return
         game_id = secrets.token_urlsafe(6)
         seed = secrets.randbits(63)
-        room = GameRoom(game_id, options, seed, host=conn)
-        self.rooms[game_id] = room
+        invite = secrets.token_hex(3).upper() if options.private else None
+        self.store.create_game(game_id, options, seed, seed_hash(seed), invite)
+        self._add_room(GameRoom(game_id, options, seed, conn, self.store, invite))
+        self.log.info("game.created", game=game_id, players=options.players)
+        conn.send(m.GameCreated(game=game_id, invite=invite, seed_hash=seed_hash(seed)))
+
+    def _add_room(self, room: GameRoom) -> None:
+        self.rooms[room.id] = room
         if room.invite is not None:
-            self.invites[room.invite] = game_id
-        task = asyncio.create_task(room.run(), name=f"room-{game_id}")
+            self.invites[room.invite] = room.id
+        task = asyncio.create_task(room.run(), name=f"room-{room.id}")
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
-        self.log.info("game.created", game=game_id, players=options.players)
-        conn.send(m.GameCreated(game=game_id, invite=room.invite, seed_hash=seed_hash(seed)))

@@ -24,6 +24,7 @@ from protocol.payloads import (
     event_from_engine,
     view_from_engine,
 )
+from server.store import Store, StoredGame
 
 
 class Peer(Protocol):
@@ -72,20 +73,36 @@ class GameRoom:
         game_id: str,
         options: m.GameOptions,
         seed: int,
-        host: Peer,
+        host: Peer | None,
+        store: Store,
+        invite: str | None = None,
     ) -> None:
         self.id = game_id
         self.options = options
         self.seed = seed
         self.config = game_config(options)
         self.state = engine.new_game(self.config, seed)
-        self.invite = secrets.token_hex(3).upper() if options.private else None
-        self.host_id = host.id
+        self.invite = invite
+        self.host_id = None if host is None else host.id
+        self.store = store
         self.seats: list[SeatSlot | None] = [None] * options.players
         self.spectators: set[Peer] = set()
         self.started = False
         self.inbox: asyncio.Queue[tuple[Peer, Any]] = asyncio.Queue()
         self.log = structlog.get_logger("hexhaven.room").bind(game=game_id)
+
+    @classmethod
+    def restore(cls, stored: StoredGame, store: Store) -> GameRoom:
+        """A room for a stored game, at the state its recorded actions lead to. Its seats
+        wait for their tokens; after a restart any seated player may start the game."""
+        room = cls(stored.id, stored.options, stored.seed, None, store, stored.invite)
+        for action in stored.actions:
+            engine.apply(room.state, action)
+        for seat, (token, name, bot) in stored.seats.items():
+            room.seats[seat] = SeatSlot(token=token, name=name, bot=bot)
+        room.started = stored.started
+        room.log.info("room.restored", state_id=room.state.actions_taken)
+        return room
 
     # --- facts for the lobby ------------------------------------------------------------
     @property
@@ -173,6 +190,7 @@ class GameRoom:
             seat = free[0]
         slot = SeatSlot(token=secrets.token_urlsafe(24), name=msg.name, peers={peer})
         self.seats[seat] = slot
+        self.store.set_seat(self.id, seat, slot.token, slot.name, slot.bot)
         self.log.info("room.joined", seat=seat)
         peer.send(m.Joined(game=self.id, seat=seat, token=slot.token))
         self._broadcast(self._players())
@@ -200,10 +218,12 @@ class GameRoom:
         slot.peers.discard(peer)
         if not self.started and not slot.peers:
             self.seats[seat] = None  # a seat left before the start is free again
+            self.store.free_seat(self.id, seat)
         self._broadcast(self._players())
 
     def _start(self, peer: Peer) -> None:
-        if peer.id != self.host_id:
+        host = peer.id == self.host_id or (self.host_id is None and self.seat_of(peer) is not None)
+        if not host:
             peer.send(_error(ErrorCode.NOT_HOST, "only the player who created the game starts it"))
             return
         if self.started:
@@ -219,6 +239,7 @@ class GameRoom:
             )
             return
         self.started = True
+        self.store.start_game(self.id)
         self.log.info("room.started", players=len(self.seats))
         self._broadcast(self._players())
         for p, seat in self._audience():
@@ -247,11 +268,15 @@ class GameRoom:
             )
             return
         action = action_to_engine(msg.action, seat)
+        index = state.actions_taken
         try:
             events = engine.apply(state, action)
         except engine.IllegalActionError as exc:
             peer.send(_error(ErrorCode.ILLEGAL_ACTION, exc.message, exc.code))
             return
+        # Recorded before anyone hears of it: a restart resumes from exactly here.
+        dice = next((e.dice for e in events if isinstance(e, engine.DiceRolled)), None)
+        self.store.append_action(self.id, index, action, dice)
         self.log.info("room.action", seat=seat, kind=msg.action.kind, state_id=state.actions_taken)
         for p, viewer in self._audience():
             p.send(
@@ -269,6 +294,7 @@ class GameRoom:
                 seed=self.seed,
             )
             self.log.info("room.over", winner=over.winner, points=over.points)
+            self.store.finish_game(self.id, over.winner, over.points)
             self._broadcast(over)
         else:
             self._prompt()
@@ -277,6 +303,7 @@ class GameRoom:
         seat = self.seat_of(peer)
         slot = self.seats[seat] if seat is not None else None
         name = slot.name if slot is not None else "spectator"
+        self.store.add_chat(self.id, seat, name, msg.text)
         self._broadcast(m.ChatMessage(game=self.id, seat=seat, name=name, text=msg.text))
 
     def _prompt(self, only: Peer | None = None) -> None:

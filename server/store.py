@@ -1,0 +1,196 @@
+"""Persistence: games are event-sourced into SQLite (embedded, no set-up).
+
+A game is its options, its seed (with the hash published at creation), its seats and the
+ordered actions applied to it; the state is always the replay of those. An action is
+written (and committed) before its events leave the server, so a server killed at any point
+restarts with every game where its players last saw it.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import TypeAdapter
+
+import engine
+from protocol import messages as m
+from protocol.payloads import ActionPayload, action_from_engine, action_to_engine
+
+_ACTION: TypeAdapter[Any] = TypeAdapter(ActionPayload)
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS games (
+    id TEXT PRIMARY KEY,
+    options TEXT NOT NULL,
+    seed INTEGER NOT NULL,
+    seed_hash TEXT NOT NULL,
+    invite TEXT,
+    created REAL NOT NULL,
+    started INTEGER NOT NULL DEFAULT 0,
+    finished REAL,
+    winner INTEGER,
+    points TEXT
+);
+CREATE TABLE IF NOT EXISTS seats (
+    game TEXT NOT NULL REFERENCES games(id),
+    seat INTEGER NOT NULL,
+    token TEXT NOT NULL,
+    name TEXT NOT NULL,
+    bot INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (game, seat)
+);
+CREATE TABLE IF NOT EXISTS actions (
+    game TEXT NOT NULL REFERENCES games(id),
+    idx INTEGER NOT NULL,
+    seat INTEGER NOT NULL,
+    action TEXT NOT NULL,
+    dice TEXT,
+    PRIMARY KEY (game, idx)
+);
+CREATE TABLE IF NOT EXISTS chat (
+    game TEXT NOT NULL REFERENCES games(id),
+    at REAL NOT NULL,
+    seat INTEGER,
+    name TEXT NOT NULL,
+    text TEXT NOT NULL
+);
+"""
+
+
+@dataclass(frozen=True)
+class StoredGame:
+    """A game as the store holds it."""
+
+    id: str
+    options: m.GameOptions
+    seed: int
+    seed_hash: str
+    invite: str | None
+    started: bool
+    finished: bool
+    winner: int | None
+    points: list[int] | None
+    seats: dict[int, tuple[str, str, bool]]  # seat -> (token, name, bot)
+    actions: list[engine.Action]
+    dice: list[tuple[int, tuple[int, int]]]  # (action index, dice) of every roll
+
+
+class Store:
+    """The games database. Every method commits before it returns."""
+
+    def __init__(self, path: str | Path = ":memory:") -> None:
+        self.path = str(path)
+        self.db = sqlite3.connect(self.path, isolation_level=None)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        self.db.close()
+
+    def create_game(
+        self, game_id: str, options: m.GameOptions, seed: int, seed_hash: str, invite: str | None
+    ) -> None:
+        self.db.execute(
+            "INSERT INTO games (id, options, seed, seed_hash, invite, created) "
+            "VALUES (?,?,?,?,?,?)",
+            (game_id, options.model_dump_json(), seed, seed_hash, invite, time.time()),
+        )
+
+    def set_seat(self, game_id: str, seat: int, token: str, name: str, bot: bool) -> None:
+        self.db.execute(
+            "INSERT OR REPLACE INTO seats (game, seat, token, name, bot) VALUES (?,?,?,?,?)",
+            (game_id, seat, token, name, int(bot)),
+        )
+
+    def free_seat(self, game_id: str, seat: int) -> None:
+        self.db.execute("DELETE FROM seats WHERE game=? AND seat=?", (game_id, seat))
+
+    def start_game(self, game_id: str) -> None:
+        self.db.execute("UPDATE games SET started=1 WHERE id=?", (game_id,))
+
+    def append_action(
+        self,
+        game_id: str,
+        index: int,
+        action: engine.Action,
+        dice: tuple[int, int] | None,
+    ) -> None:
+        """Record the ``index``-th action of a game (and the dice it rolled, if any)."""
+        self.db.execute(
+            "INSERT INTO actions (game, idx, seat, action, dice) VALUES (?,?,?,?,?)",
+            (
+                game_id,
+                index,
+                action.seat,
+                action_from_engine(action).model_dump_json(),
+                None if dice is None else json.dumps(list(dice)),
+            ),
+        )
+
+    def finish_game(self, game_id: str, winner: int | None, points: list[int]) -> None:
+        self.db.execute(
+            "UPDATE games SET finished=?, winner=?, points=? WHERE id=?",
+            (time.time(), winner, json.dumps(points), game_id),
+        )
+
+    def add_chat(self, game_id: str, seat: int | None, name: str, text: str) -> None:
+        self.db.execute(
+            "INSERT INTO chat (game, at, seat, name, text) VALUES (?,?,?,?,?)",
+            (game_id, time.time(), seat, name, text),
+        )
+
+    def load(self, game_id: str) -> StoredGame | None:
+        row = self.db.execute(
+            "SELECT id, options, seed, seed_hash, invite, started, finished, winner, points "
+            "FROM games WHERE id=?",
+            (game_id,),
+        ).fetchone()
+        if row is None:
+            return None
+        seats = {
+            seat: (token, name, bool(bot))
+            for seat, token, name, bot in self.db.execute(
+                "SELECT seat, token, name, bot FROM seats WHERE game=?", (game_id,)
+            )
+        }
+        actions: list[engine.Action] = []
+        dice: list[tuple[int, tuple[int, int]]] = []
+        for idx, seat, text, rolled in self.db.execute(
+            "SELECT idx, seat, action, dice FROM actions WHERE game=? ORDER BY idx", (game_id,)
+        ):
+            actions.append(action_to_engine(_ACTION.validate_json(text), seat))
+            if rolled is not None:
+                d1, d2 = json.loads(rolled)
+                dice.append((idx, (d1, d2)))
+        return StoredGame(
+            id=row[0],
+            options=m.GameOptions.model_validate_json(row[1]),
+            seed=row[2],
+            seed_hash=row[3],
+            invite=row[4],
+            started=bool(row[5]),
+            finished=row[6] is not None,
+            winner=row[7],
+            points=None if row[8] is None else json.loads(row[8]),
+            seats=seats,
+            actions=actions,
+            dice=dice,
+        )
+
+    def unfinished(self) -> Iterator[StoredGame]:
+        """Every game not yet over, oldest first."""
+        ids = [
+            r[0]
+            for r in self.db.execute("SELECT id FROM games WHERE finished IS NULL ORDER BY created")
+        ]
+        for game_id in ids:
+            game = self.load(game_id)
+            if game is not None:
+                yield game

@@ -1,0 +1,129 @@
+"""A server killed mid-game and restarted on its database finishes the game as if nothing
+had happened; the finished game verifies against its seed."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import socket
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+from websockets.exceptions import ConnectionClosed
+
+import engine
+from protocol import SUBPROTOCOL_MSGPACK
+from protocol import messages as m
+from server.room import game_config
+from server.store import Store
+from server.verify import verify_game
+from tests.server.client import Client
+from tests.server.test_play import seated_game
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@contextlib.asynccontextmanager
+async def server_process(db: Path, port: int) -> AsyncIterator[subprocess.Popen[bytes]]:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "clients.cli", "serve", "--port", str(port), "--db", str(db)],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        for _ in range(100):
+            try:
+                c = await Client.open(port)
+                await c.close()
+                break
+            except OSError:
+                await asyncio.sleep(0.1)
+        else:
+            raise RuntimeError("the server did not start")
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(timeout=10)
+
+
+async def play_until(c: Client, game: str, seed: int, stop_at: int) -> None:
+    """Play randomly until the game reaches ``stop_at`` actions or the server goes away."""
+    import random
+
+    rnd = random.Random(seed)
+    with contextlib.suppress(ConnectionClosed):
+        while True:
+            message = await c.recv()
+            if isinstance(message, m.Events) and message.state_id >= stop_at:
+                return
+            if isinstance(message, m.Prompt):
+                action = rnd.choice(message.actions)
+                await c.send(m.Act(game=game, state_id=message.state_id, action=action))
+
+
+async def test_killed_server_resumes_and_the_game_verifies(tmp_path: Path) -> None:
+    db = tmp_path / "games.db"
+    port = free_port()
+    async with server_process(db, port) as proc:
+        game, clients = await seated_game(port, SUBPROTOCOL_MSGPACK)
+        tokens = [next(x for x in c.received if isinstance(x, m.Joined)).token for c in clients]
+        await asyncio.wait(
+            [asyncio.create_task(play_until(c, game, i, 150)) for i, c in enumerate(clients)],
+            return_when=asyncio.FIRST_COMPLETED,
+        )
+        proc.kill()  # no goodbye: SIGKILL mid-game
+        proc.wait(timeout=10)
+        for c in clients:
+            with contextlib.suppress(Exception):
+                await c.close()
+
+    async with server_process(db, port):
+        back = [await Client.open(port) for _ in range(4)]
+        for c, token in zip(back, tokens, strict=True):
+            await c.hello()
+            await c.send(m.Rejoin(game=game, token=token))
+            await c.expect(m.Joined)
+            view = (await c.expect(m.GameView)).view
+            assert view.state_id >= 150
+        overs = await asyncio.gather(*(c.play_randomly(game, 100 + i) for i, c in enumerate(back)))
+        for c in back:
+            await c.close()
+
+    store = Store(db)
+    stored = store.load(game)
+    store.close()
+    assert stored is not None and stored.finished
+    state, _ = engine.replay(game_config(stored.options), stored.seed, stored.actions)
+    assert state.is_over
+    assert [state.victory_points(q) for q in range(4)] == overs[0].points
+    assert state.winner == overs[0].winner
+    verdict = verify_game(stored)
+    assert verdict.ok, verdict.problems
+    assert verdict.rolls > 0
+
+    # The command-line check agrees, and a tampered record is caught.
+    done = subprocess.run(
+        [sys.executable, "-m", "clients.cli", "verify", game, "--db", str(db)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0 and "rolls match" in done.stdout
+    store = Store(db)
+    store.db.execute("UPDATE actions SET dice='[6, 6]' WHERE game=? AND dice IS NOT NULL", (game,))
+    tampered = store.load(game)
+    store.close()
+    assert tampered is not None and not verify_game(tampered).ok
