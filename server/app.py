@@ -78,8 +78,10 @@ class Connection:
 class HexhavenServer:
     """The lobby and its games. Use :meth:`running` to serve on a host and port."""
 
-    def __init__(self, store: Store | None = None) -> None:
+    def __init__(self, store: Store | None = None, away_grace: float = 30.0) -> None:
         self.store = store if store is not None else Store()
+        self.away_grace = away_grace
+        """Seconds a seat may stay disconnected before the server plays it."""
         self.rooms: dict[str, GameRoom] = {}
         self.invites: dict[str, str] = {}
         self._tasks: set[asyncio.Task[None]] = set()
@@ -90,7 +92,9 @@ class HexhavenServer:
         """Serve until the block exits; then close connections (1001) and stop every room.
         Unfinished games in the store are resumed first."""
         for stored in self.store.unfinished():
-            self._add_room(GameRoom.restore(stored, self.store))
+            room = GameRoom.restore(stored, self.store)
+            room.away_grace = self.away_grace
+            self._add_room(room)
         async with serve(
             self.handle,
             host,
@@ -224,7 +228,9 @@ class HexhavenServer:
         seed = secrets.randbits(63)
         invite = secrets.token_hex(3).upper() if options.private else None
         self.store.create_game(game_id, options, seed, seed_hash(seed), invite)
-        self._add_room(GameRoom(game_id, options, seed, conn, self.store, invite))
+        self._add_room(
+            GameRoom(game_id, options, seed, conn, self.store, invite, away_grace=self.away_grace)
+        )
         self.log.info("game.created", game=game_id, players=options.players)
         conn.send(m.GameCreated(game=game_id, invite=invite, seed_hash=seed_hash(seed)))
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import secrets
+import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -60,6 +61,16 @@ def game_config(options: m.GameOptions) -> engine.GameConfig:
     )
 
 
+AWAY_AFTER_TIMEOUTS = 2
+"""A seat that lets its time run out this many times in a row is marked away."""
+AUTOPLAY_LIMIT = 500
+"""Default actions played for away seats in one go, at most, before the room reads its queue."""
+
+
+def _now() -> float:
+    return time.monotonic()
+
+
 def _error(code: ErrorCode, message: str, detail: str | None = None) -> m.Error:
     return m.Error(code=code, message=message, detail=detail)
 
@@ -76,6 +87,7 @@ class GameRoom:
         host: Peer | None,
         store: Store,
         invite: str | None = None,
+        away_grace: float = 30.0,
     ) -> None:
         self.id = game_id
         self.options = options
@@ -89,6 +101,11 @@ class GameRoom:
         self.spectators: set[Peer] = set()
         self.started = False
         self.inbox: asyncio.Queue[tuple[Peer, Any]] = asyncio.Queue()
+        self.deadlines: dict[int, float] = {}  # seat -> when its time to act runs out
+        self.timeouts: dict[int, int] = {}  # seat -> timeouts since it last acted itself
+        self.away: set[int] = set()  # seats the server plays until their owner returns
+        self.disconnected_at: dict[int, float | None] = {}
+        self.away_grace = away_grace
         self.log = structlog.get_logger("hexhaven.room").bind(game=game_id)
 
     @classmethod
@@ -126,15 +143,71 @@ class GameRoom:
         self.inbox.put_nowait((peer, message))
 
     async def run(self) -> None:
-        """Handle queued messages one by one until cancelled. A failure handling one message
-        is logged and reported to its sender; the game goes on."""
+        """Handle queued messages one by one until cancelled, and play the default action
+        for seats whose time runs out. A failure handling one message is logged and
+        reported to its sender; the game goes on."""
         while True:
-            peer, message = await self.inbox.get()
+            wait = self._next_deadline()
+            try:
+                async with asyncio.timeout(None if wait is None else max(0.0, wait - _now())):
+                    peer, message = await self.inbox.get()
+            except TimeoutError:
+                self._expire()
+                continue
             try:
                 self._handle(peer, message)
             except Exception:
                 self.log.exception("room.failure", message_type=type(message).__name__)
                 peer.send(_error(ErrorCode.INTERNAL, "the server failed on that message"))
+
+    # --- time -------------------------------------------------------------------------------
+    def _next_deadline(self) -> float | None:
+        times = list(self.deadlines.values())
+        times.extend(t + self.away_grace for t in self.disconnected_at.values() if t is not None)
+        return min(times) if times else None
+
+    def _expire(self) -> None:
+        """Seats out of time get the engine's default action; repeat offenders, and seats
+        disconnected past the grace period, are marked away (played by the server until
+        their owner returns)."""
+        now = _now()
+        for seat, t in list(self.disconnected_at.items()):
+            if t is not None and t + self.away_grace <= now:
+                self.disconnected_at[seat] = None
+                self._set_away(seat, True)
+        for seat, deadline in list(self.deadlines.items()):
+            if self.state.is_over:
+                return
+            if deadline <= now and seat in engine.seats_to_act(self.state):
+                self.timeouts[seat] = self.timeouts.get(seat, 0) + 1
+                if self.timeouts[seat] >= AWAY_AFTER_TIMEOUTS:
+                    self._set_away(seat, True)
+                self.log.info("room.timeout", seat=seat, timeouts=self.timeouts[seat])
+                self._play(seat, engine.default_action(self.state, seat))
+        self._autoplay()
+
+    def _set_away(self, seat: int, away: bool) -> None:
+        if (seat in self.away) == away:
+            return
+        if away:
+            self.away.add(seat)
+        else:
+            self.away.discard(seat)
+            self.timeouts[seat] = 0
+        self.log.info("room.away", seat=seat, away=away)
+        self._broadcast(self._players())
+
+    def _autoplay(self) -> None:
+        """Play the default action for away seats that must act, while someone present
+        still plays (a table of absent players waits for one to return)."""
+        for _ in range(AUTOPLAY_LIMIT):
+            present = [i for i in range(len(self.seats)) if i not in self.away]
+            if self.state.is_over or not present or not self.started:
+                return
+            due = [q for q in engine.seats_to_act(self.state) if q in self.away]
+            if not due:
+                return
+            self._play(due[0], engine.default_action(self.state, due[0]))
 
     def _handle(self, peer: Peer, message: Any) -> None:
         match message:
@@ -200,6 +273,8 @@ class GameRoom:
         for seat, slot in enumerate(self.seats):
             if slot is not None and secrets.compare_digest(slot.token, msg.token):
                 slot.peers.add(peer)
+                self.disconnected_at.pop(seat, None)
+                self._set_away(seat, False)
                 self.log.info("room.rejoined", seat=seat)
                 peer.send(m.Joined(game=self.id, seat=seat, token=slot.token))
                 self._broadcast(self._players())
@@ -219,6 +294,8 @@ class GameRoom:
         if not self.started and not slot.peers:
             self.seats[seat] = None  # a seat left before the start is free again
             self.store.free_seat(self.id, seat)
+        elif self.started and not slot.peers:
+            self.disconnected_at[seat] = _now()  # away if not back within the grace period
         self._broadcast(self._players())
 
     def _start(self, peer: Peer) -> None:
@@ -268,16 +345,24 @@ class GameRoom:
             )
             return
         action = action_to_engine(msg.action, seat)
-        index = state.actions_taken
         try:
-            events = engine.apply(state, action)
+            engine.check(state, action)
         except engine.IllegalActionError as exc:
             peer.send(_error(ErrorCode.ILLEGAL_ACTION, exc.message, exc.code))
             return
+        self._set_away(seat, False)  # acting in person takes the seat back
+        self._play(seat, action)
+        self._autoplay()
+
+    def _play(self, seat: int, action: engine.Action) -> None:
+        """Apply a legal action, record it, and tell everyone."""
+        state = self.state
+        index = state.actions_taken
+        events = engine.apply(state, action)
         # Recorded before anyone hears of it: a restart resumes from exactly here.
         dice = next((e.dice for e in events if isinstance(e, engine.DiceRolled)), None)
         self.store.append_action(self.id, index, action, dice)
-        self.log.info("room.action", seat=seat, kind=msg.action.kind, state_id=state.actions_taken)
+        self.log.info("room.action", seat=seat, kind=type(action).__name__, state_id=index + 1)
         for p, viewer in self._audience():
             p.send(
                 m.Events(
@@ -295,6 +380,7 @@ class GameRoom:
             )
             self.log.info("room.over", winner=over.winner, points=over.points)
             self.store.finish_game(self.id, over.winner, over.points)
+            self.deadlines.clear()
             self._broadcast(over)
         else:
             self._prompt()
@@ -310,17 +396,26 @@ class GameRoom:
         state = self.state
         if not self.started or state.is_over:
             return
-        for seat in engine.seats_to_act(state):
+        to_act = engine.seats_to_act(state)
+        timer = self.options.turn_timer
+        for seat in list(self.deadlines):
+            if seat not in to_act:
+                del self.deadlines[seat]
+        now = _now()
+        for seat in to_act:
             slot = self.seats[seat]
             if slot is None:
                 continue
+            if timer is not None and seat not in self.deadlines:
+                self.deadlines[seat] = now + timer
+            left = None if timer is None else max(0.0, self.deadlines[seat] - now)
             actions: list[Any] = [action_from_engine(a) for a in engine.legal_actions(state, seat)]
             prompt = m.Prompt(
                 game=self.id,
                 state_id=state.actions_taken,
                 seat=seat,
                 actions=actions,
-                deadline=None,
+                deadline=left,
             )
             for p in slot.peers:
                 if only is None or p is only:
@@ -351,7 +446,9 @@ class GameRoom:
         return m.Players(
             game=self.id,
             players=[
-                m.PlayerInfo(seat=i, name=s.name, bot=s.bot, connected=bool(s.peers), away=False)
+                m.PlayerInfo(
+                    seat=i, name=s.name, bot=s.bot, connected=bool(s.peers), away=i in self.away
+                )
                 for i, s in enumerate(self.seats)
                 if s is not None
             ],

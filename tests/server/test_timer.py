@@ -1,0 +1,71 @@
+"""Seats that do not act in time are played with the engine's default action, and marked
+away after repeated timeouts or a disconnection; the game always finishes."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+
+from protocol import SUBPROTOCOL_MSGPACK
+from protocol import messages as m
+from server.app import HexhavenServer
+from tests.server.client import Client
+
+
+@pytest.fixture
+async def quick_server() -> AsyncIterator[int]:
+    srv = HexhavenServer(away_grace=0.3)
+    async with srv.running("127.0.0.1", 0) as ws_server:
+        yield srv.port_of(ws_server)
+
+
+async def table(port: int, options: m.GameOptions) -> tuple[str, list[Client]]:
+    clients = [await Client.open(port, SUBPROTOCOL_MSGPACK) for _ in range(options.players)]
+    for c in clients:
+        await c.hello()
+    await clients[0].send(m.CreateGame(options=options))
+    game = (await clients[0].expect(m.GameCreated)).game
+    for i, c in enumerate(clients):
+        await c.send(m.JoinGame(game=game, name=f"p{i}"))
+        await c.expect(m.Joined)
+    await clients[0].send(m.StartGame(game=game))
+    return game, clients
+
+
+async def listen_until_over(c: Client) -> m.GameOver:
+    while True:
+        message = await c.recv()
+        if isinstance(message, m.GameOver):
+            return message
+
+
+async def test_a_silent_seat_times_out_and_is_played(quick_server: int) -> None:
+    game, clients = await table(quick_server, m.GameOptions(players=3, turn_timer=0.2))
+    silent = clients[2]
+    overs = await asyncio.gather(
+        clients[0].play_randomly(game, 1),
+        clients[1].play_randomly(game, 2),
+        listen_until_over(silent),
+    )
+    assert overs[0] == overs[1] == overs[2]
+    prompts = [x for x in silent.received if isinstance(x, m.Prompt)]
+    assert prompts and all(p.deadline is not None and p.deadline <= 0.2 for p in prompts)
+    away = [x for x in silent.received if isinstance(x, m.Players)]
+    assert any(p.away for x in away for p in x.players if p.seat == 2)
+    for c in clients:
+        await c.close()
+
+
+async def test_a_disconnected_seat_is_played_after_the_grace_period(quick_server: int) -> None:
+    game, clients = await table(quick_server, m.GameOptions(players=3))
+    await clients[2].close()  # gone for good; no timer in this game
+    overs = await asyncio.gather(
+        clients[0].play_randomly(game, 1), clients[1].play_randomly(game, 2)
+    )
+    assert overs[0] == overs[1]
+    marks = [x for x in clients[0].received if isinstance(x, m.Players)]
+    assert any(p.away and not p.connected for x in marks for p in x.players if p.seat == 2)
+    for c in clients[:2]:
+        await c.close()
