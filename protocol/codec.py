@@ -22,17 +22,12 @@ from protocol.messages import (
     ErrorCode,
     ServerMessage,
 )
-from protocol.payloads import ActionPayload, WireModel
+from protocol.payloads import WireModel
 
 _CLIENT: TypeAdapter[Any] = TypeAdapter(ClientMessage)
 _SERVER: TypeAdapter[Any] = TypeAdapter(ServerMessage)
 _CLIENT_TYPES = frozenset(_CLIENT.json_schema()["discriminator"]["mapping"])
 _SERVER_TYPES = frozenset(_SERVER.json_schema()["discriminator"]["mapping"])
-_TAGS = (
-    _CLIENT_TYPES
-    | _SERVER_TYPES
-    | frozenset(TypeAdapter(ActionPayload).json_schema()["discriminator"]["mapping"])
-)
 
 Frame = bytes | str
 
@@ -90,7 +85,7 @@ class Codec:
         try:
             return adapter.validate_python(data)
         except ValidationError as exc:
-            raise ProtocolError(ErrorCode.BAD_MESSAGE, _explain(kind, exc)) from None
+            raise ProtocolError(ErrorCode.BAD_MESSAGE, _explain(kind, data, exc)) from None
 
     def _unpack(self, frame: Frame) -> Any:
         if self.binary:
@@ -112,16 +107,38 @@ class Codec:
             raise ProtocolError(ErrorCode.BAD_FRAME, "the frame is not valid JSON") from None
 
 
-def _explain(kind: str, exc: ValidationError) -> str:
-    """One sentence naming the first problem of an invalid message."""
+def _explain(kind: str, data: object, exc: ValidationError) -> str:
+    """One sentence naming the first problem of an invalid message and where it is."""
     first = exc.errors(include_url=False)[0]
-    where = ".".join(str(part) for part in first["loc"] if not _is_union_tag(part))
+    # The first step is always the tag of the message union: the message's own type.
+    where = ".".join(_path(data, first["loc"][1:]))
     count = exc.error_count()
     more = f" (and {count - 1} more problems)" if count > 1 else ""
     place = f" at {where}" if where else ""
     return f"{kind} message{place}: {first['msg']}{more}"
 
 
-def _is_union_tag(part: object) -> bool:
-    # pydantic puts the discriminator value of the chosen union member in error paths
-    return isinstance(part, str) and part in _TAGS
+def _path(data: object, loc: tuple[int | str, ...]) -> list[str]:
+    """The error location as field names and indexes, without the tags pydantic inserts
+    for the member of a discriminated union it chose (the input's own ``type``/``kind``)."""
+    out: list[str] = []
+    node = data
+    for part in loc:
+        if (
+            isinstance(node, dict)
+            and part not in node
+            and part
+            in (
+                node.get("type"),
+                node.get("kind"),
+            )
+        ):
+            continue  # a union tag, not a field
+        out.append(str(part))
+        if isinstance(node, dict):
+            node = node.get(part)
+        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            node = node[part]
+        else:
+            node = None
+    return out
