@@ -1,4 +1,21 @@
-"""Players that are programs: baselines, the UCT family, belief tracking and the ladder.
+"""Players that are programs. Each runs as its own process through the SDK
+(:mod:`clients.sdk`) and sees only what its seat may see.
 
-Arrives with the bots issue; until then ``clients.demo`` plays its own simple policy.
+Kinds: ``random`` (:class:`bots.random_player.RandomAgent`). The heuristic and search bots
+come with the bots issue.
 """
+
+from __future__ import annotations
+
+from clients.sdk import Agent
+
+KINDS = ("random",)
+
+
+def make_agent(kind: str, seed: int | None = None) -> Agent:
+    """A bot of a known kind; raises ValueError naming the kinds there are."""
+    if kind == "random":
+        from bots.random_player import RandomAgent
+
+        return RandomAgent(seed)
+    raise ValueError(f"unknown bot kind {kind!r}; known kinds: {', '.join(KINDS)}")

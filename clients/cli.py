@@ -75,6 +75,25 @@ def _verify(args: argparse.Namespace) -> int:
     return 1
 
 
+def _bot(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from bots import make_agent
+    from clients.sdk import play
+    from server.log import configure_logging
+
+    configure_logging("warning")
+    try:
+        agent = make_agent(args.kind, args.seed)
+    except ValueError as exc:
+        print(exc)
+        return 2
+    if args.name:
+        agent.name = args.name
+    over = asyncio.run(play(agent, args.url, args.game, token=args.token, invite=args.invite))
+    return 0 if over is not None else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="hexhaven", description="Hexhaven: the hex-island trading game, with bots."
@@ -98,6 +117,16 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("game", help="the game id")
     verify.add_argument("--db", default="hexhaven.db", help="the server's SQLite file")
     verify.set_defaults(run=_verify)
+    bot = sub.add_parser("bot", help="play a seat with a bot, over the protocol")
+    bot.add_argument("--url", required=True, help="the server, e.g. ws://127.0.0.1:8765")
+    bot.add_argument("--game", default="", help="the game id")
+    seat = bot.add_mutually_exclusive_group(required=True)
+    seat.add_argument("--token", help="the seat token to play (rejoin)")
+    seat.add_argument("--invite", help="an invite code to join with")
+    bot.add_argument("--kind", default="random", help="the bot kind (random)")
+    bot.add_argument("--name", default="", help="the name to sit under")
+    bot.add_argument("--seed", type=int, default=None, help="the bot's own random seed")
+    bot.set_defaults(run=_bot)
     return parser
 
 

@@ -1,0 +1,95 @@
+"""The Python SDK for players that are programs: connect, take a seat, answer prompts.
+
+Subclass :class:`Agent` and implement :meth:`Agent.choose`; :func:`play` does the rest
+(handshake, joining or rejoining with a token, answering every prompt with the state id it
+was made for, pings, game over). Bots and outside agents use it alike.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import structlog
+from websockets.asyncio.client import connect
+
+from protocol import PROTOCOL_VERSION, SUBPROTOCOL_MSGPACK, Codec
+from protocol import messages as m
+from protocol.payloads import ViewPayload, WireModel
+
+
+@dataclass
+class Table:
+    """What an agent knows of its game: the last full view, the events since, its seat."""
+
+    game: str
+    seat: int | None = None
+    token: str | None = None
+    view: ViewPayload | None = None
+    events: list[Any] = field(default_factory=list)
+    players: list[m.PlayerInfo] = field(default_factory=list)
+
+
+class Agent:
+    """A player. Override :meth:`choose`; the hooks are optional."""
+
+    name = "agent"
+
+    def choose(self, prompt: m.Prompt, table: Table) -> Any:
+        """One action payload for the prompt (usually one of ``prompt.actions``)."""
+        raise NotImplementedError
+
+    def on_event(self, event: Any, table: Table) -> None:
+        """Called for every event, in order, in this seat's form."""
+
+    def on_error(self, error: m.Error, table: Table) -> None:
+        """Called when the server refuses something this agent sent."""
+
+
+async def play(
+    agent: Agent,
+    url: str,
+    game: str,
+    *,
+    token: str | None = None,
+    invite: str | None = None,
+    subprotocol: str = SUBPROTOCOL_MSGPACK,
+) -> m.GameOver | None:
+    """Play one game to its end: rejoin with ``token``, or join ``game`` (or ``invite``) by
+    name. Returns the game-over message, or None if the server closed the connection."""
+    log = structlog.get_logger("hexhaven.agent").bind(game=game, agent=agent.name)
+    table = Table(game=game)
+    async with connect(url, subprotocols=[subprotocol]) as ws:  # type: ignore[list-item]
+        codec = Codec(ws.subprotocol)
+
+        async def send(message: WireModel) -> None:
+            await ws.send(codec.encode(message))
+
+        await send(m.Hello(protocol=PROTOCOL_VERSION, client=f"hexhaven-sdk {agent.name}"))
+        if token is not None:
+            await send(m.Rejoin(game=game, token=token))
+        else:
+            await send(m.JoinGame(game=None if invite else game, invite=invite, name=agent.name))
+        async for frame in ws:
+            message = codec.decode_server(frame)
+            match message:
+                case m.Joined():
+                    table.game, table.seat, table.token = message.game, message.seat, message.token
+                case m.GameView():
+                    table.view = message.view
+                    table.events.clear()
+                case m.Players():
+                    table.players = list(message.players)
+                case m.Events():
+                    for event in message.events:
+                        table.events.append(event)
+                        agent.on_event(event, table)
+                case m.Prompt() if message.seat == table.seat:
+                    action = agent.choose(message, table)
+                    await send(m.Act(game=table.game, state_id=message.state_id, action=action))
+                case m.Error():
+                    log.info("agent.refused", code=message.code, message=message.message)
+                    agent.on_error(message, table)
+                case m.GameOver():
+                    return message
+    return None
