@@ -69,10 +69,14 @@ class Hello(WireModel):
     client: Annotated[str, Field(max_length=64)] = ""
 
 
+BOT_KINDS = ("random",)
+"""The bot kinds a server launches for empty seats."""
+
+
 class BotSeat(WireModel):
     """A seat to fill with a bot: its kind and strength (bot-defined, e.g. ``"medium"``)."""
 
-    kind: Annotated[str, Field(min_length=1, max_length=32)] = "heuristic"
+    kind: Annotated[str, Field(min_length=1, max_length=32)] = "random"
     strength: Annotated[str, Field(max_length=32)] | None = None
 
 

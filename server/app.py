@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import secrets
+import sys
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -86,6 +87,7 @@ class HexhavenServer:
         self.invites: dict[str, str] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self.log = structlog.get_logger("hexhaven.server")
+        self.url = ""
 
     @contextlib.asynccontextmanager
     async def running(self, host: str = "127.0.0.1", port: int = 0) -> AsyncIterator[Server]:
@@ -94,6 +96,7 @@ class HexhavenServer:
         for stored in self.store.unfinished():
             room = GameRoom.restore(stored, self.store)
             room.away_grace = self.away_grace
+            room.launcher = self._launch_bot
             self._add_room(room)
         async with serve(
             self.handle,
@@ -103,7 +106,10 @@ class HexhavenServer:
             max_size=MAX_FRAME * 16,
             ping_interval=20,
         ) as ws_server:
-            self.log.info("server.listening", host=host, port=self.port_of(ws_server))
+            self.url = f"ws://{host}:{self.port_of(ws_server)}"
+            self.log.info("server.listening", url=self.url)
+            for room in self.rooms.values():
+                room.launch_bots()  # bots of games resumed from the store
             try:
                 yield ws_server
             finally:
@@ -216,11 +222,13 @@ class HexhavenServer:
         except engine.ConfigError as exc:
             conn.send(m.Error(code=ErrorCode.BAD_OPTIONS, message=str(exc)))
             return
-        if options.bots:
+        unknown = sorted({b.kind for b in options.bots} - set(m.BOT_KINDS))
+        if unknown:
             conn.send(
                 m.Error(
                     code=ErrorCode.BAD_OPTIONS,
-                    message="bots cannot fill seats yet; ask friends to join instead",
+                    message=f"unknown bot kind(s) {', '.join(unknown)}; "
+                    f"this server has {', '.join(m.BOT_KINDS)}",
                 )
             )
             return
@@ -229,10 +237,56 @@ class HexhavenServer:
         invite = secrets.token_hex(3).upper() if options.private else None
         self.store.create_game(game_id, options, seed, seed_hash(seed), invite)
         self._add_room(
-            GameRoom(game_id, options, seed, conn, self.store, invite, away_grace=self.away_grace)
+            GameRoom(
+                game_id,
+                options,
+                seed,
+                conn,
+                self.store,
+                invite,
+                away_grace=self.away_grace,
+                launcher=self._launch_bot,
+            )
         )
         self.log.info("game.created", game=game_id, players=options.players)
         conn.send(m.GameCreated(game=game_id, invite=invite, seed_hash=seed_hash(seed)))
+
+    def _launch_bot(self, game: str, token: str, kind: str, name: str) -> None:
+        task = asyncio.create_task(self._bot_process(game, token, kind, name), name=f"bot-{name}")
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _bot_process(self, game: str, token: str, kind: str, name: str) -> None:
+        """Run one bot as its own process until it exits (or the server stops)."""
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "clients.cli",
+            "bot",
+            "--url",
+            self.url,
+            "--game",
+            game,
+            "--token",
+            token,
+            "--kind",
+            kind,
+            "--name",
+            name,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.DEVNULL,
+        )
+        self.log.info("bot.started", game=game, kind=kind, pid=proc.pid)
+        try:
+            code = await proc.wait()
+            self.log.info("bot.exited", game=game, kind=kind, code=code)
+        except asyncio.CancelledError:
+            if proc.returncode is None:
+                proc.terminate()
+                with contextlib.suppress(ProcessLookupError):
+                    await asyncio.wait_for(proc.wait(), 5)
+            raise
 
     def _add_room(self, room: GameRoom) -> None:
         self.rooms[room.id] = room

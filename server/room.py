@@ -10,6 +10,7 @@ import asyncio
 import hashlib
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -43,7 +44,8 @@ class SeatSlot:
     token: str
     name: str
     peers: set[Peer] = field(default_factory=set)
-    bot: bool = False
+    bot: str | None = None
+    """The bot kind the server runs for this seat, or None for a person."""
 
 
 def seed_hash(seed: int) -> str:
@@ -88,6 +90,7 @@ class GameRoom:
         store: Store,
         invite: str | None = None,
         away_grace: float = 30.0,
+        launcher: Callable[[str, str, str, str], None] | None = None,
     ) -> None:
         self.id = game_id
         self.options = options
@@ -106,6 +109,8 @@ class GameRoom:
         self.away: set[int] = set()  # seats the server plays until their owner returns
         self.disconnected_at: dict[int, float | None] = {}
         self.away_grace = away_grace
+        self.launcher = launcher
+        """Starts a bot process: (game, token, kind, name)."""
         self.log = structlog.get_logger("hexhaven.room").bind(game=game_id)
 
     @classmethod
@@ -263,7 +268,7 @@ class GameRoom:
             seat = free[0]
         slot = SeatSlot(token=secrets.token_urlsafe(24), name=msg.name, peers={peer})
         self.seats[seat] = slot
-        self.store.set_seat(self.id, seat, slot.token, slot.name, slot.bot)
+        self.store.set_seat(self.id, seat, slot.token, slot.name)
         self.log.info("room.joined", seat=seat)
         peer.send(m.Joined(game=self.id, seat=seat, token=slot.token))
         self._broadcast(self._players())
@@ -306,22 +311,37 @@ class GameRoom:
         if self.started:
             peer.send(_error(ErrorCode.ALREADY_STARTED, "the game has already started"))
             return
-        if any(s is None for s in self.seats):
-            missing = sum(s is None for s in self.seats)
+        empty = [i for i, s in enumerate(self.seats) if s is None]
+        if len(empty) > len(self.options.bots):
             peer.send(
                 _error(
                     ErrorCode.NOT_STARTED,
-                    f"{missing} seat(s) are empty; wait for players to join",
+                    f"{len(empty)} seat(s) are empty and the game has "
+                    f"{len(self.options.bots)} bot(s); wait for players to join",
                 )
             )
             return
+        for seat, bot in zip(empty, self.options.bots, strict=False):
+            slot = SeatSlot(secrets.token_urlsafe(24), f"{bot.kind}-{seat}", bot=bot.kind)
+            self.seats[seat] = slot
+            self.store.set_seat(self.id, seat, slot.token, slot.name, bot.kind)
         self.started = True
         self.store.start_game(self.id)
-        self.log.info("room.started", players=len(self.seats))
+        self.log.info("room.started", players=len(self.seats), bots=len(empty))
+        self.launch_bots()
         self._broadcast(self._players())
-        for p, seat in self._audience():
-            p.send(m.GameView(game=self.id, view=self._view_for(seat)))
+        for p, viewer in self._audience():
+            p.send(m.GameView(game=self.id, view=self._view_for(viewer)))
         self._prompt()
+
+    def launch_bots(self) -> None:
+        """Start a process for every bot seat of a running game (they connect back with
+        their tokens like any player)."""
+        if self.launcher is None or not self.started or self.state.is_over:
+            return
+        for slot in self.seats:
+            if slot is not None and slot.bot is not None:
+                self.launcher(self.id, slot.token, slot.bot, slot.name)
 
     # --- play -------------------------------------------------------------------------------
     def _act(self, peer: Peer, msg: m.Act) -> None:
@@ -447,7 +467,11 @@ class GameRoom:
             game=self.id,
             players=[
                 m.PlayerInfo(
-                    seat=i, name=s.name, bot=s.bot, connected=bool(s.peers), away=i in self.away
+                    seat=i,
+                    name=s.name,
+                    bot=s.bot is not None,
+                    connected=bool(s.peers),
+                    away=i in self.away,
                 )
                 for i, s in enumerate(self.seats)
                 if s is not None

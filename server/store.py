@@ -42,7 +42,7 @@ CREATE TABLE IF NOT EXISTS seats (
     seat INTEGER NOT NULL,
     token TEXT NOT NULL,
     name TEXT NOT NULL,
-    bot INTEGER NOT NULL DEFAULT 0,
+    bot TEXT,
     PRIMARY KEY (game, seat)
 );
 CREATE TABLE IF NOT EXISTS actions (
@@ -76,7 +76,7 @@ class StoredGame:
     finished: bool
     winner: int | None
     points: list[int] | None
-    seats: dict[int, tuple[str, str, bool]]  # seat -> (token, name, bot)
+    seats: dict[int, tuple[str, str, str | None]]  # seat -> (token, name, bot kind or None)
     actions: list[engine.Action]
     dice: list[tuple[int, tuple[int, int]]]  # (action index, dice) of every roll
 
@@ -103,10 +103,13 @@ class Store:
             (game_id, options.model_dump_json(), seed, seed_hash, invite, time.time()),
         )
 
-    def set_seat(self, game_id: str, seat: int, token: str, name: str, bot: bool) -> None:
+    def set_seat(
+        self, game_id: str, seat: int, token: str, name: str, bot: str | None = None
+    ) -> None:
+        """Record a seat's token and name, and the bot kind playing it (None: a person)."""
         self.db.execute(
             "INSERT OR REPLACE INTO seats (game, seat, token, name, bot) VALUES (?,?,?,?,?)",
-            (game_id, seat, token, name, int(bot)),
+            (game_id, seat, token, name, bot),
         )
 
     def free_seat(self, game_id: str, seat: int) -> None:
@@ -155,7 +158,7 @@ class Store:
         if row is None:
             return None
         seats = {
-            seat: (token, name, bool(bot))
+            seat: (token, name, bot)
             for seat, token, name, bot in self.db.execute(
                 "SELECT seat, token, name, bot FROM seats WHERE game=?", (game_id,)
             )
