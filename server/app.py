@@ -79,10 +79,18 @@ class Connection:
 class HexhavenServer:
     """The lobby and its games. Use :meth:`running` to serve on a host and port."""
 
-    def __init__(self, store: Store | None = None, away_grace: float = 30.0) -> None:
+    def __init__(
+        self,
+        store: Store | None = None,
+        away_grace: float = 30.0,
+        idle_timeout: float = 6 * 3600.0,
+    ) -> None:
         self.store = store if store is not None else Store()
         self.away_grace = away_grace
         """Seconds a seat may stay disconnected before the server plays it."""
+        self.idle_timeout = idle_timeout
+        """Seconds a game with nobody connected may sit untouched before it is closed."""
+        self._rooms_tasks: dict[str, asyncio.Task[None]] = {}
         self.rooms: dict[str, GameRoom] = {}
         self.invites: dict[str, str] = {}
         self._tasks: set[asyncio.Task[None]] = set()
@@ -110,6 +118,9 @@ class HexhavenServer:
             self.log.info("server.listening", url=self.url)
             for room in self.rooms.values():
                 room.launch_bots()  # bots of games resumed from the store
+            reaper = asyncio.create_task(self._reap_idle(), name="reaper")
+            self._tasks.add(reaper)
+            reaper.add_done_callback(self._tasks.discard)
             try:
                 yield ws_server
             finally:
@@ -294,4 +305,28 @@ class HexhavenServer:
             self.invites[room.invite] = room.id
         task = asyncio.create_task(room.run(), name=f"room-{room.id}")
         self._tasks.add(task)
+        self._rooms_tasks[room.id] = task
         task.add_done_callback(self._tasks.discard)
+
+    async def _reap_idle(self) -> None:
+        """Close games nobody has touched for ``idle_timeout`` with nobody connected, and
+        finished games once their players are gone. Closed games stay in the store."""
+        while True:
+            await asyncio.sleep(min(60.0, max(0.05, self.idle_timeout / 4)))
+            now = time.monotonic()
+            for room in list(self.rooms.values()):
+                if room.connected():
+                    continue
+                if room.state.is_over or now - room.last_active > self.idle_timeout:
+                    self._close_room(room)
+
+    def _close_room(self, room: GameRoom) -> None:
+        if not room.state.is_over:
+            self.store.abandon_game(room.id)
+        self.rooms.pop(room.id, None)
+        if room.invite is not None:
+            self.invites.pop(room.invite, None)
+        task = self._rooms_tasks.pop(room.id, None)
+        if task is not None:
+            task.cancel()
+        self.log.info("game.closed", game=room.id, finished=room.state.is_over)

@@ -109,6 +109,7 @@ class GameRoom:
         self.away: set[int] = set()  # seats the server plays until their owner returns
         self.disconnected_at: dict[int, float | None] = {}
         self.away_grace = away_grace
+        self.last_active = _now()
         self.launcher = launcher
         """Starts a bot process: (game, token, kind, name)."""
         self.log = structlog.get_logger("hexhaven.room").bind(game=game_id)
@@ -127,6 +128,10 @@ class GameRoom:
         return room
 
     # --- facts for the lobby ------------------------------------------------------------
+    def connected(self) -> bool:
+        """Whether any connection plays or watches this game."""
+        return bool(self.spectators) or any(s is not None and s.peers for s in self.seats)
+
     @property
     def seated(self) -> int:
         return sum(s is not None for s in self.seats)
@@ -159,6 +164,7 @@ class GameRoom:
             except TimeoutError:
                 self._expire()
                 continue
+            self.last_active = _now()
             try:
                 self._handle(peer, message)
             except Exception:

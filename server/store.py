@@ -143,6 +143,12 @@ class Store:
             (time.time(), winner, json.dumps(points), game_id),
         )
 
+    def abandon_game(self, game_id: str) -> None:
+        """Close a game that nobody finished: it is no longer resumed (no winner)."""
+        self.db.execute(
+            "UPDATE games SET finished=? WHERE id=? AND finished IS NULL", (time.time(), game_id)
+        )
+
     def add_chat(self, game_id: str, seat: int | None, name: str, text: str) -> None:
         self.db.execute(
             "INSERT INTO chat (game, at, seat, name, text) VALUES (?,?,?,?,?)",
