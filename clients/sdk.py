@@ -7,6 +7,7 @@ was made for, pings, game over). Bots and outside agents use it alike.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -70,6 +71,7 @@ async def play(
             await send(m.Rejoin(game=game, token=token))
         else:
             await send(m.JoinGame(game=None if invite else game, invite=invite, name=agent.name))
+        last: m.Act | None = None
         async for frame in ws:
             message = codec.decode_server(frame)
             match message:
@@ -86,7 +88,11 @@ async def play(
                         agent.on_event(event, table)
                 case m.Prompt() if message.seat == table.seat:
                     action = agent.choose(message, table)
-                    await send(m.Act(game=table.game, state_id=message.state_id, action=action))
+                    last = m.Act(game=table.game, state_id=message.state_id, action=action)
+                    await send(last)
+                case m.Error() if message.code == m.ErrorCode.RATE_LIMITED and last is not None:
+                    await asyncio.sleep(0.05)  # too fast for the server: wait, then resend
+                    await send(last)
                 case m.Error():
                     log.info("agent.refused", code=message.code, message=message.message)
                     agent.on_error(message, table)

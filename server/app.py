@@ -30,11 +30,13 @@ from server.room import Disconnected, GameRoom, game_config, seed_hash
 from server.store import Store
 
 SERVER_NAME = "hexhaven 0.1.0"
+_ID_LETTERS = "abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+"""Game ids: letters and digits (no look-alikes), safe on any command line."""
 MAX_FRAME = 64 * 1024
 """Frames larger than this are refused with ``too_large`` (the connection stays open)."""
-RATE = 200.0
+RATE = 500.0
 """Messages per second a connection may send on average..."""
-BURST = 400.0
+BURST = 1000.0
 """...and in a burst."""
 OUTBOX = 1000
 """A connection that falls this many messages behind is closed as too slow."""
@@ -243,7 +245,7 @@ class HexhavenServer:
                 )
             )
             return
-        game_id = secrets.token_urlsafe(6)
+        game_id = "".join(secrets.choice(_ID_LETTERS) for _ in range(10))
         seed = secrets.randbits(63)
         invite = secrets.token_hex(3).upper() if options.private else None
         self.store.create_game(game_id, options, seed, seed_hash(seed), invite)

@@ -55,10 +55,15 @@ class Client:
     async def play_randomly(self, game: str, seed: int) -> m.GameOver:
         """Answer every prompt with a random listed action until the game is over."""
         rnd = random.Random(seed)
+        last: m.Act | None = None
         while True:
             message = await self.recv()
             if isinstance(message, m.GameOver):
                 return message
             if isinstance(message, m.Prompt):
                 action = rnd.choice(message.actions)
-                await self.send(m.Act(game=game, state_id=message.state_id, action=action))
+                last = m.Act(game=game, state_id=message.state_id, action=action)
+                await self.send(last)
+            if isinstance(message, m.Error) and message.code == m.ErrorCode.RATE_LIMITED and last:
+                await asyncio.sleep(0.05)  # over the rate limit: wait, then say it again
+                await self.send(last)

@@ -54,3 +54,22 @@ async def test_version_and_handshake_errors(server_port: int) -> None:
     await c.send(m.Ping(nonce=7))
     assert (await c.expect(m.Pong)).nonce == 7
     await c.close()
+
+
+async def test_private_games_join_by_invite_and_stay_unlisted(server_port: int) -> None:
+    host = await Client.open(server_port, SUBPROTOCOL_JSON)
+    guest = await Client.open(server_port, SUBPROTOCOL_JSON)
+    for c in (host, guest):
+        await c.hello()
+    await host.send(m.CreateGame(options=m.GameOptions(players=2, private=True)))
+    created = await host.expect(m.GameCreated)
+    assert created.invite
+    await guest.send(m.ListGames())
+    assert (await guest.expect(m.GameList)).games == []
+    await guest.send(m.JoinGame(invite="NOPE42", name="g"))
+    assert (await guest.expect(m.Error)).code == m.ErrorCode.UNKNOWN_GAME
+    await guest.send(m.JoinGame(invite=created.invite, name="g"))
+    joined = await guest.expect(m.Joined)
+    assert joined.game == created.game and joined.seat == 0
+    for c in (host, guest):
+        await c.close()

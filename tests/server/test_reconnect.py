@@ -56,6 +56,10 @@ async def test_no_message_carries_another_seats_cards(server_port: int) -> None:
     game, clients = await seated_game(server_port, SUBPROTOCOL_MSGPACK)
     await asyncio.gather(*(c.play_randomly(game, seed=10 + i) for i, c in enumerate(clients)))
     for seat, c in enumerate(clients):
+        over = next(x for x in c.received if isinstance(x, m.GameOver))
+        before_end = c.received[: c.received.index(over)]
+        # The seed (which fixes the deck and the dice) is revealed only at the end.
+        assert all(str(over.seed) not in x.model_dump_json() for x in before_end)
         for message in c.received:
             if isinstance(message, m.GameView):
                 assert message.view.seat == seat

@@ -127,3 +127,17 @@ async def test_killed_server_resumes_and_the_game_verifies(tmp_path: Path) -> No
     tampered = store.load(game)
     store.close()
     assert tampered is not None and not verify_game(tampered).ok
+
+
+async def test_sigterm_closes_connections_going_away_and_exits(tmp_path: Path) -> None:
+    port = free_port()
+    async with server_process(tmp_path / "games.db", port) as proc:
+        c = await Client.open(port)
+        await c.hello()
+        proc.send_signal(signal.SIGTERM)
+        try:
+            while True:
+                await c.recv()
+        except ConnectionClosed as closed:
+            assert closed.rcvd is not None and closed.rcvd.code == 1001
+        assert proc.wait(timeout=10) == 0
