@@ -8,6 +8,7 @@ was made for, pings, game over). Bots and outside agents use it alike.
 from __future__ import annotations
 
 import asyncio
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,14 +32,14 @@ class Table:
     players: list[m.PlayerInfo] = field(default_factory=list)
 
 
-class Agent:
-    """A player. Override :meth:`choose`; the hooks are optional."""
+class Agent(ABC):
+    """A player. Implement :meth:`choose`; the hooks are optional."""
 
     name = "agent"
 
+    @abstractmethod
     def choose(self, prompt: m.Prompt, table: Table) -> Any:
         """One action payload for the prompt (usually one of ``prompt.actions``)."""
-        raise NotImplementedError
 
     def on_event(self, event: Any, table: Table) -> None:
         """Called for every event, in order, in this seat's form."""
