@@ -41,10 +41,10 @@ class Agent(ABC):
     def choose(self, prompt: m.Prompt, table: Table) -> Any:
         """One action payload for the prompt (usually one of ``prompt.actions``)."""
 
-    def on_event(self, event: Any, table: Table) -> None:
+    def on_event(self, event: Any, table: Table) -> None:  # noqa: B027 (an optional hook)
         """Called for every event, in order, in this seat's form."""
 
-    def on_error(self, error: m.Error, table: Table) -> None:
+    def on_error(self, error: m.Error, table: Table) -> None:  # noqa: B027 (an optional hook)
         """Called when the server refuses something this agent sent."""
 
 
