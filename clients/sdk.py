@@ -22,7 +22,8 @@ from protocol.payloads import ViewPayload, WireModel
 
 @dataclass
 class Table:
-    """What an agent knows of its game: the last full view, the events since, its seat."""
+    """What an agent knows of its game: its seat, the latest full view (every prompt brings
+    the current one) and the events since."""
 
     game: str
     seat: int | None = None
@@ -67,7 +68,9 @@ async def play(
         async def send(message: WireModel) -> None:
             await ws.send(codec.encode(message))
 
-        await send(m.Hello(protocol=PROTOCOL_VERSION, client=f"hexhaven-sdk {agent.name}"))
+        await send(
+            m.Hello(protocol=PROTOCOL_VERSION, client=f"hexhaven-sdk {agent.name}", views=True)
+        )
         if token is not None:
             await send(m.Rejoin(game=game, token=token))
         else:
@@ -88,6 +91,9 @@ async def play(
                         table.events.append(event)
                         agent.on_event(event, table)
                 case m.Prompt() if message.seat == table.seat:
+                    if message.view is not None:
+                        table.view = message.view
+                        table.events.clear()
                     action = agent.choose(message, table)
                     last = m.Act(game=table.game, state_id=message.state_id, action=action)
                     await send(last)

@@ -62,11 +62,13 @@ class ErrorCode(StrEnum):
 
 
 class Hello(WireModel):
-    """Opens a session. ``protocol`` is the version the client speaks."""
+    """Opens a session. ``protocol`` is the version the client speaks; with ``views`` every
+    prompt to this connection also carries the seat's current view (handy for programs)."""
 
     type: Literal["hello"] = "hello"
     protocol: int
     client: Annotated[str, Field(max_length=64)] = ""
+    views: bool = False
 
 
 BOT_KINDS = ("random",)
@@ -271,6 +273,8 @@ class Prompt(WireModel):
     seat: SeatNo
     actions: list[ActionPayload]
     deadline: float | None = None
+    view: ViewPayload | None = None
+    """The seat's view at ``state_id``, for connections that asked for it in ``hello``."""
 
 
 class ChatMessage(WireModel):

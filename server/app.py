@@ -52,6 +52,7 @@ class Connection:
     outbox: asyncio.Queue[WireModel] = field(default_factory=lambda: asyncio.Queue(OUTBOX))
     rooms: set[str] = field(default_factory=set)
     greeted: bool = False
+    wants_views: bool = False
     tokens: float = BURST
     last: float = field(default_factory=time.monotonic)
 
@@ -197,6 +198,7 @@ class HexhavenServer:
                 )
                 return
             conn.greeted = True
+            conn.wants_views = message.views
             conn.send(m.Welcome(protocol=PROTOCOL_VERSION, server=SERVER_NAME))
             return
         if not conn.greeted:

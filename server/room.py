@@ -33,6 +33,8 @@ class Peer(Protocol):
     """A connection as a room sees it: something to send messages to."""
 
     id: str
+    wants_views: bool
+    """Whether prompts to this connection carry the seat's current view."""
 
     def send(self, message: WireModel) -> None: ...
 
@@ -443,9 +445,15 @@ class GameRoom:
                 actions=actions,
                 deadline=left,
             )
+            with_view = None
             for p in slot.peers:
                 if only is None or p is only:
-                    p.send(prompt)
+                    if p.wants_views:
+                        if with_view is None:
+                            with_view = prompt.model_copy(update={"view": self._view_for(seat)})
+                        p.send(with_view)
+                    else:
+                        p.send(prompt)
 
     # --- what leaves the room ---------------------------------------------------------------
     def _audience(self) -> list[tuple[Peer, int | None]]:

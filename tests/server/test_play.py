@@ -73,3 +73,24 @@ async def test_private_games_join_by_invite_and_stay_unlisted(server_port: int) 
     assert joined.game == created.game and joined.seat == 0
     for c in (host, guest):
         await c.close()
+
+
+async def test_prompts_carry_the_current_view_when_asked(server_port: int) -> None:
+    game, clients = await seated_game(server_port, SUBPROTOCOL_MSGPACK, players=2)
+    asker, plain = clients
+    # A second hello updates the session: the first connection now asks for views.
+    await asker.send(m.Hello(protocol=1, views=True))
+    await asker.expect(m.Welcome)
+    await asyncio.gather(asker.play_randomly(game, 1), plain.play_randomly(game, 2))
+    asked = [x for x in asker.received if isinstance(x, m.Prompt)]
+    unasked = [x for x in plain.received if isinstance(x, m.Prompt)]
+    assert asked and unasked
+    assert all(p.view is None for p in unasked)
+    later = [p for p in asked if p.view is not None]
+    assert len(later) >= len(asked) - 1  # every prompt after the second hello
+    for p in later:
+        assert p.view is not None
+        assert p.view.seat == p.seat and p.view.state_id == p.state_id
+        assert p.view.hand is not None
+    for c in clients:
+        await c.close()
