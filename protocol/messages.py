@@ -71,14 +71,14 @@ class Hello(WireModel):
     views: bool = False
 
 
-BOT_KINDS = ("random",)
+BOT_KINDS = ("random", "heuristic")
 """The bot kinds a server launches for empty seats."""
 
 
 class BotSeat(WireModel):
     """A seat to fill with a bot: its kind and strength (bot-defined, e.g. ``"medium"``)."""
 
-    kind: Annotated[str, Field(min_length=1, max_length=32)] = "random"
+    kind: Annotated[str, Field(min_length=1, max_length=32)] = "heuristic"
     strength: Annotated[str, Field(max_length=32)] | None = None
 
 

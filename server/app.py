@@ -42,6 +42,10 @@ OUTBOX = 1000
 """A connection that falls this many messages behind is closed as too slow."""
 
 
+_CLOSE: Any = object()
+"""Queued on a connection's outbox to close it after what came before."""
+
+
 @dataclass(eq=False)
 class Connection:
     """One client connection: its codec, its outgoing queue and its rate budget."""
@@ -53,10 +57,19 @@ class Connection:
     rooms: set[str] = field(default_factory=set)
     greeted: bool = False
     wants_views: bool = False
+    closing: bool = False
     tokens: float = BURST
     last: float = field(default_factory=time.monotonic)
 
+    def close(self) -> None:
+        """Close once what is queued has been sent."""
+        self.closing = True
+        with contextlib.suppress(asyncio.QueueFull):
+            self.outbox.put_nowait(_CLOSE)
+
     def send(self, message: WireModel) -> None:
+        if self.closing:
+            return
         try:
             self.outbox.put_nowait(message)
         except asyncio.QueueFull:
@@ -76,6 +89,9 @@ class Connection:
     async def write(self) -> None:
         while True:
             message = await self.outbox.get()
+            if message is _CLOSE:
+                await self.ws.close(1000, "the seat's owner is back")
+                return
             await self.ws.send(self.codec.encode(message))
 
 

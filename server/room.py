@@ -38,6 +38,9 @@ class Peer(Protocol):
 
     def send(self, message: WireModel) -> None: ...
 
+    def close(self) -> None:
+        """Close the connection (after what was already sent)."""
+
 
 @dataclass
 class SeatSlot:
@@ -48,6 +51,13 @@ class SeatSlot:
     peers: set[Peer] = field(default_factory=set)
     bot: str | None = None
     """The bot kind the server runs for this seat, or None for a person."""
+    standin_token: str | None = None
+    """While a person is away: the token of the bot process standing in for them."""
+    standin: Peer | None = None
+
+    def owners(self) -> set[Peer]:
+        """The connections of the seat's own player (not a stand-in)."""
+        return {p for p in self.peers if p is not self.standin}
 
 
 def seed_hash(seed: int) -> str:
@@ -67,6 +77,8 @@ def game_config(options: m.GameOptions) -> engine.GameConfig:
 
 AWAY_AFTER_TIMEOUTS = 2
 """A seat that lets its time run out this many times in a row is marked away."""
+STANDIN_KIND = "heuristic"
+"""The bot kind that plays a person's seat while they are away."""
 AUTOPLAY_LIMIT = 500
 """Default actions played for away seats in one go, at most, before the room reads its queue."""
 
@@ -202,11 +214,23 @@ class GameRoom:
     def _set_away(self, seat: int, away: bool) -> None:
         if (seat in self.away) == away:
             return
+        slot = self.seats[seat]
         if away:
             self.away.add(seat)
+            if slot is not None and self.launcher is not None and not self.state.is_over:
+                if slot.bot is not None:  # a bot seat lost its process: start it again
+                    self.launcher(self.id, slot.token, slot.bot, slot.name)
+                else:
+                    slot.standin_token = secrets.token_urlsafe(24)
+                    self.launcher(self.id, slot.standin_token, STANDIN_KIND, f"{slot.name}-bot")
         else:
             self.away.discard(seat)
             self.timeouts[seat] = 0
+            if slot is not None and slot.standin is not None:
+                slot.peers.discard(slot.standin)
+                slot.standin.close()  # the owner is back: the stand-in goes
+            if slot is not None:
+                slot.standin = slot.standin_token = None
         self.log.info("room.away", seat=seat, away=away)
         self._broadcast(self._players())
 
@@ -217,10 +241,18 @@ class GameRoom:
             present = [i for i in range(len(self.seats)) if i not in self.away]
             if self.state.is_over or not present or not self.started:
                 return
-            due = [q for q in engine.seats_to_act(self.state) if q in self.away]
+            due = [
+                q
+                for q in engine.seats_to_act(self.state)
+                if q in self.away and self._stand_in(q) is None
+            ]
             if not due:
                 return
             self._play(due[0], engine.default_action(self.state, due[0]))
+
+    def _stand_in(self, seat: int) -> Peer | None:
+        slot = self.seats[seat]
+        return None if slot is None else slot.standin
 
     def _handle(self, peer: Peer, message: Any) -> None:
         match message:
@@ -284,6 +316,18 @@ class GameRoom:
 
     def _rejoin(self, peer: Peer, msg: m.Rejoin) -> None:
         for seat, slot in enumerate(self.seats):
+            if (
+                slot is not None
+                and slot.standin_token is not None
+                and secrets.compare_digest(slot.standin_token, msg.token)
+            ):
+                slot.standin = peer
+                slot.peers.add(peer)
+                self.log.info("room.stand_in", seat=seat)
+                peer.send(m.Joined(game=self.id, seat=seat, token=msg.token))
+                peer.send(m.GameView(game=self.id, view=self._view_for(seat)))
+                self._prompt(only=peer)
+                return
             if slot is not None and secrets.compare_digest(slot.token, msg.token):
                 slot.peers.add(peer)
                 self.disconnected_at.pop(seat, None)
@@ -304,10 +348,13 @@ class GameRoom:
         slot = self.seats[seat]
         assert slot is not None
         slot.peers.discard(peer)
-        if not self.started and not slot.peers:
+        if peer is slot.standin:
+            slot.standin = None  # the stand-in went; the server plays the seat meanwhile
+            self._autoplay()
+        elif not self.started and not slot.peers:
             self.seats[seat] = None  # a seat left before the start is free again
             self.store.free_seat(self.id, seat)
-        elif self.started and not slot.peers:
+        elif self.started and not slot.owners():
             self.disconnected_at[seat] = _now()  # away if not back within the grace period
         self._broadcast(self._players())
 
@@ -378,7 +425,9 @@ class GameRoom:
         except engine.IllegalActionError as exc:
             peer.send(_error(ErrorCode.ILLEGAL_ACTION, exc.message, exc.code))
             return
-        self._set_away(seat, False)  # acting in person takes the seat back
+        slot = self.seats[seat]
+        if slot is None or peer is not slot.standin:
+            self._set_away(seat, False)  # acting in person takes the seat back
         self._play(seat, action)
         self._autoplay()
 
@@ -484,7 +533,7 @@ class GameRoom:
                     seat=i,
                     name=s.name,
                     bot=s.bot is not None,
-                    connected=bool(s.peers),
+                    connected=bool(s.owners()),
                     away=i in self.away,
                 )
                 for i, s in enumerate(self.seats)
