@@ -71,8 +71,9 @@ class Hello(WireModel):
     views: bool = False
 
 
-BOT_KINDS = ("random", "heuristic")
-"""The bot kinds a server launches for empty seats."""
+BOT_KINDS: dict[str, tuple[str, ...]] = {"random": (), "heuristic": ()}
+"""The bot kinds a server launches for empty seats, with the strengths each offers (none
+yet: the search bots bring them)."""
 
 
 class BotSeat(WireModel):

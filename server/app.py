@@ -95,6 +95,18 @@ class Connection:
             await self.ws.send(self.codec.encode(message))
 
 
+def _bot_problem(bots: list[m.BotSeat]) -> str | None:
+    """Why these bot seats cannot be filled, or None."""
+    for bot in bots:
+        strengths = m.BOT_KINDS.get(bot.kind)
+        if strengths is None:
+            return f"unknown bot kind {bot.kind!r}; this server has {', '.join(m.BOT_KINDS)}"
+        if bot.strength is not None and bot.strength not in strengths:
+            offered = ", ".join(strengths) if strengths else "none"
+            return f"bot kind {bot.kind!r} has no strength {bot.strength!r} (offered: {offered})"
+    return None
+
+
 class HexhavenServer:
     """The lobby and its games. Use :meth:`running` to serve on a host and port."""
 
@@ -253,15 +265,9 @@ class HexhavenServer:
         except engine.ConfigError as exc:
             conn.send(m.Error(code=ErrorCode.BAD_OPTIONS, message=str(exc)))
             return
-        unknown = sorted({b.kind for b in options.bots} - set(m.BOT_KINDS))
-        if unknown:
-            conn.send(
-                m.Error(
-                    code=ErrorCode.BAD_OPTIONS,
-                    message=f"unknown bot kind(s) {', '.join(unknown)}; "
-                    f"this server has {', '.join(m.BOT_KINDS)}",
-                )
-            )
+        problem = _bot_problem(options.bots)
+        if problem is not None:
+            conn.send(m.Error(code=ErrorCode.BAD_OPTIONS, message=problem))
             return
         game_id = "".join(secrets.choice(_ID_LETTERS) for _ in range(10))
         seed = secrets.randbits(63)

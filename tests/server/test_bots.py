@@ -32,6 +32,9 @@ async def test_unknown_bot_kinds_and_too_few_players_are_refused(server_port: in
     await me.send(m.CreateGame(options=m.GameOptions(bots=[m.BotSeat(kind="oracle")])))
     err = await me.expect(m.Error)
     assert err.code == m.ErrorCode.BAD_OPTIONS and "oracle" in err.message
+    await me.send(m.CreateGame(options=m.GameOptions(bots=[m.BotSeat(strength="max")])))
+    err = await me.expect(m.Error)
+    assert err.code == m.ErrorCode.BAD_OPTIONS and "strength" in err.message
     await me.send(m.CreateGame(options=m.GameOptions(players=4, bots=[m.BotSeat()])))
     game = (await me.expect(m.GameCreated)).game
     await me.send(m.JoinGame(game=game, name="me"))
