@@ -31,6 +31,9 @@ async def table(port: int, options: m.GameOptions) -> tuple[str, list[Client]]:
         await c.send(m.JoinGame(game=game, name=f"p{i}"))
         await c.expect(m.Joined)
     await clients[0].send(m.StartGame(game=game))
+    for c in clients:  # the game has started once everyone has its second view
+        while sum(isinstance(x, m.GameView) for x in c.received) < 2:
+            await c.recv()
     return game, clients
 
 
@@ -84,6 +87,9 @@ async def test_an_away_seat_is_played_by_a_bot_until_its_owner_returns(
     srv, port = quick_srv
     game, clients = await table(port, m.GameOptions(players=3))
     token = next(x for x in clients[2].received if isinstance(x, m.Joined)).token
+    async with asyncio.timeout(10):
+        while not srv.rooms[game].started:
+            await asyncio.sleep(0.01)
     await clients[2].close()
     slot = srv.rooms[game].seats[2]
     assert slot is not None
