@@ -6,7 +6,7 @@ actions and view, in the wire form. Used by tests and, later, by the ladder.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import engine
 from clients.sdk import Agent, Table
@@ -16,9 +16,15 @@ from protocol.payloads import action_from_engine, action_to_engine, view_from_en
 MAX_ACTIONS = 20_000
 
 
-def play_local(agents: Sequence[Agent], config: engine.GameConfig, seed: int) -> engine.GameState:
-    """Play one game between ``agents`` (one per seat) and return its final state. A game
-    that runs past MAX_ACTIONS is returned unfinished."""
+def play_local(
+    agents: Sequence[Agent],
+    config: engine.GameConfig,
+    seed: int,
+    watch: Callable[[engine.Event], None] | None = None,
+) -> engine.GameState:
+    """Play one game between ``agents`` (one per seat) and return its final state; ``watch``
+    sees every event in its public form. A game that runs past MAX_ACTIONS is returned
+    unfinished."""
     state = engine.new_game(config, seed)
     tables = [Table(game="local", seat=s) for s in range(config.players)]
     for _ in range(MAX_ACTIONS):
@@ -38,4 +44,8 @@ def play_local(agents: Sequence[Agent], config: engine.GameConfig, seed: int) ->
         for event in engine.apply(state, action):
             for q, agent in enumerate(agents):
                 agent.on_event(event.for_seat(q), tables[q])
+            if watch is not None:
+                watch(event.for_seat(None))
+            if watch is not None:
+                watch(event.for_seat(None))
     return state

@@ -99,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="hexhaven", description="Hexhaven: the hex-island trading game, with bots."
     )
     sub = parser.add_subparsers(dest="command", required=True)
-    demo = sub.add_parser("demo", help="watch a match between simple bots in the terminal")
+    demo = sub.add_parser("demo", help="watch a match between heuristic bots in the terminal")
     demo.add_argument("--seed", type=int, default=1, help="game seed (board and dice)")
     demo.add_argument("--players", type=int, default=4, help="2 to 4 players")
     demo.add_argument("--vp", type=int, default=10, help="victory points to win")

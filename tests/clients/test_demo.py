@@ -1,0 +1,37 @@
+"""The demo match and the plain-sentence narration of events."""
+
+from __future__ import annotations
+
+from clients.cli import main
+from clients.demo import play_demo
+from clients.narrate import Narrator, cards_text
+from engine import GameConfig, Resource, events
+
+
+def test_demo_plays_to_a_winner_and_tells_it() -> None:
+    lines: list[str] = []
+    state = play_demo(4, GameConfig(players=3), lines.append)
+    assert state.is_over
+    assert lines[0].startswith("Hexhaven demo: 3 heuristic bots, seed 4")
+    assert any(line.startswith("ring 2:") for line in lines)
+    assert any(" rolled " in line for line in lines)
+    winner = ("Ana", "Bo", "Cy")[state.winner]
+    assert any(line.startswith(f"{winner} won on turn {state.turn}") for line in lines)
+
+
+def test_quiet_demo_prints_only_the_result(capsys: object) -> None:
+    assert main(["demo", "--quiet", "--seed", "2", "--players", "2"]) == 0
+    out = capsys.readouterr().out.splitlines()  # type: ignore[attr-defined]
+    assert len(out) == 4  # header, result, two hands
+    assert " won on turn " in out[1]
+
+
+def test_narration_speaks_to_the_viewer_and_keeps_secrets() -> None:
+    n = Narrator(["Ana", "Bo"], viewer=1)
+    assert n.describe(events.Stolen(0, 1, Resource.ORE)) == "Ana stole ore from you"
+    assert n.describe(events.Stolen(0, 1, None)) == "Ana stole a card from you"
+    assert n.describe(events.DiceRolled(1, (3, 5))) == "you rolled 8 (3+5)"
+    assert n.describe(events.LongestRoadChanged(1, 6)) == "you hold the longest road (6)"
+    assert n.describe(events.LongestRoadChanged(0, 5)) == "Ana holds the longest road (5)"
+    assert cards_text((0, 2, 0, 1, 0)) == "2 lumber, 1 grain"
+    assert cards_text((0, 0, 0, 0, 0)) == "nothing"
