@@ -26,7 +26,14 @@ from protocol import SUBPROTOCOLS, Codec, ProtocolError
 from protocol import messages as m
 from protocol.messages import PROTOCOL_VERSION, SUPPORTED_VERSIONS, ErrorCode
 from protocol.payloads import WireModel
-from server.room import Disconnected, GameRoom, game_config, seed_hash
+from server.room import (
+    SERVER_PEER,
+    Disconnected,
+    GameRoom,
+    ProcessExited,
+    game_config,
+    seed_hash,
+)
 from server.store import Store
 
 SERVER_NAME = "hexhaven 0.1.0"
@@ -76,6 +83,12 @@ class Connection:
             # Too slow to keep up: close it rather than let the queue grow without bound.
             self.ws.transport.close()
 
+    async def drain(self) -> None:
+        """Wait while the outbox is over half full: a client that sends faster than it
+        reads is not read until it catches up (backpressure, not a closed connection)."""
+        while self.outbox.qsize() > OUTBOX // 2 and not self.closing:
+            await asyncio.sleep(0.005)
+
     def allow(self) -> bool:
         """Spend one message of the rate budget; False when the budget is empty."""
         now = time.monotonic()
@@ -93,6 +106,22 @@ class Connection:
                 await self.ws.close(1000, "the seat's owner is back")
                 return
             await self.ws.send(self.codec.encode(message))
+
+
+def bot_command(url: str, game: str, token: str, kind: str, name: str) -> list[str]:
+    """The command line of a bot process. Values go as ``--opt=value`` so a token or
+    name that starts with a dash is not taken for an option."""
+    return [
+        sys.executable,
+        "-m",
+        "clients.cli",
+        "bot",
+        f"--url={url}",
+        f"--game={game}",
+        f"--token={token}",
+        f"--kind={kind}",
+        f"--name={name}",
+    ]
 
 
 def _bot_problem(bots: list[m.BotSeat]) -> str | None:
@@ -180,6 +209,7 @@ class HexhavenServer:
         try:
             async for frame in ws:
                 self._receive(conn, frame)
+                await conn.drain()
         except ConnectionClosed:
             pass
         finally:
@@ -188,7 +218,7 @@ class HexhavenServer:
                 if room is not None:
                     room.submit(conn, Disconnected())
             writer.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
+            with contextlib.suppress(asyncio.CancelledError, ConnectionClosed):
                 await writer
             log.info("conn.closed")
 
@@ -294,36 +324,33 @@ class HexhavenServer:
         task.add_done_callback(self._tasks.discard)
 
     async def _bot_process(self, game: str, token: str, kind: str, name: str) -> None:
-        """Run one bot as its own process until it exits (or the server stops)."""
+        """Run one bot as its own process until it exits (or the server stops), then tell
+        its room, which starts it again or plays the seat itself."""
         proc = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "clients.cli",
-            "bot",
-            "--url",
-            self.url,
-            "--game",
-            game,
-            "--token",
-            token,
-            "--kind",
-            kind,
-            "--name",
-            name,
+            *bot_command(self.url, game, token, kind, name),
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.DEVNULL,
-            stderr=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.PIPE,
         )
         self.log.info("bot.started", game=game, kind=kind, pid=proc.pid)
         try:
-            code = await proc.wait()
-            self.log.info("bot.exited", game=game, kind=kind, code=code)
+            _, err = await proc.communicate()
         except asyncio.CancelledError:
             if proc.returncode is None:
                 proc.terminate()
                 with contextlib.suppress(ProcessLookupError):
                     await asyncio.wait_for(proc.wait(), 5)
             raise
+        code = proc.returncode
+        assert code is not None
+        if code == 0:
+            self.log.info("bot.exited", game=game, kind=kind, code=code)
+        else:
+            tail = err.decode(errors="replace").strip().splitlines()[-5:]
+            self.log.warning("bot.failed", game=game, kind=kind, code=code, stderr=tail)
+        room = self.rooms.get(game)
+        if room is not None:
+            room.submit(SERVER_PEER, ProcessExited(token=token, code=code))
 
     def _add_room(self, room: GameRoom) -> None:
         self.rooms[room.id] = room

@@ -42,6 +42,22 @@ class Peer(Protocol):
         """Close the connection (after what was already sent)."""
 
 
+class _ServerPeer:
+    """The server itself as the sender of room messages no connection sent."""
+
+    id = "server"
+    wants_views = False
+
+    def send(self, message: WireModel) -> None:
+        """Nothing to deliver: the server logs what concerns it."""
+
+    def close(self) -> None:
+        """Nothing to close."""
+
+
+SERVER_PEER: Peer = _ServerPeer()
+
+
 @dataclass
 class SeatSlot:
     """A seat: its secret token, its player's name and the connections playing it."""
@@ -54,6 +70,10 @@ class SeatSlot:
     standin_token: str | None = None
     """While a person is away: the token of the bot process standing in for them."""
     standin: Peer | None = None
+    running: int = 0
+    """How many processes the server has started for this bot seat that have not exited."""
+    launches: int = 0
+    """How many times the server has started this bot seat's process again."""
 
     def owners(self) -> set[Peer]:
         """The connections of the seat's own player (not a stand-in)."""
@@ -80,6 +100,9 @@ AWAY_AFTER_TIMEOUTS = 2
 STANDIN_KIND = "heuristic"
 """The bot kind that plays a person's seat while they are away."""
 AUTOPLAY_LIMIT = 500
+BOT_RELAUNCHES = 3
+"""How many times a bot seat's process is started again after it exits early; after
+that the server plays the seat with default actions."""
 """Default actions played for away seats in one go, at most, before the room reads its queue."""
 
 
@@ -219,7 +242,7 @@ class GameRoom:
             self.away.add(seat)
             if slot is not None and self.launcher is not None and not self.state.is_over:
                 if slot.bot is not None:  # a bot seat lost its process: start it again
-                    self.launcher(self.id, slot.token, slot.bot, slot.name)
+                    self._relaunch(seat)
                 else:
                     slot.standin_token = secrets.token_urlsafe(24)
                     self.launcher(self.id, slot.standin_token, STANDIN_KIND, f"{slot.name}-bot")
@@ -267,6 +290,8 @@ class GameRoom:
                 peer.send(m.GameView(game=self.id, view=self._view_for(None)))
             case m.Leave() | Disconnected():
                 self._drop(peer)
+            case ProcessExited():
+                self._process_exited(message)
             case m.StartGame():
                 self._start(peer)
             case m.Act():
@@ -354,9 +379,48 @@ class GameRoom:
         elif not self.started and not slot.peers:
             self.seats[seat] = None  # a seat left before the start is free again
             self.store.free_seat(self.id, seat)
+        elif self.started and not slot.owners() and slot.bot is not None and not self.state.is_over:
+            self._set_away(seat, True)  # the server's own bot: played by the server at once
+            self._autoplay()
         elif self.started and not slot.owners():
             self.disconnected_at[seat] = _now()  # away if not back within the grace period
         self._broadcast(self._players())
+
+    def _process_exited(self, msg: ProcessExited) -> None:
+        """A bot process of this room ended. Before the game is over that is a failure
+        (a crash, or it could not connect): its seat becomes away, so the server plays it,
+        and a bot seat's process is started again a few times."""
+        for seat, slot in enumerate(self.seats):
+            if slot is None:
+                continue
+            if slot.bot is not None and slot.token == msg.token:
+                slot.running = max(0, slot.running - 1)
+                if self.state.is_over or slot.owners():
+                    return  # finished, or still connected: its drop will follow
+                self.log.warning("room.bot_exited", seat=seat, code=msg.code)
+                if seat in self.away:
+                    self._relaunch(seat)
+                else:
+                    self._set_away(seat, True)
+                self._autoplay()
+                return
+            if slot.standin_token == msg.token and slot.standin is None:
+                self.log.warning("room.stand_in_exited", seat=seat, code=msg.code)
+                self._autoplay()
+                return
+
+    def _relaunch(self, seat: int) -> None:
+        """Start a bot seat's process again, unless one is still running or it has
+        failed too often."""
+        slot = self.seats[seat]
+        if slot is None or slot.bot is None or self.launcher is None or slot.running > 0:
+            return
+        if slot.launches >= BOT_RELAUNCHES:
+            self.log.warning("room.bot_given_up", seat=seat, launches=slot.launches)
+            return
+        slot.launches += 1
+        slot.running += 1
+        self.launcher(self.id, slot.token, slot.bot, slot.name)
 
     def _start(self, peer: Peer) -> None:
         host = peer.id == self.host_id or (self.host_id is None and self.seat_of(peer) is not None)
@@ -396,6 +460,7 @@ class GameRoom:
             return
         for slot in self.seats:
             if slot is not None and slot.bot is not None:
+                slot.running += 1
                 self.launcher(self.id, slot.token, slot.bot, slot.name)
 
     # --- play -------------------------------------------------------------------------------
@@ -540,6 +605,14 @@ class GameRoom:
                 if s is not None
             ],
         )
+
+
+@dataclass(frozen=True)
+class ProcessExited:
+    """Queued by the server when a bot process it started for the room exits."""
+
+    token: str
+    code: int
 
 
 @dataclass(frozen=True)

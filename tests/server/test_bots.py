@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
+import sys
+
+import pytest
+
+from clients.cli import build_parser
 from protocol import SUBPROTOCOL_JSON
 from protocol import messages as m
+from server import app as app_module
+from server import room as room_module
+from server.app import HexhavenServer, bot_command
 from tests.server.client import Client
 
 
@@ -43,3 +51,67 @@ async def test_unknown_bot_kinds_and_too_few_players_are_refused(server_port: in
     err = await me.expect(m.Error)
     assert err.code == m.ErrorCode.NOT_STARTED and "3 seat(s) are empty" in err.message
     await me.close()
+
+
+def test_bot_command_keeps_values_that_start_with_a_dash() -> None:
+    """Seat tokens are URL-safe base64 and may start with '-'; the bot's command line must
+    not let argparse take one for an option (this once stalled a game at random)."""
+    command = bot_command("ws://127.0.0.1:1", "g1", "-tok_en", "random", "-name")
+    assert command[1:3] == ["-m", "clients.cli"]
+    args = build_parser().parse_args(command[3:])
+    assert (args.url, args.game, args.token, args.kind, args.name) == (
+        "ws://127.0.0.1:1",
+        "g1",
+        "-tok_en",
+        "random",
+        "-name",
+    )
+
+
+async def _one_person_with_bots(port: int) -> tuple[Client, str]:
+    me = await Client.open(port, SUBPROTOCOL_JSON)
+    await me.hello()
+    options = m.GameOptions(players=3, bots=[m.BotSeat(kind="random")] * 2)
+    await me.send(m.CreateGame(options=options))
+    game = (await me.expect(m.GameCreated)).game
+    await me.send(m.JoinGame(game=game, name="me"))
+    await me.expect(m.Joined)
+    await me.send(m.StartGame(game=game))
+    return me, game
+
+
+async def test_bot_seats_whose_tokens_start_with_a_dash_connect(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    tokens = iter(range(1000))
+    monkeypatch.setattr(room_module.secrets, "token_urlsafe", lambda n: f"-t{next(tokens)}")
+    srv = HexhavenServer()
+    async with srv.running("127.0.0.1", 0) as ws_server:
+        me, game = await _one_person_with_bots(srv.port_of(ws_server))
+        over = await me.play_randomly(game, seed=3)
+        assert over.winner is not None
+        rosters = [x for x in me.received if isinstance(x, m.Players)]
+        assert any(all(p.connected for p in r.players) for r in rosters)
+        assert all(s is not None and s.launches == 0 for s in srv.rooms[game].seats)
+        await me.close()
+
+
+async def test_bot_processes_that_keep_failing_are_retried_then_played_by_the_server(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def failing(*_: str) -> list[str]:
+        return [sys.executable, "-c", "import sys; sys.exit('no luck')"]
+
+    monkeypatch.setattr(app_module, "bot_command", failing)
+    srv = HexhavenServer()
+    async with srv.running("127.0.0.1", 0) as ws_server:
+        me, game = await _one_person_with_bots(srv.port_of(ws_server))
+        over = await me.play_randomly(game, seed=4)
+        assert over.winner is not None
+        room = srv.rooms[game]
+        bots = [s for s in room.seats if s is not None and s.bot is not None]
+        assert [s.launches for s in bots] == [room_module.BOT_RELAUNCHES] * 2
+        assert room.away >= {1, 2}
+        rosters = [x for x in me.received if isinstance(x, m.Players)]
+        assert not any(p.connected for r in rosters for p in r.players[1:])
+        await me.close()
