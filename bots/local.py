@@ -46,6 +46,4 @@ def play_local(
                 agent.on_event(event.for_seat(q), tables[q])
             if watch is not None:
                 watch(event.for_seat(None))
-            if watch is not None:
-                watch(event.for_seat(None))
     return state

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 import engine
 from engine import actions as ea
 from engine import events as ee
-from engine.constants import Resource
+from engine.constants import DevCard, Resource
 
 
 class WireModel(BaseModel):
@@ -355,6 +355,32 @@ def event_from_engine(event: engine.Event) -> WireModel:
     )
 
 
+def _event_field_from_wire(value: Any, field_type: str) -> Any:
+    if value is None:
+        return None
+    if field_type == "tuple[Resource, ...]":
+        return tuple(Resource(RESOURCE_NAMES.index(v)) for v in value)
+    if field_type.startswith("Resource"):
+        return Resource(RESOURCE_NAMES.index(value))
+    if field_type.startswith("DevCard"):
+        return DevCard(DEV_CARD_NAMES.index(value))
+    if field_type == "tuple[Counts, ...]":
+        return tuple(c.counts() for c in value)
+    return _from_wire(value)
+
+
+def event_to_engine(payload: WireModel) -> engine.Event:
+    """The engine event a wire event stands for (in the form its recipient got)."""
+    kind = _ENGINE_EVENTS[type(payload)]
+    values = {
+        f.name: _event_field_from_wire(getattr(payload, f.name), str(f.type)) for f in fields(kind)
+    }
+    event: engine.Event = kind(**values)
+    return event
+
+
+_ENGINE_EVENTS = {model: kind for kind, model in EVENT_PAYLOADS.items()}
+
 if TYPE_CHECKING:
     EventPayload = WireModel
 else:
@@ -512,6 +538,73 @@ def view_from_engine(view: engine.View) -> ViewPayload:
     )
 
 
+def view_to_engine(payload: ViewPayload) -> engine.View:
+    """The engine view a wire view stands for (the inverse of :func:`view_from_engine`)."""
+    b = payload.board
+    trade = None
+    if payload.trade is not None:
+        t = payload.trade
+        trade = engine.TradeView(
+            offerer=t.offerer,
+            give=t.give.counts(),
+            get=t.get.counts(),
+            answers=tuple(t.answers),
+            counters=tuple(
+                None if c is None else (c.give.counts(), c.get.counts()) for c in t.counters
+            ),
+        )
+
+    def dev(cards: DevCards | None) -> ea.Counts | None:
+        if cards is None:
+            return None
+        return (
+            cards.knight,
+            cards.victory_point,
+            cards.road_building,
+            cards.year_of_plenty,
+            cards.monopoly,
+        )
+
+    def pairs(items: list[list[int]]) -> tuple[tuple[int, int], ...]:
+        return tuple((x[0], x[1]) for x in items)
+
+    return engine.View(
+        seat=payload.seat,
+        state_id=payload.state_id,
+        players=payload.players,
+        victory_points=payload.victory_points,
+        board={
+            "radius": b.radius,
+            "terrain": [_TERRAIN_NAMES.index(t) for t in b.terrain],
+            "tokens": list(b.tokens),
+            "harbours": [_HARBOUR_NAMES.index(k) for k in b.harbours],
+        },
+        phase=payload.phase,
+        turn=payload.turn,
+        current=payload.current,
+        to_act=tuple(payload.to_act),
+        dice=None if payload.dice is None else (payload.dice[0], payload.dice[1]),
+        robber=payload.robber,
+        settlements=pairs(payload.settlements),
+        cities=pairs(payload.cities),
+        roads=pairs(payload.roads),
+        bank=payload.bank.counts(),
+        development_deck=payload.development_deck,
+        dev_card_played=payload.dev_card_played,
+        free_roads=payload.free_roads,
+        seats=tuple(engine.PlayerView(**p.model_dump()) for p in payload.seats),
+        trade=trade,
+        winner=payload.winner,
+        hand=None if payload.hand is None else payload.hand.counts(),
+        development=dev(payload.development),
+        development_new=dev(payload.development_new),
+        own_points=payload.own_points,
+        trade_ratios=None if payload.trade_ratios is None else payload.trade_ratios.counts(),
+        final_points=None if payload.final_points is None else tuple(payload.final_points),
+        victory_cards=None if payload.victory_cards is None else tuple(payload.victory_cards),
+    )
+
+
 __all__ = [
     "ACTION_PAYLOADS",
     "DEV_CARD_NAMES",
@@ -528,6 +621,8 @@ __all__ = [
     "WireModel",
     "action_from_engine",
     "action_to_engine",
+    "event_to_engine",
+    "view_to_engine",
     "event_from_engine",
     "view_from_engine",
 ]

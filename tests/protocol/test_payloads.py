@@ -268,6 +268,7 @@ def test_every_event_reaches_every_recipient_in_its_form(game: str) -> None:
             forms = [event_from_engine(e.for_seat(seat)) for e in events]
             for event, wire in zip(events, forms, strict=True):
                 assert type(wire) is p.EVENT_PAYLOADS[type(event)]
+                assert p.event_to_engine(wire) == event.for_seat(seat)  # and back again
                 assert wire.model_dump(mode="json") == _expected_dump(event.for_seat(seat))
                 if isinstance(event, ee.Stolen | ee.DevCardBought):
                     secret = "resource" if isinstance(event, ee.Stolen) else "card"
@@ -359,6 +360,7 @@ def test_every_view_shows_its_recipient_its_own_hand_only(game: str) -> None:
         for seat, engine_view in snap.views.items():
             payload = view_from_engine(engine_view)
             _check_view(engine_view, payload)
+            assert p.view_to_engine(payload) == engine_view  # and back again
             assert payload.seat == seat
             dump = payload.model_dump(mode="json")
             paths = _card_paths(dump)
