@@ -1,0 +1,168 @@
+"""A full game state from one seat's view plus a guess at what the view hides.
+
+A search bot sees only its seat's :class:`~engine.view.View`. To search it fills in the hidden
+part (the other seats' hands and development cards, the deck's contents, the dice to come)
+with a guess drawn from its beliefs, and plays on the state this module builds. With the
+true hidden part the result is the real game as far as any seat can tell: every seat's view
+of it and every seat's legal actions are those of the real game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any, cast
+
+from engine.actions import action_tables
+from engine.board import Board
+from engine.constants import (
+    BANK_RATIO,
+    GENERIC_HARBOUR_RATIO,
+    HARBOUR_GENERIC,
+    N_RESOURCES,
+    RESOURCE_HARBOUR_RATIO,
+)
+from engine.rng import seed_state
+from engine.state import Answer, GameConfig, GameState, Phase
+from engine.view import View
+
+_R = N_RESOURCES
+
+
+@lru_cache(maxsize=16)
+def _config(
+    radius: int,
+    terrain: tuple[int, ...],
+    tokens: tuple[int, ...],
+    harbours: tuple[int, ...],
+    players: int,
+    victory_points: int,
+    discard_limit: int,
+) -> GameConfig:
+    board = Board.from_layout(terrain, tokens, harbours, radius)
+    return GameConfig.with_board(
+        board, players=players, victory_points=victory_points, discard_limit=discard_limit
+    )
+
+
+def config_of(view: View, discard_limit: int = 7) -> GameConfig:
+    """The configuration of the viewed game (the board as an explicit one). The discard
+    limit is not part of a view; 7 is the rulebook's."""
+    b = cast(dict[str, Any], view.board)
+    return _config(
+        int(b["radius"]),
+        tuple(b["terrain"]),
+        tuple(b["tokens"]),
+        tuple(b["harbours"]),
+        view.players,
+        view.victory_points,
+        discard_limit,
+    )
+
+
+def state_from_view(
+    view: View,
+    hands: Sequence[Sequence[int]],
+    development: Sequence[Sequence[int]],
+    deck: Sequence[int],
+    *,
+    development_new: Sequence[int] = (0, 0, 0, 0, 0),
+    seed: int = 0,
+    discard_limit: int = 7,
+) -> GameState:
+    """The game ``view`` shows, with every seat's hand and development cards, the deck's
+    contents by kind and the current seat's cards bought this turn filled in. ``seed``
+    seeds the chance still to come. Raises ValueError when the guess contradicts the view
+    (a hand or development card count, or the deck size)."""
+    n = view.players
+    if len(hands) != n or len(development) != n:
+        raise ValueError(f"need a hand and development cards for each of {n} seats")
+    for q, p in enumerate(view.seats):
+        if sum(hands[q]) != p.resource_cards:
+            raise ValueError(f"seat {q} holds {p.resource_cards} cards, not {sum(hands[q])}")
+        if sum(development[q]) != p.development_cards:
+            raise ValueError(f"seat {q} holds {p.development_cards} development cards")
+    if sum(deck) != view.development_deck:
+        raise ValueError(f"the deck holds {view.development_deck} cards, not {sum(deck)}")
+    config = config_of(view, discard_limit)
+    board = config.board
+    assert board is not None
+    topo = board.topo
+    s = GameState.__new__(GameState)
+    s.config = config
+    s.board = board
+    s.topo = topo
+    s.acts = action_tables(topo.radius)
+    s.n = n
+    s.seed = seed
+    s.rng = seed_state(seed, stream=2)
+    s.vowner = [-1] * topo.n_vertices
+    s.vlevel = [0] * topo.n_vertices
+    s.vblocked = [0] * topo.n_vertices
+    s.eowner = [-1] * topo.n_edges
+    s.proads = [[] for _ in range(n)]
+    s.pbuild = [[] for _ in range(n)]
+    s.ratio = [BANK_RATIO] * (n * _R)
+    for level, pieces in ((1, view.settlements), (2, view.cities)):
+        for v, q in pieces:
+            s.vowner[v] = q
+            s.vlevel[v] = level
+            s.vblocked[v] += 1
+            for w in topo.vertex_vertices[v]:
+                s.vblocked[w] += 1
+            s.pbuild[q].append(v)
+            kind = board.vertex_harbour[v]
+            if kind == HARBOUR_GENERIC:
+                for r in range(_R):
+                    s.ratio[q * _R + r] = min(s.ratio[q * _R + r], GENERIC_HARBOUR_RATIO)
+            elif kind >= 0:
+                s.ratio[q * _R + kind] = RESOURCE_HARBOUR_RATIO
+    for e, q in view.roads:
+        s.eowner[e] = q
+        s.proads[q].append(e)
+    s.hand = [c for h in hands for c in h]
+    s.bank = list(view.bank)
+    s.deck = list(deck)
+    s.dev = [c for d in development for c in d]
+    s.dev_new = list(development_new)
+    seats = view.seats
+    s.knights = [p.knights for p in seats]
+    s.roads_left = [p.roads_left for p in seats]
+    s.settlements_left = [p.settlements_left for p in seats]
+    s.cities_left = [p.cities_left for p in seats]
+    s.vp = [p.points for p in seats]
+    s.road_len = [p.longest_road for p in seats]
+    s.longest_holder = next((p.seat for p in seats if p.has_longest_road), -1)
+    s.army_holder = next((p.seat for p in seats if p.has_largest_army), -1)
+    s.robber = view.robber
+    phase = Phase[view.phase.upper()]
+    s.phase = phase
+    s.current = view.current
+    in_setup = phase in (Phase.SETUP_SETTLEMENT, Phase.SETUP_ROAD)
+    s.setup_step = len(view.roads) if in_setup else 2 * n
+    s.last_vertex = -1
+    if phase == Phase.SETUP_ROAD:
+        # The settlement the next road must touch: the current seat's one without a road.
+        mine = set(s.proads[view.current])
+        s.last_vertex = next(
+            v for v in s.pbuild[view.current] if not mine & set(topo.vertex_edges[v])
+        )
+    s.rolled = phase in (Phase.DISCARD, Phase.MAIN, Phase.ROAD_BUILDING, Phase.TRADE) or (
+        phase == Phase.MOVE_ROBBER and view.dice is not None
+    )
+    s.dev_played = view.dev_card_played
+    s.owed = [p.discards_owed for p in seats]
+    s.free_roads = view.free_roads
+    s.offer = None
+    s.answers = [int(Answer.NOT_ASKED)] * n
+    s.counters = [None] * n
+    if view.trade is not None:
+        t = view.trade
+        s.offer = (tuple(t.give), tuple(t.get))
+        s.answers = [int(Answer[a.upper()]) for a in t.answers]
+        s.counters = [None if c is None else (tuple(c[0]), tuple(c[1])) for c in t.counters]
+    s.dice = view.dice
+    s.turn = view.turn
+    s.winner = -1 if view.winner is None else view.winner
+    s.actions_taken = view.state_id
+    return s
