@@ -1,25 +1,51 @@
 """Players that are programs. Each runs as its own process through the SDK
 (:mod:`clients.sdk`) and sees only what its seat may see.
 
-Kinds: ``random`` (:class:`bots.random_player.RandomAgent`) and ``heuristic``
-(:class:`bots.heuristic.HeuristicAgent`). The search bots come with the bots issue.
+Kinds: ``random`` (:class:`bots.random_player.RandomAgent`), ``heuristic``
+(:class:`bots.heuristic.HeuristicAgent`) and ``uct`` (:class:`bots.uct_agent.UCTAgent`, the
+search family, configured by parameters).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from clients.sdk import Agent
 
-KINDS = ("random", "heuristic")
+KINDS = ("random", "heuristic", "uct")
 
 
-def make_agent(kind: str, seed: int | None = None) -> Agent:
-    """A bot of a known kind; raises ValueError naming the kinds there are."""
-    if kind == "random":
-        from bots.random_player import RandomAgent
+def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
+    """``"kind"`` or ``"kind:name=value,name=value"`` as (kind, params); ValueError if
+    malformed."""
+    kind, _, rest = spec.partition(":")
+    params: dict[str, str] = {}
+    for item in filter(None, rest.split(",")):
+        name, eq, value = item.partition("=")
+        if not eq or not name.strip():
+            raise ValueError(f"bad parameter {item!r} in {spec!r}; write name=value")
+        params[name.strip()] = value.strip()
+    return kind.strip(), params
 
-        return RandomAgent(seed)
-    if kind == "heuristic":
+
+def make_agent(
+    kind: str, seed: int | None = None, params: Mapping[str, str] | None = None
+) -> Agent:
+    """A bot of a known kind with its parameters (strings, as given on a command line);
+    raises ValueError naming the kinds or parameters there are."""
+    params = dict(params or {})
+    if kind in ("random", "heuristic"):
+        if params:
+            raise ValueError(f"the {kind} bot takes no parameters, not {', '.join(params)}")
+        if kind == "random":
+            from bots.random_player import RandomAgent
+
+            return RandomAgent(seed)
         from bots.heuristic import HeuristicAgent
 
         return HeuristicAgent(seed)
+    if kind == "uct":
+        from bots.uct_agent import UCTAgent
+
+        return UCTAgent.from_params(params, seed)
     raise ValueError(f"unknown bot kind {kind!r}; known kinds: {', '.join(KINDS)}")

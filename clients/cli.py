@@ -79,19 +79,46 @@ def _bot(args: argparse.Namespace) -> int:
     import asyncio
 
     from bots import make_agent
-    from clients.sdk import play
     from server.log import configure_logging
 
     configure_logging("warning")
+    params: dict[str, str] = {}
+    for item in args.param:
+        name, eq, value = item.partition("=")
+        if not eq or not name:
+            print(f"--param takes NAME=VALUE, not {item!r}")
+            return 2
+        params[name] = value
+    if args.strength:
+        params.setdefault("strength", args.strength)
     try:
-        agent = make_agent(args.kind, args.seed)
+        agent = make_agent(args.kind, args.seed, params)
     except ValueError as exc:
         print(exc)
         return 2
     if args.name:
         agent.name = args.name
+    from clients.sdk import play
+
     over = asyncio.run(play(agent, args.url, args.game, token=args.token, invite=args.invite))
     return 0 if over is not None else 1
+
+
+def _arena(args: argparse.Namespace) -> int:
+    from bots.arena import arena_command
+
+    return arena_command(
+        agents=args.agents,
+        agent=args.agent,
+        games=args.games,
+        seed=args.seed,
+        players=args.players,
+        vp=args.vp,
+        board=args.board,
+        quiet=args.quiet,
+        json_path=args.json,
+        server=args.server,
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -123,10 +150,70 @@ def build_parser() -> argparse.ArgumentParser:
     seat = bot.add_mutually_exclusive_group(required=True)
     seat.add_argument("--token", help="the seat token to play (rejoin)")
     seat.add_argument("--invite", help="an invite code to join with")
-    bot.add_argument("--kind", default="random", help="the bot kind (random)")
+    bot.add_argument("--kind", default="random", help="the bot kind: random, heuristic or uct")
+    bot.add_argument(
+        "--strength", default=None, help="a named strength of the kind (uct: easy, medium, hard)"
+    )
+    bot.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a parameter of the bot (repeatable), e.g. rollouts=1000, cp=0.25, trees=4",
+    )
     bot.add_argument("--name", default="", help="the name to sit under")
     bot.add_argument("--seed", type=int, default=None, help="the bot's own random seed")
     bot.set_defaults(run=_bot)
+    arena = sub.add_parser(
+        "arena",
+        help="measure bots: games between agents with rotated seats, win rates with CIs",
+        description="Play bots against each other with seats rotated and print, per entrant "
+        "and per distinct spec: games, wins, win rate with its 95% Wilson interval, mean "
+        "victory points, mean rank (1 for the winner, the others by points; ties share the "
+        "better rank) and milliseconds per decision. Games come in blocks of as many games as "
+        "entrants on one game seed (block b plays seed SEED+b); in game j of a block seat s "
+        "holds entrant (j+s) mod entrants, so each entrant sits in each seat once per block. "
+        "Games run in this process with the prompts, views and events a server sends; a game "
+        "still going after the action limit has no winner. The same command gives the same "
+        "results, timings aside.",
+    )
+    arena.add_argument(
+        "--agents",
+        metavar="SPECS",
+        help="the entrants: specs 'kind' or 'kind:name=value,...' separated by ',' or ';'. "
+        "A ',' followed by a name=value piece (an '=' with no ':' before it) continues the "
+        "previous spec's parameters: 'uct:rollouts=1000,cp=0.5,heuristic' is two entrants. "
+        "';' always separates. A spec given twice is two entrants (heuristic#1, heuristic#2)",
+    )
+    arena.add_argument(
+        "--agent",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="one more entrant, taken whole (repeatable; after those of --agents)",
+    )
+    arena.add_argument("--games", type=int, default=None, help="games to play (default: one block)")
+    arena.add_argument(
+        "--seed", type=int, default=1, help="first game seed; agent seeds derive from it"
+    )
+    arena.add_argument(
+        "--players",
+        type=int,
+        default=None,
+        help="2 to 4 seats (default: one per entrant; with fewer entrants than seats an "
+        "entrant fills several seats, with more some sit each game out)",
+    )
+    arena.add_argument("--vp", type=int, default=10, help="victory points to win")
+    arena.add_argument("--board", choices=["random", "spiral"], default="random")
+    arena.add_argument("--quiet", action="store_true", help="no line per finished game")
+    arena.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    arena.add_argument(
+        "--server",
+        metavar="URL",
+        help="play on this server, one 'hexhaven bot' process per seat (the server picks "
+        "the game seeds; decision times are not measured)",
+    )
+    arena.set_defaults(run=_arena)
     return parser
 
 

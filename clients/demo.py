@@ -45,7 +45,7 @@ def play_demo(
             out(line)
 
     agents = [HeuristicAgent(seed * 10 + q) for q in range(config.players)]
-    state = play_local(agents, config, seed, watch=tell)
+    state = play_local(agents, config, seed, watch=tell).state
     if state.is_over:
         points = ", ".join(f"{names[q]} {state.victory_points(q)}" for q in range(state.n))
         out(f"{names[state.winner]} won on turn {state.turn}. Points: {points}")

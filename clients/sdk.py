@@ -8,8 +8,11 @@ was made for, pings, game over). Bots and outside agents use it alike.
 from __future__ import annotations
 
 import asyncio
+import time
 from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import structlog
@@ -40,7 +43,9 @@ class Agent(ABC):
 
     @abstractmethod
     def choose(self, prompt: m.Prompt, table: Table) -> Any:
-        """One action payload for the prompt (usually one of ``prompt.actions``)."""
+        """One action payload for the prompt (usually one of ``prompt.actions``), or None to
+        send nothing yet (e.g. an offerer waiting for answers: a new prompt comes with each
+        change). ``prompt.deadline`` is the time left, if the game has a turn timer."""
 
     def on_event(self, event: Any, table: Table) -> None:  # noqa: B027 (an optional hook)
         """Called for every event, in order, in this seat's form."""
@@ -59,14 +64,26 @@ async def play(
     subprotocol: str = SUBPROTOCOL_MSGPACK,
 ) -> m.GameOver | None:
     """Play one game to its end: rejoin with ``token``, or join ``game`` (or ``invite``) by
-    name. Returns the game-over message, or None if the server closed the connection."""
+    name. Returns the game-over message, or None if the server closed the connection.
+
+    ``agent.choose`` runs in a worker thread, so the connection keeps flowing (pings, events,
+    new prompts) while it thinks. Its hooks are never called while it thinks: events that
+    arrive meanwhile reach ``on_event`` after it has decided. A decision for a prompt that a
+    newer prompt has replaced is dropped, and the newer one is asked instead."""
     log = structlog.get_logger("hexhaven.agent").bind(game=game, agent=agent.name)
-    table = Table(game=game)
     async with connect(url, subprotocols=[subprotocol]) as ws:  # type: ignore[list-item]
         codec = Codec(ws.subprotocol)
+        inbox: asyncio.Queue[Any] = asyncio.Queue()
 
         async def send(message: WireModel) -> None:
             await ws.send(codec.encode(message))
+
+        async def read() -> None:
+            try:
+                async for frame in ws:
+                    inbox.put_nowait(codec.decode_server(frame))
+            finally:
+                inbox.put_nowait(_CLOSED)
 
         await send(
             m.Hello(protocol=PROTOCOL_VERSION, client=f"hexhaven-sdk {agent.name}", views=True)
@@ -75,34 +92,128 @@ async def play(
             await send(m.Rejoin(game=game, token=token))
         else:
             await send(m.JoinGame(game=None if invite else game, invite=invite, name=agent.name))
-        last: m.Act | None = None
-        async for frame in ws:
-            message = codec.decode_server(frame)
-            match message:
-                case m.Joined():
-                    table.game, table.seat, table.token = message.game, message.seat, message.token
-                case m.GameView():
+        session = _Session(agent, Table(game=game), send, inbox, log)
+        reader = asyncio.create_task(read())
+        try:
+            while True:
+                item = await inbox.get()
+                if item is _CLOSED:
+                    return None
+                over = await session.handle(item)
+                if over is not None:
+                    return over
+        finally:
+            reader.cancel()
+
+
+_CLOSED: Any = object()
+
+
+@dataclass(frozen=True)
+class _Decided:
+    """A decision the worker thread finished: the prompt it answers and the action (None:
+    nothing to send yet)."""
+
+    prompt: m.Prompt
+    action: Any
+
+
+class _Session:
+    """The agent's side of one game: the table, the prompt being thought about, and what
+    waits for the agent to be free."""
+
+    def __init__(
+        self,
+        agent: Agent,
+        table: Table,
+        send: Callable[[WireModel], Awaitable[None]],
+        inbox: asyncio.Queue[Any],
+        log: Any,
+    ) -> None:
+        self.agent = agent
+        self.table = table
+        self.send = send
+        self.inbox = inbox
+        self.log = log
+        self.thinking = False
+        self.latest: tuple[m.Prompt, float] | None = None  # the prompt to answer next
+        self.deferred: list[Callable[[], None]] = []  # hook calls held while it thinks
+        self.last: m.Act | None = None
+        self._tasks: set[asyncio.Future[None]] = set()
+
+    async def handle(self, message: Any) -> m.GameOver | None:
+        table = self.table
+        match message:
+            case _Decided():
+                await self._decided(message)
+            case m.Joined():
+                table.game, table.seat, table.token = message.game, message.seat, message.token
+            case m.GameView():
+                table.view = message.view
+                table.events.clear()
+            case m.Players():
+                table.players = list(message.players)
+            case m.Events():
+                for event in message.events:
+                    table.events.append(event)
+                    self._hook(partial(self.agent.on_event, event, table))
+            case m.Prompt() if message.seat == table.seat:
+                if message.view is not None:
                     table.view = message.view
                     table.events.clear()
-                case m.Players():
-                    table.players = list(message.players)
-                case m.Events():
-                    for event in message.events:
-                        table.events.append(event)
-                        agent.on_event(event, table)
-                case m.Prompt() if message.seat == table.seat:
-                    if message.view is not None:
-                        table.view = message.view
-                        table.events.clear()
-                    action = agent.choose(message, table)
-                    last = m.Act(game=table.game, state_id=message.state_id, action=action)
-                    await send(last)
-                case m.Error() if message.code == m.ErrorCode.RATE_LIMITED and last is not None:
-                    await asyncio.sleep(0.05)  # too fast for the server: wait, then resend
-                    await send(last)
-                case m.Error():
-                    log.info("agent.refused", code=message.code, message=message.message)
-                    agent.on_error(message, table)
-                case m.GameOver():
-                    return message
-    return None
+                self.latest = (message, time.monotonic())
+                if not self.thinking:
+                    self._think()
+            case m.Error() if message.code == m.ErrorCode.RATE_LIMITED and self.last is not None:
+                await asyncio.sleep(0.05)  # too fast for the server: wait, then resend
+                await self.send(self.last)
+            case m.Error():
+                self.log.info("agent.refused", code=message.code, message=message.message)
+                self._hook(partial(self.agent.on_error, message, table))
+            case m.GameOver():
+                return message
+        return None
+
+    def _hook(self, call: Callable[[], None]) -> None:
+        if self.thinking:
+            self.deferred.append(call)
+        else:
+            call()
+
+    def _think(self) -> None:
+        """Ask the agent about the latest prompt in a worker thread."""
+        assert self.latest is not None
+        prompt, received = self.latest
+        self.latest = None
+        if prompt.deadline is not None:
+            left = max(0.0, prompt.deadline - (time.monotonic() - received))
+            prompt = prompt.model_copy(update={"deadline": left})
+        t = self.table
+        snapshot = Table(t.game, t.seat, t.token, t.view, list(t.events), list(t.players))
+        self.thinking = True
+
+        async def work() -> None:
+            try:
+                action = await asyncio.to_thread(self.agent.choose, prompt, snapshot)
+            except Exception:
+                self.log.exception("agent.failed", state_id=prompt.state_id)
+                action = prompt.actions[0] if prompt.actions else None
+            self.inbox.put_nowait(_Decided(prompt, action))
+
+        task = asyncio.ensure_future(work())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _decided(self, decided: _Decided) -> None:
+        self.thinking = False
+        for call in self.deferred:
+            call()
+        self.deferred.clear()
+        if self.latest is not None:  # a newer prompt replaced this one: think about that
+            self._think()
+            return
+        if decided.action is not None:
+            self.last = m.Act(
+                game=self.table.game, state_id=decided.prompt.state_id, action=decided.action
+            )
+            await self.send(self.last)

@@ -71,9 +71,14 @@ class Hello(WireModel):
     views: bool = False
 
 
-BOT_KINDS: dict[str, tuple[str, ...]] = {"random": (), "heuristic": ()}
-"""The bot kinds a server launches for empty seats, with the strengths each offers (none
-yet: the search bots bring them)."""
+BOT_KINDS: dict[str, tuple[str, ...]] = {
+    "random": (),
+    "heuristic": (),
+    "uct": ("easy", "medium", "hard"),
+}
+"""The bot kinds a server launches for empty seats, with the strengths each offers (the
+``uct`` search bot: easy 200 rollouts a move, medium 1,000 in 4 trees with trading, hard
+4,000 in 8 trees over 2 processes with trading and counter-offers)."""
 
 
 class BotSeat(WireModel):

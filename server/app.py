@@ -109,8 +109,9 @@ class Connection:
 
 
 def bot_command(url: str, game: str, token: str, kind: str, name: str) -> list[str]:
-    """The command line of a bot process. Values go as ``--opt=value`` so a token or
-    name that starts with a dash is not taken for an option."""
+    """The command line of a bot process (``kind`` may be ``kind:strength``). Values go as
+    ``--opt=value`` so a token or name that starts with a dash is not taken for an option."""
+    kind, _, strength = kind.partition(":")
     return [
         sys.executable,
         "-m",
@@ -121,6 +122,7 @@ def bot_command(url: str, game: str, token: str, kind: str, name: str) -> list[s
         f"--token={token}",
         f"--kind={kind}",
         f"--name={name}",
+        *([f"--strength={strength}"] if strength else []),
     ]
 
 

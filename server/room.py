@@ -66,7 +66,8 @@ class SeatSlot:
     name: str
     peers: set[Peer] = field(default_factory=set)
     bot: str | None = None
-    """The bot kind the server runs for this seat, or None for a person."""
+    """The bot the server runs for this seat, ``kind`` or ``kind:strength``; None for a
+    person."""
     standin_token: str | None = None
     """While a person is away: the token of the bot process standing in for them."""
     standin: Peer | None = None
@@ -441,9 +442,10 @@ class GameRoom:
             )
             return
         for seat, bot in zip(empty, self.options.bots, strict=False):
-            slot = SeatSlot(secrets.token_urlsafe(24), f"{bot.kind}-{seat}", bot=bot.kind)
+            spec = bot.kind if bot.strength is None else f"{bot.kind}:{bot.strength}"
+            slot = SeatSlot(secrets.token_urlsafe(24), f"{bot.kind}-{seat}", bot=spec)
             self.seats[seat] = slot
-            self.store.set_seat(self.id, seat, slot.token, slot.name, bot.kind)
+            self.store.set_seat(self.id, seat, slot.token, slot.name, spec)
         self.started = True
         self.store.start_game(self.id)
         self.log.info("room.started", players=len(self.seats), bots=len(empty))

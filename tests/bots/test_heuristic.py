@@ -20,7 +20,7 @@ def test_heuristic_beats_three_random_players() -> None:
             RandomAgent(seed + 2),
             RandomAgent(seed + 3),
         ]
-        state = play_local(agents, GameConfig(), seed)
+        state = play_local(agents, GameConfig(), seed).state
         assert state.is_over
         wins += state.winner == 0
     assert wins >= 16  # a quarter would be chance
@@ -30,14 +30,14 @@ def test_heuristic_beats_three_random_players() -> None:
 def test_heuristic_tables_finish_briskly(players: int) -> None:
     for seed in range(5):
         agents = [HeuristicAgent(seed * 10 + q) for q in range(players)]
-        state = play_local(agents, GameConfig(players=players), seed)
+        state = play_local(agents, GameConfig(players=players), seed).state
         assert state.is_over, "every move was legal and the game reached a winner"
         assert state.turn < 300
 
 
 def test_heuristic_on_a_larger_spiral_board() -> None:
     agents = [HeuristicAgent(q) for q in range(3)]
-    state = play_local(agents, GameConfig(players=3, board_setup="spiral", radius=4), 3)
+    state = play_local(agents, GameConfig(players=3, board_setup="spiral", radius=4), 3).state
     assert state.is_over
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import sys
 
 import pytest
@@ -115,3 +116,47 @@ async def test_bot_processes_that_keep_failing_are_retried_then_played_by_the_se
         rosters = [x for x in me.received if isinstance(x, m.Players)]
         assert not any(p.connected for r in rosters for p in r.players[1:])
         await me.close()
+
+
+async def test_a_uct_bot_process_plays_a_game_through_the_server() -> None:
+    """`hexhaven bot --kind uct` joins by invite code, searches from its seat's view alone,
+    and plays to the end against a server-launched bot."""
+    srv = HexhavenServer()
+    async with srv.running("127.0.0.1", 0) as ws_server:
+        port = srv.port_of(ws_server)
+        host = await Client.open(port, SUBPROTOCOL_JSON)
+        await host.hello()
+        options = m.GameOptions(
+            players=2, victory_points=5, private=True, bots=[m.BotSeat(kind="heuristic")]
+        )
+        await host.send(m.CreateGame(options=options))
+        created = await host.expect(m.GameCreated)
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "clients.cli",
+            "bot",
+            f"--url=ws://127.0.0.1:{port}",
+            f"--invite={created.invite}",
+            "--kind=uct",
+            "--name=searcher",
+            "--param=rollouts=12",
+            "--param=trade_optimistic=true",
+            "--param=counter_offers=true",
+        )
+        try:
+            async with asyncio.timeout(60):
+                while srv.rooms[created.game].seated < 1:
+                    await asyncio.sleep(0.05)
+            await host.send(m.Watch(game=created.game))
+            await host.send(m.StartGame(game=created.game))
+            over = await asyncio.wait_for(host.expect(m.GameOver), 120)
+            assert over.winner is not None
+            assert await asyncio.wait_for(proc.wait(), 30) == 0  # it saw the end and left
+            room = srv.rooms[created.game]
+            assert room.state.is_over and not room.away  # nobody had to stand in for it
+        finally:
+            if proc.returncode is None:
+                proc.kill()
+                await proc.wait()
+        await host.close()

@@ -1,0 +1,96 @@
+"""Ensemble UCT: several independent trees, their root statistics summed (Equation 2).
+
+Each tree searches its own determinization (a full state guessed from the seat's view) with
+its share of the rollouts. With ``processes`` > 1 the trees run in a pool of worker
+processes (spawned once and kept); a job carries the view and the guess, not the state, so
+little crosses the process boundary.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import random
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+
+from bots.uct import RootStats, Search, SearchConfig
+from engine.actions import Action
+from engine.rebuild import state_from_view
+from engine.view import View
+
+
+@dataclass(frozen=True)
+class Guess:
+    """The hidden part of a game, as one determinization fills it in."""
+
+    hands: tuple[tuple[int, ...], ...]
+    development: tuple[tuple[int, ...], ...]
+    deck: tuple[int, ...]
+    development_new: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class TreeJob:
+    """One tree's work: search ``view`` filled in by each guess in turn, for ``seat``."""
+
+    view: View
+    guesses: tuple[Guess, ...]
+    seat: int
+    config: SearchConfig
+    rollouts: int
+    deadline: float | None
+    """A ``time.monotonic()`` instant (the same clock in every process on one machine)."""
+    seed: int
+    root_actions: tuple[Action, ...] | None = None
+    optimistic: tuple[Action, ...] = ()
+
+
+def run_tree(job: TreeJob) -> RootStats:
+    """Run one job: the rollouts split evenly over its guesses, stats summed."""
+    rnd = random.Random(job.seed)
+    total = RootStats({}, {})
+    k = len(job.guesses)
+    for j, g in enumerate(job.guesses):
+        state = state_from_view(
+            job.view,
+            g.hands,
+            g.development,
+            g.deck,
+            development_new=g.development_new,
+            seed=rnd.getrandbits(63),
+        )
+        search = Search(state, job.seat, job.config, rnd, job.root_actions, job.optimistic)
+        share = job.rollouts // k + (1 if j < job.rollouts % k else 0) if job.rollouts else 0
+        if job.rollouts and not share:
+            continue
+        total.add(search.run(share, job.deadline))
+    return total
+
+
+class Ensemble:
+    """Runs tree jobs in-process or in a kept pool of ``processes`` workers."""
+
+    def __init__(self, processes: int = 1) -> None:
+        self.processes = processes
+        self._pool: ProcessPoolExecutor | None = None
+
+    def run(self, jobs: Sequence[TreeJob]) -> RootStats:
+        """Every job's root statistics, summed."""
+        total = RootStats({}, {})
+        if self.processes <= 1 or len(jobs) <= 1:
+            for job in jobs:
+                total.add(run_tree(job))
+            return total
+        if self._pool is None:
+            context = multiprocessing.get_context("spawn")
+            self._pool = ProcessPoolExecutor(self.processes, mp_context=context)
+        for stats in self._pool.map(run_tree, jobs):
+            total.add(stats)
+        return total
+
+    def close(self) -> None:
+        """Stop the worker processes, if any."""
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+            self._pool = None

@@ -1,0 +1,501 @@
+"""Monte Carlo tree search with UCB1 (UCT) on engine states, after "Optimizing UCT for
+Settlers of Catan" (the paper in the project's reference documents).
+
+One search, configured by :class:`SearchConfig`:
+
+* **Plain UCT**: selection by Equation 1, ``mean + Cp * sqrt(ln N / n)``, maximising the
+  reward of the seat that acts at each node (every seat plays for itself); expansion of one
+  untried action at a time; a random rollout to the end of the game; reward 1 to the winner.
+* **Virtual wins** (Szita et al.): a new child for a settlement starts with 20 visits and 20
+  wins, a city with 10.
+* **Move pruning** (Algorithm 1): where a city can be built only cities are considered,
+  else where a settlement can be built only settlements, else every legal action. In the
+  tree (``pruning``) and in the rollouts (``rollout_pruning``) independently.
+* **Chance nodes** (sparse UCT): dice, development card draws and robber steals lead to one
+  child per outcome; every iteration reseeds the state's random generator, so outcomes are
+  drawn from the game's true distribution as the iteration passes them. Always on.
+* **Ensemble UCT**: ``trees`` independent trees whose root statistics are summed
+  (Equation 2); :mod:`bots.ensemble` runs them in separate processes. Each tree searches its
+  own determinization (its own guess at the hidden cards).
+* **Trade-optimistic moves** (Algorithm 2, at the root only): builds the seat cannot afford
+  but could after 1:1 trades (as many cards as the price) count as moves; in the search the
+  trades are taken as done, with the missing cards coming from opponents who hold them (else
+  the bank).
+* A budget in rollouts and/or milliseconds; whichever ends first.
+
+The move finally chosen is the root child with the most visits (ties: the better mean).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields, replace
+
+from engine import rules
+from engine.actions import (
+    Action,
+    BuildCity,
+    BuildRoad,
+    BuildSettlement,
+    BuyDevCard,
+    MoveRobber,
+    RollDice,
+)
+from engine.constants import CITY_COST, DEV_CARD_COST, DICE_DOTS, ROAD_COST, SETTLEMENT_COST
+from engine.state import Answer, GameState, Phase
+
+_MAIN = int(Phase.MAIN)
+_SETUP_SETTLEMENT = int(Phase.SETUP_SETTLEMENT)
+_DISCARD = int(Phase.DISCARD)
+_TRADE = int(Phase.TRADE)
+_OVER = int(Phase.GAME_OVER)
+_PENDING = int(Answer.PENDING)
+MAX_ROLLOUT_ACTIONS = 5000
+"""A rollout that has not ended after this many actions counts as nobody's win."""
+PRICES: dict[type, tuple[int, ...]] = {
+    BuildCity: CITY_COST,
+    BuildSettlement: SETTLEMENT_COST,
+    BuildRoad: ROAD_COST,
+    BuyDevCard: DEV_CARD_COST,
+}
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """How one search runs. ``rollouts`` and ``time_ms`` bound it (0 or None: no bound
+    of that kind; at least one must be set)."""
+
+    rollouts: int = 1000
+    time_ms: float | None = None
+    cp: float = 0.25
+    pruning: bool = True
+    rollout_pruning: bool = True
+    virtual_wins: bool = False
+    trees: int = 1
+    """Ensemble size p: independent trees, each with 1/p of the rollouts."""
+    processes: int = 1
+    """Processes the trees run in (at most ``trees``)."""
+    trade_optimistic: bool = False
+    counter_offers: bool = False
+    determinizations: int = 1
+    """Guesses at the hidden cards per tree's search (the tree restarts from each)."""
+    setup_pruning: int = 0
+    """Beyond the paper: in the set-up, consider only this many settlement spots, the best
+    by dice dots and new resources (0: all)."""
+
+    def __post_init__(self) -> None:
+        if self.setup_pruning < 0:
+            raise ValueError("setup_pruning cannot be negative")
+        if self.rollouts < 0 or (self.time_ms is not None and self.time_ms < 0):
+            raise ValueError("budgets cannot be negative")
+        if not self.rollouts and not self.time_ms:
+            raise ValueError("a search needs a budget: rollouts or time_ms")
+        if self.cp < 0:
+            raise ValueError("the exploration constant cp cannot be negative")
+        if self.trees < 1 or self.processes < 1 or self.determinizations < 1:
+            raise ValueError("trees, processes and determinizations must be at least 1")
+
+    @classmethod
+    def from_params(
+        cls, params: Mapping[str, str], base: SearchConfig | None = None
+    ) -> SearchConfig:
+        """A config from ``name=value`` strings (booleans: true/false, 1/0, yes/no)."""
+        known = {f.name: f for f in fields(cls)}
+        values: dict[str, object] = {}
+        for name, raw in params.items():
+            f = known.get(name)
+            if f is None:
+                raise ValueError(f"unknown search parameter {name!r}; known: {', '.join(known)}")
+            values[name] = _parse(name, raw, str(f.type))
+        return replace(base or cls(), **values)  # type: ignore[arg-type]
+
+
+def _parse(name: str, raw: str, kind: str) -> object:
+    text = raw.strip().lower()
+    try:
+        if kind == "bool":
+            if text in ("1", "true", "yes", "on"):
+                return True
+            if text in ("0", "false", "no", "off"):
+                return False
+            raise ValueError(raw)
+        if kind == "int":
+            return int(text)
+        if kind == "float":
+            return float(text)
+        if kind == "float | None":
+            return None if text in ("", "none", "0") else float(text)
+    except ValueError:
+        pass
+    raise ValueError(f"bad value {raw!r} for {name} ({kind})")
+
+
+# ======================================================================================
+# Move pruning (Algorithm 1)
+# ======================================================================================
+
+
+def actor(state: GameState) -> int:
+    """The seat whose choice a tree node stands for: a seat owing a discard, a seat yet to
+    answer the open offer (before the offerer decides), or the current seat."""
+    phase = state.phase
+    if phase == _DISCARD:
+        owed = state.owed
+        for q in range(state.n):
+            if owed[q]:
+                return q
+    elif phase == _TRADE:
+        answers = state.answers
+        for q in range(state.n):
+            if answers[q] == _PENDING:
+                return q
+    return state.current
+
+
+def spot_value(state: GameState, seat: int, v: int) -> float:
+    """A set-up spot's worth to a seat: the dice dots of its hexes, plus 2.5 for each
+    resource the seat does not produce yet."""
+    board = state.board
+    topo = state.topo
+    have = {board.terrain[h] for w in state.pbuild[seat] for h in topo.vertex_hexes[w]}
+    value = 0.0
+    for h in topo.vertex_hexes[v]:
+        r = board.terrain[h]
+        if r < 5:
+            value += DICE_DOTS.get(board.tokens[h], 0)
+            if r not in have:
+                value += 2.5
+                have.add(r)
+    return value
+
+
+def setup_spots(state: GameState, seat: int, keep: int) -> list[Action]:
+    """The ``keep`` best set-up settlement spots (ties by vertex id)."""
+    spots = rules.setup_settlement_spots(state)
+    best = sorted(spots, key=lambda v: (-spot_value(state, seat, v), v))[:keep]
+    table = state.acts[seat].place_settlement
+    return [table[v] for v in sorted(best)]
+
+
+def pruned_actions(state: GameState, seat: int, prune: bool, setup_keep: int = 0) -> list[Action]:
+    """The seat's legal actions; with ``prune``, only cities if any, else only settlements
+    if any, else all; with ``setup_keep``, only that many set-up settlement spots."""
+    if setup_keep and state.phase == _SETUP_SETTLEMENT:
+        return setup_spots(state, seat, setup_keep)
+    actions = rules.legal_actions(state, seat)
+    if prune and state.phase == _MAIN:
+        cities: list[Action] = [a for a in actions if type(a) is BuildCity]
+        if cities:
+            return cities
+        settlements: list[Action] = [a for a in actions if type(a) is BuildSettlement]
+        if settlements:
+            return settlements
+    return actions
+
+
+def rollout(state: GameState, rnd: random.Random, prune: bool) -> int:
+    """Play random (pruned) actions to the end; the winner, or -1 past the action limit."""
+    legal = rules.legal_actions
+    advance = rules.advance
+    choice = rnd.choice
+    for _ in range(MAX_ROLLOUT_ACTIONS):
+        phase = state.phase
+        if phase == _OVER:
+            return state.winner
+        actions = legal(state)
+        if prune and phase == _MAIN and len(actions) > 1:
+            p = state.current * 5
+            hand = state.hand
+            best: list[Action] | None = None
+            if hand[p + 3] >= 2 and hand[p + 4] >= 3:
+                best = [a for a in actions if type(a) is BuildCity]
+            if not best and hand[p] and hand[p + 1] and hand[p + 2] and hand[p + 3]:
+                best = [a for a in actions if type(a) is BuildSettlement]
+            if best:
+                actions = best
+        advance(state, choice(actions))
+    return state.winner if state.phase == _OVER else -1
+
+
+# ======================================================================================
+# Trade-optimistic moves (Algorithm 2)
+# ======================================================================================
+
+
+def optimistic_moves(state: GameState, seat: int) -> list[Action]:
+    """Builds the seat cannot afford now but has as many cards as the price for, where the
+    board allows them (Algorithm 2, GETTRADEOPTIMISTICMOVES)."""
+    if state.phase != _MAIN or state.current != seat:
+        return []
+    t = state.acts[seat]
+    b = seat * 5
+    hand = state.hand[b : b + 5]
+    size = sum(hand)
+    out: list[Action] = []
+
+    def short(price: tuple[int, ...]) -> bool:
+        return size >= sum(price) and any(h < c for h, c in zip(hand, price, strict=True))
+
+    if short(CITY_COST) and state.cities_left[seat]:
+        out.extend(t.build_city[v] for v in state.pbuild[seat] if state.vlevel[v] == 1)
+    if short(SETTLEMENT_COST) and state.settlements_left[seat]:
+        out.extend(t.build_settlement[v] for v in rules.settlement_spots(state, seat))
+    if short(ROAD_COST) and state.roads_left[seat]:
+        out.extend(t.build_road[e] for e in rules.road_spots(state, seat))
+    if short(DEV_CARD_COST) and any(state.deck):
+        out.append(t.buy_dev)
+    return out
+
+
+def missing(hand: Sequence[int], price: Sequence[int]) -> tuple[list[int], list[int]]:
+    """(cards lacking for the price, spare cards beyond it), each a list of resources."""
+    lack = [r for r in range(5) for _ in range(max(0, price[r] - hand[r]))]
+    spare = [r for r in range(5) for _ in range(max(0, hand[r] - price[r]))]
+    return lack, spare
+
+
+def assume_trades(state: GameState, seat: int, price: Sequence[int]) -> bool:
+    """Make the seat able to pay ``price`` by 1:1 swaps of spare cards for lacking ones,
+    with the opponent holding most of the lacking card (else the bank). False if
+    impossible. Deterministic, so that one tree node always stands for one state."""
+    b = seat * 5
+    hand = state.hand
+    lack, spare = missing(hand[b : b + 5], price)
+    if len(spare) < len(lack):
+        return False
+    spare.sort(key=lambda r: (-(hand[b + r] - price[r]), r))  # the most plentiful first
+    for want, give in zip(lack, spare, strict=False):
+        q = max((q for q in range(state.n) if q != seat), key=lambda q: (hand[q * 5 + want], -q))
+        if hand[q * 5 + want]:
+            hand[q * 5 + want] -= 1
+            hand[q * 5 + give] += 1
+        elif state.bank[want]:
+            state.bank[want] -= 1
+            state.bank[give] += 1
+        else:
+            return False
+        hand[b + want] += 1
+        hand[b + give] -= 1
+    return True
+
+
+# ======================================================================================
+# The tree
+# ======================================================================================
+
+
+class Node:
+    """A decision point: the seat choosing, its actions, and per action the visits, the
+    summed reward (for that seat) and the child (a node, or a dict of them by chance
+    outcome)."""
+
+    __slots__ = ("actions", "children", "seat", "total", "untried", "visits", "wins")
+
+    def __init__(self, seat: int, actions: list[Action], rnd: random.Random) -> None:
+        self.seat = seat
+        self.actions = actions
+        k = len(actions)
+        self.untried = list(range(k))
+        rnd.shuffle(self.untried)
+        self.visits = [0.0] * k
+        self.wins = [0.0] * k
+        self.children: list[Node | dict[int, Node] | None] = [None] * k
+        self.total = 0.0
+
+
+def _is_chance(action: Action) -> bool:
+    t = type(action)
+    return t is RollDice or t is BuyDevCard or (t is MoveRobber and action.victim is not None)  # type: ignore[union-attr]
+
+
+def _play(state: GameState, action: Action) -> int:
+    """Apply ``action``; for a chance action, also say which outcome chance chose."""
+    if not _is_chance(action):
+        rules.advance(state, action)
+        return 0
+    seat = action.seat
+    b = seat * 5
+    before = state.hand[b : b + 5] + state.dev[b : b + 5]
+    rules.advance(state, action)
+    if type(action) is RollDice:
+        d = state.dice
+        assert d is not None
+        return d[0] + d[1]
+    after = state.hand[b : b + 5] + state.dev[b : b + 5]
+    for i in range(10):
+        if after[i] > before[i]:
+            return i + 1
+    return -1  # nothing gained (a victim without cards)
+
+
+@dataclass
+class RootStats:
+    """Per root action: visits and summed reward for the searching seat."""
+
+    visits: dict[Action, float]
+    wins: dict[Action, float]
+    rollouts: int = 0
+
+    def add(self, other: RootStats) -> None:
+        """Equation 2: sum another tree's root statistics into these."""
+        for a, n in other.visits.items():
+            self.visits[a] = self.visits.get(a, 0.0) + n
+            self.wins[a] = self.wins.get(a, 0.0) + other.wins[a]
+        self.rollouts += other.rollouts
+
+    def best(self) -> Action:
+        """The most visited action (ties: the better mean)."""
+        return max(
+            self.visits,
+            key=lambda a: (
+                self.visits[a],
+                self.wins[a] / self.visits[a] if self.visits[a] else 0.0,
+            ),
+        )
+
+    def mean(self, action: Action) -> float:
+        n = self.visits.get(action, 0.0)
+        return self.wins.get(action, 0.0) / n if n else 0.0
+
+
+class Search:
+    """One UCT tree over one determinized state, searching for ``seat``."""
+
+    def __init__(
+        self,
+        state: GameState,
+        seat: int,
+        config: SearchConfig,
+        rnd: random.Random,
+        root_actions: Sequence[Action] | None = None,
+        optimistic: Sequence[Action] = (),
+    ) -> None:
+        self.state = state
+        self.seat = seat
+        self.config = config
+        self.rnd = rnd
+        actions = (
+            list(root_actions)
+            if root_actions is not None
+            else pruned_actions(state, seat, config.pruning, config.setup_pruning)
+        )
+        self.optimistic = set(optimistic)
+        actions.extend(a for a in optimistic if a not in actions)
+        self.root = Node(seat, actions, rnd)
+        self.rollouts = 0
+        self.cp = config.cp
+        self.vw = config.virtual_wins
+
+    def run(self, rollouts: int, deadline: float | None) -> RootStats:
+        """Iterate until ``rollouts`` more iterations (0: no limit) or the deadline."""
+        if len(self.root.actions) > 1:
+            clock = time.monotonic
+            done = 0
+            while (not rollouts or done < rollouts) and (deadline is None or clock() < deadline):
+                self.iterate()
+                done += 1
+                if not rollouts and deadline is None:  # pragma: no cover - guarded by config
+                    break
+        root = self.root
+        stats = RootStats(
+            visits={a: root.visits[i] for i, a in enumerate(root.actions)},
+            wins={a: root.wins[i] for i, a in enumerate(root.actions)},
+            rollouts=self.rollouts,
+        )
+        if len(root.actions) == 1:
+            stats.visits[root.actions[0]] = 1.0
+        return stats
+
+    def iterate(self) -> None:
+        """Selection, expansion, one rollout and backpropagation."""
+        rnd = self.rnd
+        state = self.state.copy()
+        state.rng = rnd.getrandbits(64)
+        node = self.root
+        path: list[tuple[Node, int]] = []
+        cp = self.cp
+        prune = self.config.pruning
+        winner = -2
+        while True:
+            if state.phase == _OVER:
+                winner = state.winner
+                break
+            actions = node.actions
+            if not actions:  # pragma: no cover - a live state always has an action
+                break
+            if node.untried:
+                i = node.untried.pop()
+                expanding = True
+            else:
+                i = _select(node, cp)
+                expanding = False
+            action = actions[i]
+            path.append((node, i))
+            if node is self.root and action in self.optimistic:
+                price = PRICES[type(action)]
+                if not assume_trades(state, self.seat, price):
+                    winner = -1  # the trades cannot be made in this guess of the hands
+                    break
+            outcome = _play(state, action)
+            child = node.children[i]
+            if _is_chance(action):
+                if child is None:
+                    child = node.children[i] = {}
+                assert isinstance(child, dict)
+                nxt = child.get(outcome)
+                if nxt is None:
+                    nxt = child[outcome] = self._node(state, prune)
+                    expanding = True
+            else:
+                if child is None:
+                    child = node.children[i] = self._node(state, prune)
+                assert isinstance(child, Node)
+                nxt = child
+            if expanding:
+                if self.vw:
+                    _virtual_wins(node, i)
+                break
+            node = nxt
+        if winner == -2:
+            winner = rollout(state, rnd, self.config.rollout_pruning)
+        self.rollouts += 1
+        for n, i in path:
+            n.total += 1.0
+            n.visits[i] += 1.0
+            if n.seat == winner:
+                n.wins[i] += 1.0
+
+    def _node(self, state: GameState, prune: bool) -> Node:
+        if state.phase == _OVER:
+            return Node(-1, [], self.rnd)
+        seat = actor(state)
+        actions = pruned_actions(state, seat, prune, self.config.setup_pruning)
+        return Node(seat, actions, self.rnd)
+
+
+def _virtual_wins(node: Node, i: int) -> None:
+    t = type(node.actions[i])
+    bonus = 20.0 if t is BuildSettlement else 10.0 if t is BuildCity else 0.0
+    if bonus and node.visits[i] == 0.0:
+        node.visits[i] += bonus
+        node.wins[i] += bonus
+        node.total += bonus
+
+
+def _select(node: Node, cp: float) -> int:
+    """Equation 1 over the node's tried actions."""
+    log_n = math.log(node.total) if node.total > 1.0 else 0.0
+    best = -1.0
+    pick = 0
+    visits = node.visits
+    wins = node.wins
+    for i in range(len(visits)):
+        n = visits[i]
+        score = wins[i] / n + cp * math.sqrt(log_n / n)
+        if score > best:
+            best = score
+            pick = i
+    return pick

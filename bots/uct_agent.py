@@ -1,0 +1,255 @@
+"""The ``uct`` bot: UCT search over determinizations drawn from a hand tracker, with the
+paper's trade-optimistic 1:1 offers and searched answers to offers (see :mod:`bots.uct`).
+
+It sees what its seat sees: the view each prompt carries and the events in its seat's form.
+Every decision rebuilds full states from the view and guesses at the hidden cards
+(:class:`bots.belief.HandTracker`), searches them (one tree per guess set, Ensemble UCT when
+``trees`` > 1), and answers with the most visited root action.
+
+Trading (Algorithm 2, once per turn): the first search of a turn also considers builds that
+1:1 trades would make affordable; if one of them wins, the bot offers every other seat one
+spare card for one lacking card, one offer at a time, confirming with a seat that accepts,
+until it can pay or has tried each lacking card; then it searches again without such moves.
+Offers made to it are answered by a search over accept and decline, and, with
+``counter_offers``, 1:1 counter-offers.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from bots.belief import HandTracker
+from bots.ensemble import Ensemble, Guess, TreeJob
+from bots.uct import PRICES, RootStats, SearchConfig, missing, optimistic_moves
+from clients.sdk import Agent, Table
+from engine.actions import (
+    Action,
+    CancelTrade,
+    ConfirmTrade,
+    CounterTrade,
+    OfferTrade,
+    counts_of,
+)
+from engine.rebuild import state_from_view
+from engine.view import View
+from protocol import messages as m
+from protocol.payloads import action_from_engine, action_to_engine, event_to_engine, view_to_engine
+
+STRENGTHS: dict[str, SearchConfig] = {
+    "easy": SearchConfig(rollouts=200, setup_pruning=5),
+    "medium": SearchConfig(rollouts=1000, trees=4, trade_optimistic=True, setup_pruning=5),
+    "hard": SearchConfig(
+        rollouts=4000,
+        trees=8,
+        processes=2,
+        trade_optimistic=True,
+        counter_offers=True,
+        setup_pruning=5,
+    ),
+}
+"""Named configurations (``strength=NAME``); other parameters adjust them."""
+DEADLINE_SHARE = 0.7
+"""The share of the time left on a turn timer that a search may use."""
+DEADLINE_MARGIN = 0.3
+"""Seconds kept back from a turn timer for the answer to reach the server."""
+
+
+class UCTAgent(Agent):
+    """A UCT player (see the module docstring)."""
+
+    name = "uct"
+
+    def __init__(self, config: SearchConfig | None = None, seed: int | None = None) -> None:
+        self.config = config or SearchConfig()
+        self.rnd = random.Random(seed)
+        self.tracker: HandTracker | None = None
+        self.ensemble = Ensemble(min(self.config.processes, self.config.trees))
+        self.turn = -1
+        self.traded = False
+        self.target: Action | None = None  # the build the queued 1:1 offers are for
+        self.offers_left = 0
+        self.last_stats: RootStats | None = None
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, str], seed: int | None = None) -> UCTAgent:
+        """An agent from ``name=value`` parameters: ``strength`` (easy, medium, hard) picks a
+        base configuration, the others are :class:`SearchConfig` fields over it (or over the
+        plain defaults when no strength is named). No parameters at all: ``medium``."""
+        params = dict(params)
+        strength = params.pop("strength", None if params else "medium")
+        base = None
+        if strength is not None:
+            base = STRENGTHS.get(strength)
+            if base is None:
+                raise ValueError(f"unknown strength {strength!r}; known: {', '.join(STRENGTHS)}")
+        return cls(SearchConfig.from_params(params, base), seed)
+
+    # --- what the seat sees -----------------------------------------------------------------
+    def on_event(self, event: Any, table: Table) -> None:
+        if self.tracker is None:
+            if table.view is None:
+                return
+            self.tracker = HandTracker(view_to_engine(table.view))
+            for e in table.events:  # the events since that view, this one included
+                self.tracker.observe(event_to_engine(e))
+            return
+        self.tracker.observe(event_to_engine(event))
+
+    def choose(self, prompt: m.Prompt, table: Table) -> Any:
+        payload = prompt.view or table.view
+        if payload is None or payload.seat is None:
+            return self.rnd.choice(prompt.actions)
+        view = view_to_engine(payload)
+        seat = payload.seat
+        if self.tracker is None:
+            self.tracker = HandTracker(view)
+        else:
+            self.tracker.resync(view)
+        if view.turn != self.turn:
+            self.turn, self.traded, self.target, self.offers_left = view.turn, False, None, 0
+        legal = [action_to_engine(a, seat) for a in prompt.actions]
+        action = self.decide(view, seat, legal, prompt.deadline)
+        return None if action is None else action_from_engine(action)
+
+    # --- deciding ---------------------------------------------------------------------------
+    def decide(
+        self, view: View, seat: int, legal: list[Action], deadline: float | None
+    ) -> Action | None:
+        """The action to take, or None to wait (an offer of ours still awaits answers)."""
+        trade = view.trade
+        if trade is not None and trade.offerer == seat:
+            return self._as_offerer(view, seat)
+        if trade is not None and trade.answers[seat] == "pending":
+            root: list[Action] = list(legal)
+            if self.config.counter_offers:
+                root.extend(self._counters(view, seat))
+            return self._search(view, seat, deadline, root_actions=root).best()
+        if len(legal) == 1:
+            return legal[0]
+        if view.phase == "main" and view.current == seat:
+            offer = self._next_offer(view, seat)
+            if offer is not None:
+                return offer
+            if self.config.trade_optimistic and not self.traded:
+                stats = self._search(view, seat, deadline, optimistic=True)
+                best = stats.best()
+                if best not in legal and type(best) in PRICES:
+                    self.traded = True
+                    self.target = best
+                    lack, _ = missing(view.hand or (0,) * 5, PRICES[type(best)])
+                    self.offers_left = len(lack)
+                    offer = self._next_offer(view, seat)
+                    if offer is not None:
+                        return offer
+                    return self._search(view, seat, deadline).best()
+                return best if best in legal else legal[0]
+        return self._search(view, seat, deadline).best()
+
+    def _as_offerer(self, view: View, seat: int) -> Action | None:
+        """Confirm with a seat that accepted; wait while answers are pending; else cancel.
+        Counter-offers to our 1:1 offers are ignored, as in the paper."""
+        trade = view.trade
+        assert trade is not None
+        accepted = [q for q, a in enumerate(trade.answers) if a == "accepted"]
+        if accepted:
+            points = {p.seat: p.points for p in view.seats}
+            return ConfirmTrade(seat, min(accepted, key=lambda q: (points[q], q)))
+        if "pending" in trade.answers:
+            return None
+        return CancelTrade(seat)
+
+    def _next_offer(self, view: View, seat: int) -> OfferTrade | None:
+        """The next queued 1:1 offer toward the target build, if any is left to make."""
+        if self.target is None or self.offers_left <= 0:
+            return None
+        hand = view.hand or (0, 0, 0, 0, 0)
+        lack, spare = missing(hand, PRICES[type(self.target)])
+        if not lack or not spare:
+            self.target, self.offers_left = None, 0
+            return None
+        self.offers_left -= 1
+        want = self.rnd.choice(lack)
+        give = self.rnd.choice([r for r in spare if r != want] or spare)
+        return OfferTrade(seat, counts_of(give), counts_of(want), None)
+
+    def _counters(self, view: View, seat: int) -> list[Action]:
+        """1:1 counter-offers to the open offer: give what was asked for something else,
+        or give something else for what was offered."""
+        trade = view.trade
+        assert trade is not None
+        hand = view.hand or (0, 0, 0, 0, 0)
+        asked = [r for r in range(5) if trade.get[r]]  # what the offerer wants from us
+        offered = [r for r in range(5) if trade.give[r]]
+        out: set[CounterTrade] = set()
+        for a in asked:
+            if hand[a]:
+                for b in range(5):
+                    if b != a and b not in offered:
+                        out.add(CounterTrade(seat, counts_of(a), counts_of(b)))
+        for g in range(5):
+            if hand[g] and g not in asked:
+                for b in offered:
+                    if b != g:
+                        out.add(CounterTrade(seat, counts_of(g), counts_of(b)))
+        original = (trade.get, trade.give)
+        return sorted((c for c in out if (c.give, c.get) != original), key=repr)
+
+    # --- searching --------------------------------------------------------------------------
+    def _search(
+        self,
+        view: View,
+        seat: int,
+        timer: float | None,
+        root_actions: list[Action] | None = None,
+        optimistic: bool = False,
+    ) -> RootStats:
+        config = self.config
+        deadline = None
+        budgets = []
+        if config.time_ms:
+            budgets.append(config.time_ms / 1000.0)
+        if timer is not None:
+            budgets.append(max(0.05, timer * DEADLINE_SHARE - DEADLINE_MARGIN))
+        if budgets:
+            deadline = time.monotonic() + min(budgets)
+        extra: tuple[Action, ...] = ()
+        if optimistic:  # our own moves: any guess at the others' cards lists them alike
+            g = self._guess(view, seat)
+            state = state_from_view(view, g.hands, g.development, g.deck)
+            extra = tuple(optimistic_moves(state, seat))
+        trees = config.trees
+        jobs = [
+            TreeJob(
+                view=view,
+                guesses=tuple(self._guess(view, seat) for _ in range(config.determinizations)),
+                seat=seat,
+                config=config,
+                rollouts=config.rollouts // trees + (1 if t < config.rollouts % trees else 0),
+                deadline=deadline,
+                seed=self.rnd.getrandbits(63),
+                root_actions=None if root_actions is None else tuple(root_actions),
+                optimistic=extra,
+            )
+            for t in range(trees)
+        ]
+        stats = self.ensemble.run(jobs)
+        self.last_stats = stats
+        return stats
+
+    def _guess(self, view: View, seat: int) -> Guess:
+        assert self.tracker is not None
+        sample = self.tracker.sample(self.rnd)
+        new = view.development_new if view.current == seat else sample.development_new
+        return Guess(
+            hands=tuple(tuple(h) for h in sample.hands),
+            development=tuple(tuple(d) for d in sample.development),
+            deck=tuple(sample.deck),
+            development_new=tuple(new or (0, 0, 0, 0, 0)),
+        )
+
+    def close(self) -> None:
+        """Stop search worker processes."""
+        self.ensemble.close()

@@ -1,0 +1,306 @@
+"""The UCT search: configuration, move pruning, chance nodes, virtual wins, ensembles and
+trade-optimistic moves, on hand-made positions."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+
+from bots.ensemble import Ensemble, Guess, TreeJob
+from bots.uct import (
+    Node,
+    RootStats,
+    Search,
+    SearchConfig,
+    actor,
+    assume_trades,
+    optimistic_moves,
+    pruned_actions,
+    rollout,
+    spot_value,
+)
+from engine import (
+    BuildCity,
+    BuildRoad,
+    BuildSettlement,
+    BuyDevCard,
+    DevCard,
+    EndTurn,
+    GameState,
+    PlaceSettlement,
+    PlayKnight,
+    RollDice,
+    is_legal,
+    legal_actions,
+    new_game,
+    view,
+)
+from engine.constants import CITY_COST, SETTLEMENT_COST
+from tests.engine.positions import (
+    assert_conserved,
+    build_roads,
+    config,
+    counts,
+    give_dev,
+    main_phase,
+    pre_roll,
+    set_hand,
+    setup_game,
+)
+
+
+def _main(seat: int = 0, hand: tuple[int, ...] = counts(), vp: int = 10) -> GameState:
+    state = setup_game(config(victory_points=vp))
+    main_phase(state, seat)
+    set_hand(state, seat, hand)  # type: ignore[arg-type]
+    return state
+
+
+# --- configuration ---------------------------------------------------------------------------
+
+
+def test_parameters_are_parsed_by_field_type() -> None:
+    c = SearchConfig.from_params(
+        {"rollouts": "500", "cp": "0.5", "virtual_wins": "yes", "time_ms": "250", "trees": "4"}
+    )
+    assert (c.rollouts, c.cp, c.virtual_wins, c.time_ms, c.trees) == (500, 0.5, True, 250.0, 4)
+    assert SearchConfig.from_params({"pruning": "false"}).pruning is False
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"rollout": "5"}, "unknown search parameter 'rollout'"),
+        ({"rollouts": "many"}, "bad value 'many' for rollouts"),
+        ({"pruning": "maybe"}, "bad value 'maybe' for pruning"),
+        ({"cp": "-1"}, "cp cannot be negative"),
+        ({"rollouts": "0"}, "needs a budget"),
+        ({"trees": "0"}, "at least 1"),
+    ],
+)
+def test_bad_parameters_are_refused_by_name(params: dict[str, str], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        SearchConfig.from_params(params)
+
+
+# --- move pruning (Algorithm 1) -------------------------------------------------------------
+
+
+def test_pruning_keeps_only_cities_when_a_city_is_possible() -> None:
+    state = _main(hand=counts(brick=1, lumber=1, wool=1, grain=3, ore=3))
+    pruned = pruned_actions(state, 0, True)
+    assert pruned and all(type(a) is BuildCity for a in pruned)
+    assert {a.vertex for a in pruned} == {0, 6}  # type: ignore[union-attr]
+    everything = pruned_actions(state, 0, False)
+    assert set(pruned) < set(everything) and EndTurn(0) in everything
+
+
+def test_pruning_keeps_only_settlements_when_no_city_is_possible() -> None:
+    state = _main(hand=counts(brick=3, lumber=3, wool=1, grain=1))
+    build_roads(state, 0, [25, 26])  # vertex 26: a spot two roads from vertex 6
+    set_hand(state, 0, counts(brick=1, lumber=1, wool=1, grain=1))
+    pruned = pruned_actions(state, 0, True)
+    assert pruned and all(type(a) is BuildSettlement for a in pruned)
+
+
+def test_pruning_leaves_everything_else_alone() -> None:
+    state = _main(hand=counts(brick=1, lumber=1, ore=1))
+    assert pruned_actions(state, 0, True) == legal_actions(state, 0)
+
+
+def test_the_actor_is_the_first_seat_owing_a_discard_or_an_answer() -> None:
+    state = _main()
+    assert actor(state) == 0
+    state.phase = 3  # discard
+    state.owed = [0, 0, 4, 3]
+    assert actor(state) == 2
+
+
+def test_rollouts_end_in_a_win_and_keep_every_card() -> None:
+    rnd = random.Random(1)
+    winners = set()
+    for seed in range(6):
+        state = setup_game(config(), seed)
+        state.rng = rnd.getrandbits(64)
+        winner = rollout(state, rnd, prune=seed % 2 == 0)
+        assert winner == state.winner and state.is_over
+        assert_conserved(state)
+        winners.add(winner)
+    assert len(winners) > 1
+
+
+# --- the search -----------------------------------------------------------------------------
+
+
+def test_the_search_finds_an_immediate_win_without_pruning() -> None:
+    # Three points win: seat 0 has two settlements and can make either a city (a win now)
+    # or a road, a development card, or end its turn.
+    state = _main(hand=counts(brick=1, lumber=1, wool=1, grain=3, ore=3), vp=3)
+    config_ = SearchConfig(rollouts=300, pruning=False, rollout_pruning=False)
+    stats = Search(state, 0, config_, random.Random(2)).run(300, None)
+    assert type(stats.best()) is BuildCity
+    assert stats.mean(stats.best()) == 1.0
+    assert stats.rollouts == 300
+    assert sum(stats.visits.values()) == 300
+
+
+def test_the_search_leaves_its_root_state_untouched() -> None:
+    state = _main(hand=counts(brick=2, lumber=2, wool=1, grain=1, ore=1))
+    before = state.snapshot()
+    Search(state, 0, SearchConfig(rollouts=50), random.Random(3)).run(50, None)
+    assert state.snapshot() == before
+
+
+def test_dice_lead_to_one_child_per_outcome() -> None:
+    state = setup_game(config())
+    pre_roll(state, 0)
+    give_dev(state, 0, DevCard.KNIGHT)
+    search = Search(state, 0, SearchConfig(rollouts=200), random.Random(4))
+    search.run(200, None)
+    root = search.root
+    assert set(root.actions) == {RollDice(0), PlayKnight(0)}
+    outcomes = root.children[root.actions.index(RollDice(0))]
+    assert isinstance(outcomes, dict)
+    assert len(outcomes) >= 8 and set(outcomes) <= set(range(2, 13))
+    for total, child in outcomes.items():
+        assert isinstance(child, Node)
+        if total == 7:
+            continue  # the robber comes first
+        assert child.seat == 0 and child.actions  # the roller's main phase
+
+
+def test_development_draws_are_chance_outcomes_too() -> None:
+    state = _main(hand=counts(wool=1, grain=1, ore=1))
+    config_ = SearchConfig(rollouts=200, pruning=False)
+    search = Search(state, 0, config_, random.Random(5), root_actions=[BuyDevCard(0), EndTurn(0)])
+    search.run(200, None)
+    draws = search.root.children[0]
+    assert isinstance(draws, dict) and len(draws) >= 2
+
+
+def test_virtual_wins_start_settlements_at_twenty_and_cities_at_ten() -> None:
+    state = _main(hand=counts(brick=1, lumber=1, wool=1, grain=3, ore=3))
+    build_roads(state, 0, [25, 26])
+    set_hand(state, 0, counts(brick=1, lumber=1, wool=1, grain=3, ore=3))
+    config_ = SearchConfig(rollouts=40, pruning=False, virtual_wins=True)
+    search = Search(state, 0, config_, random.Random(6))
+    search.run(len(search.root.actions), None)  # every root action expanded once
+    root = search.root
+    for i, a in enumerate(root.actions):
+        bonus = {BuildSettlement: 20, BuildCity: 10}.get(type(a), 0)
+        assert root.visits[i] == bonus + 1, a
+        assert root.wins[i] >= bonus
+
+
+def test_a_time_budget_stops_the_search() -> None:
+    state = _main(hand=counts(brick=2, lumber=2, wool=1, grain=1, ore=1))
+    config_ = SearchConfig(rollouts=0, time_ms=200)
+    start = time.monotonic()
+    stats = Search(state, 0, config_, random.Random(7)).run(0, start + 0.2)
+    assert stats.rollouts > 0
+    assert time.monotonic() - start < 5  # stopped by the clock, not by a count
+
+
+# --- ensembles (Equation 2) ------------------------------------------------------------------
+
+
+def test_root_statistics_are_summed() -> None:
+    a = RootStats({EndTurn(0): 3.0, RollDice(0): 1.0}, {EndTurn(0): 2.0, RollDice(0): 0.0}, 4)
+    b = RootStats({EndTurn(0): 1.0, BuyDevCard(0): 5.0}, {EndTurn(0): 1.0, BuyDevCard(0): 4.0}, 6)
+    a.add(b)
+    assert a.visits == {EndTurn(0): 4.0, RollDice(0): 1.0, BuyDevCard(0): 5.0}
+    assert a.wins == {EndTurn(0): 3.0, RollDice(0): 0.0, BuyDevCard(0): 4.0}
+    assert a.rollouts == 10 and a.best() == BuyDevCard(0)
+
+
+def _truth(state: GameState) -> Guess:
+    return Guess(
+        hands=tuple(state.hand_of(q) for q in range(state.n)),
+        development=tuple(state.dev_of(q) for q in range(state.n)),
+        deck=tuple(state.deck),
+        development_new=tuple(state.dev_new),
+    )
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+def test_an_ensemble_of_trees_sums_their_rollouts(processes: int) -> None:
+    state = _main(hand=counts(brick=2, lumber=2, wool=1, grain=1, ore=1))
+    config_ = SearchConfig(rollouts=60, trees=3, processes=processes)
+    jobs = [
+        TreeJob(view(state, 0), (_truth(state),), 0, config_, 20, None, seed=t) for t in range(3)
+    ]
+    ensemble = Ensemble(processes)
+    try:
+        stats = ensemble.run(jobs)
+    finally:
+        ensemble.close()
+    assert stats.rollouts == 60
+    assert sum(stats.visits.values()) == 60
+    assert set(stats.visits) == set(pruned_actions(state, 0, True))
+
+
+# --- trade-optimistic moves (Algorithm 2) ----------------------------------------------------
+
+
+def test_builds_count_as_moves_when_the_hand_is_as_large_as_the_price() -> None:
+    state = _main(hand=counts(brick=2, lumber=1, grain=1, ore=1))  # a road, nothing more
+    moves = optimistic_moves(state, 0)
+    kinds = {type(a) for a in moves}
+    assert BuildCity in kinds and BuyDevCard in kinds
+    assert all(not is_legal(state, a) for a in moves)
+    assert BuildRoad not in kinds  # affordable already: an ordinary move
+    small = _main(hand=counts(brick=1, grain=1))
+    assert {type(a) for a in optimistic_moves(small, 0)} == {BuildRoad}
+
+
+def test_assumed_trades_make_the_price_and_keep_every_card() -> None:
+    state = _main(hand=counts(brick=3, grain=1, ore=1))
+    set_hand(state, 1, counts(grain=2, ore=1))
+    set_hand(state, 2, counts(ore=4))
+    assert assume_trades(state, 0, CITY_COST)
+    assert all(h >= c for h, c in zip(state.hand_of(0), CITY_COST, strict=True))
+    assert min(state.hand) >= 0
+    assert_conserved(state)
+    again = _main(hand=counts(brick=3, grain=1, ore=1))
+    set_hand(again, 1, counts(grain=2, ore=1))
+    set_hand(again, 2, counts(ore=4))
+    assume_trades(again, 0, CITY_COST)
+    assert again.hand == state.hand  # deterministic: one tree node, one state
+
+
+def test_assumed_trades_fail_when_the_hand_is_too_small() -> None:
+    state = _main(hand=counts(brick=1, lumber=1, wool=1))
+    before = state.snapshot()
+    assert not assume_trades(state, 0, SETTLEMENT_COST)
+    assert state.snapshot() == before
+
+
+def test_a_search_with_optimistic_moves_may_choose_one() -> None:
+    # Four cards, all brick: a settlement is affordable only through trades.
+    state = _main(hand=counts(brick=4))
+    build_roads(state, 0, [25, 26])
+    set_hand(state, 0, counts(brick=4))
+    for q in (1, 2, 3):
+        set_hand(state, q, counts(lumber=2, wool=2, grain=2))
+    moves = optimistic_moves(state, 0)
+    assert BuildSettlement(0, 26) in moves
+    search = Search(state, 0, SearchConfig(rollouts=200), random.Random(8), optimistic=moves)
+    stats = search.run(200, None)
+    assert set(moves) <= set(stats.visits)
+    assert all(stats.visits[a] >= 1 for a in moves)
+
+
+def test_setup_pruning_keeps_the_best_spots_by_dots_and_variety() -> None:
+    state = new_game(config(), 0)
+    kept = pruned_actions(state, 0, True, setup_keep=5)
+    assert len(kept) == 5 and all(type(a) is PlaceSettlement for a in kept)
+    assert all(is_legal(state, a) for a in kept)
+    values = {a.vertex: spot_value(state, 0, a.vertex) for a in legal_actions(state, 0)}  # type: ignore[union-attr]
+    worst_kept = min(values[a.vertex] for a in kept)  # type: ignore[union-attr]
+    left_out = [v for v in values if v not in {a.vertex for a in kept}]  # type: ignore[union-attr]
+    assert all(values[v] <= worst_kept for v in left_out)
+    assert pruned_actions(state, 0, True) == legal_actions(state, 0)  # off by default
+    search = Search(state, 0, SearchConfig(rollouts=10, setup_pruning=5), random.Random(9))
+    assert search.root.actions == kept

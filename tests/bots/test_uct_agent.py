@@ -1,0 +1,149 @@
+"""The ``uct`` bot as a player: parameters, whole games through the in-process runner (the
+same prompts, views and events as from a server), its 1:1 offers and its answers."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from bots import make_agent
+from bots.heuristic import HeuristicAgent
+from bots.local import play_local
+from bots.uct import SearchConfig
+from bots.uct_agent import STRENGTHS, UCTAgent
+from clients.sdk import Agent, Table
+from engine import GameConfig, apply, events, is_legal, legal_actions, view
+from engine import OfferTrade as EngineOffer
+from protocol import messages as m
+from protocol.payloads import OfferTrade, action_from_engine, view_from_engine
+from tests.engine.positions import config, counts, main_phase, set_hand, setup_game
+
+
+def test_kinds_strengths_and_parameters_make_the_configuration() -> None:
+    plain = make_agent("uct", 1, {})
+    assert isinstance(plain, UCTAgent) and plain.config == STRENGTHS["medium"]
+    hard = make_agent("uct", 1, {"strength": "hard", "rollouts": "50"})
+    assert isinstance(hard, UCTAgent)
+    assert hard.config.rollouts == 50 and hard.config.trees == STRENGTHS["hard"].trees
+    tuned = make_agent("uct", 1, {"rollouts": "300", "virtual_wins": "true", "pruning": "0"})
+    assert isinstance(tuned, UCTAgent)
+    assert tuned.config == SearchConfig(rollouts=300, virtual_wins=True, pruning=False)
+    with pytest.raises(ValueError, match="unknown strength 'extreme'"):
+        make_agent("uct", 1, {"strength": "extreme"})
+    with pytest.raises(ValueError, match="takes no parameters"):
+        make_agent("heuristic", 1, {"rollouts": "5"})
+
+
+class Recorder:
+    """Counts what seat 0 did in the public event stream."""
+
+    def __init__(self) -> None:
+        self.offers = 0
+        self.answers: dict[str, int] = {}
+        self.trades = 0
+
+    def __call__(self, event: events.Event) -> None:
+        if isinstance(event, events.TradeOffered) and event.seat == 0:
+            self.offers += 1
+        if isinstance(event, events.TradeAnswered) and event.seat == 0:
+            self.answers[event.answer] = self.answers.get(event.answer, 0) + 1
+        if isinstance(event, events.TradeCompleted) and 0 in (event.offerer, event.partner):
+            self.trades += 1
+
+
+def test_a_trading_uct_bot_plays_whole_games_with_legal_moves_only() -> None:
+    seen = Recorder()
+    for seed in range(2):
+        bot = make_agent("uct", seed, {"rollouts": "24", "trees": "2", "trade_optimistic": "1"})
+        agents = [bot, *(HeuristicAgent(seed * 10 + q) for q in (1, 2, 3))]
+        game = play_local(agents, GameConfig(victory_points=6), seed, watch=seen)
+        assert game.state.is_over  # every answer was legal, or play_local would have raised
+        assert game.decisions[0] > 10
+    assert seen.offers > 0  # trade-optimistic moves won some searches and became offers
+
+
+class Offerer(Agent):
+    """Offers seat 0 one card of what it holds most of for one of what it holds least of,
+    on every turn it can, then plays like the heuristic bot."""
+
+    name = "offerer"
+
+    def __init__(self) -> None:
+        self.inner = HeuristicAgent(5)
+        self.turn = -1
+
+    def choose(self, prompt: m.Prompt, table: Table) -> Any:
+        view = prompt.view
+        assert view is not None and view.hand is not None
+        hand = view.hand.counts()
+        if view.trade is not None:
+            answers = view.trade.answers
+            if answers[0] in ("accepted", "countered"):
+                return next(a for a in prompt.actions if a.kind == "confirm_trade")
+            if "pending" in answers:
+                return None
+            return next(a for a in prompt.actions if a.kind == "cancel_trade")
+        if view.phase == "main" and view.turn != self.turn and sum(hand):
+            self.turn = view.turn
+            most = max(range(5), key=lambda r: hand[r])
+            least = min(range(5), key=lambda r: hand[r])
+            if most != least:
+                give = [0] * 5
+                get = [0] * 5
+                give[most] = get[least] = 1
+                names = ("brick", "lumber", "wool", "grain", "ore")
+                return OfferTrade(
+                    give=dict(zip(names, give, strict=True)),  # type: ignore[arg-type]
+                    get=dict(zip(names, get, strict=True)),  # type: ignore[arg-type]
+                    to=[0],
+                )
+        return self.inner.choose(prompt, table)
+
+
+def test_offers_made_to_it_get_searched_answers_and_counters() -> None:
+    seen = Recorder()
+    bot = make_agent("uct", 3, {"rollouts": "30", "counter_offers": "true"})
+    agents = [bot, Offerer(), HeuristicAgent(2)]
+    game = play_local(agents, GameConfig(players=3, victory_points=6), 4, watch=seen)
+    assert game.state.is_over
+    assert sum(seen.answers.values()) >= 3
+    assert set(seen.answers) <= {"accept", "decline", "counter"}
+    assert len(seen.answers) >= 2  # not the same answer every time
+
+
+def test_counter_offers_are_legal_one_for_one_answers() -> None:
+    bot = UCTAgent(SearchConfig(rollouts=10, counter_offers=True), seed=1)
+    state = setup_game(config())
+    main_phase(state, 1)
+    set_hand(state, 1, counts(brick=2, ore=1))
+    set_hand(state, 0, counts(lumber=1, wool=2, grain=1))
+    apply(state, EngineOffer(1, counts(brick=1), counts(wool=1), None))
+    counters = bot._counters(view(state, 0), 0)
+    assert counters
+    for c in counters:
+        assert sum(c.give) == 1 and sum(c.get) == 1
+        assert state.hand_of(0)[c.give.index(1)] >= 1  # we hold what we would give
+        assert (c.give, c.get) != (counts(wool=1), counts(brick=1))  # not the offer itself
+        assert is_legal(state, c)
+
+
+def test_a_turn_timer_bounds_the_search() -> None:
+    bot = UCTAgent(SearchConfig(rollouts=10**9), seed=2)  # the rollout count never ends it
+    state = setup_game(config())
+    main_phase(state, 0)
+    set_hand(state, 0, counts(brick=2, lumber=2, wool=1, grain=1))
+    prompt = m.Prompt(
+        game="t",
+        state_id=state.actions_taken,
+        seat=0,
+        actions=[action_from_engine(a) for a in legal_actions(state, 0)],  # type: ignore[misc]
+        deadline=0.6,
+        view=view_from_engine(view(state, 0)),
+    )
+    start = time.monotonic()
+    payload = bot.choose(prompt, Table(game="t", seat=0))
+    assert payload in prompt.actions
+    assert time.monotonic() - start < 5  # the timer, not the rollout count, ended it
+    assert bot.last_stats is not None and bot.last_stats.rollouts > 0
