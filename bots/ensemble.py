@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import multiprocessing
 import random
+import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -51,7 +52,11 @@ def run_tree(job: TreeJob) -> RootStats:
     rnd = random.Random(job.seed)
     total = RootStats({}, {})
     k = len(job.guesses)
+    start = time.monotonic()
     for j, g in enumerate(job.guesses):
+        deadline = job.deadline
+        if deadline is not None:  # each guess gets its share of the time
+            deadline = start + (deadline - start) * (j + 1) / k
         state = state_from_view(
             job.view,
             g.hands,
@@ -64,7 +69,7 @@ def run_tree(job: TreeJob) -> RootStats:
         share = job.rollouts // k + (1 if j < job.rollouts % k else 0) if job.rollouts else 0
         if job.rollouts and not share:
             continue
-        total.add(search.run(share, job.deadline))
+        total.add(search.run(share, deadline))
     return total
 
 

@@ -207,14 +207,15 @@ class UCTAgent(Agent):
         optimistic: bool = False,
     ) -> RootStats:
         config = self.config
-        deadline = None
         budgets = []
         if config.time_ms:
             budgets.append(config.time_ms / 1000.0)
         if timer is not None:
             budgets.append(max(0.05, timer * DEADLINE_SHARE - DEADLINE_MARGIN))
-        if budgets:
-            deadline = time.monotonic() + min(budgets)
+        budget = min(budgets) if budgets else None
+        now = time.monotonic()
+        parallel = max(1, min(config.processes, config.trees))  # trees running at once
+        waves = -(-config.trees // parallel)
         extra: tuple[Action, ...] = ()
         if optimistic:  # our own moves: any guess at the others' cards lists them alike
             g = self._guess(view, seat)
@@ -228,7 +229,8 @@ class UCTAgent(Agent):
                 seat=seat,
                 config=config,
                 rollouts=config.rollouts // trees + (1 if t < config.rollouts % trees else 0),
-                deadline=deadline,
+                # Trees that run one after another share the time out in turn.
+                deadline=None if budget is None else now + budget * (t // parallel + 1) / waves,
                 seed=self.rnd.getrandbits(63),
                 root_actions=None if root_actions is None else tuple(root_actions),
                 optimistic=extra,

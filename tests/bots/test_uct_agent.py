@@ -9,12 +9,14 @@ from typing import Any
 import pytest
 
 from bots import make_agent
+from bots.belief import HandTracker
+from bots.ensemble import TreeJob
 from bots.heuristic import HeuristicAgent
 from bots.local import play_local
-from bots.uct import SearchConfig
+from bots.uct import RootStats, SearchConfig
 from bots.uct_agent import STRENGTHS, UCTAgent
 from clients.sdk import Agent, Table
-from engine import GameConfig, apply, events, is_legal, legal_actions, view
+from engine import EndTurn, GameConfig, apply, events, is_legal, legal_actions, view
 from engine import OfferTrade as EngineOffer
 from protocol import messages as m
 from protocol.payloads import OfferTrade, action_from_engine, view_from_engine
@@ -147,3 +149,24 @@ def test_a_turn_timer_bounds_the_search() -> None:
     assert payload in prompt.actions
     assert time.monotonic() - start < 5  # the timer, not the rollout count, ended it
     assert bot.last_stats is not None and bot.last_stats.rollouts > 0
+
+
+@pytest.mark.parametrize(("trees", "processes", "waves"), [(3, 1, 3), (4, 2, 2), (2, 2, 1)])
+def test_trees_that_run_in_turn_share_the_time(trees: int, processes: int, waves: int) -> None:
+    bot = UCTAgent(SearchConfig(rollouts=0, time_ms=900, trees=trees, processes=processes))
+    state = setup_game(config())
+    main_phase(state, 0)
+    set_hand(state, 0, counts(brick=2, lumber=2, wool=1, grain=1))
+    seen: list[TreeJob] = []
+
+    def run(jobs: list[TreeJob]) -> RootStats:
+        seen.extend(jobs)
+        return RootStats({EndTurn(0): 1.0}, {EndTurn(0): 0.0})
+
+    bot.ensemble.run = run  # type: ignore[method-assign]
+    bot.tracker = HandTracker(view(state, 0))
+    start = time.monotonic()
+    bot.decide(view(state, 0), 0, legal_actions(state, 0), None)
+    ends = sorted({round(job.deadline - start, 1) for job in seen if job.deadline})
+    assert len(seen) == trees and len(ends) == waves
+    assert ends[-1] == pytest.approx(0.9, abs=0.1)  # together they use the whole budget
