@@ -8,12 +8,18 @@ cards are public.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 
 from engine.actions import Counts
 from engine.constants import N_DEV_KINDS, N_RESOURCES, DevCard, Seat
 from engine.rules import seats_to_act
 from engine.state import Answer, GameState, Phase
+
+
+def _by_fields(value: PlayerView | TradeView | View) -> tuple[type, tuple[object, ...]]:
+    """How to pickle a view: its type and its fields in order (the default way fails for
+    frozen dataclasses compiled with mypyc)."""
+    return (type(value), tuple(getattr(value, f.name) for f in fields(value)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +39,9 @@ class PlayerView:
     has_largest_army: bool
     discards_owed: int
 
+    def __reduce__(self) -> tuple[type, tuple[object, ...]]:
+        return _by_fields(self)
+
 
 @dataclass(frozen=True, slots=True)
 class TradeView:
@@ -44,6 +53,9 @@ class TradeView:
     get: Counts
     answers: tuple[str, ...]
     counters: tuple[tuple[Counts, Counts] | None, ...]
+
+    def __reduce__(self) -> tuple[type, tuple[object, ...]]:
+        return _by_fields(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +90,9 @@ class View:
     # revealed when the game is over
     final_points: tuple[int, ...] | None
     victory_cards: tuple[int, ...] | None
+
+    def __reduce__(self) -> tuple[type, tuple[object, ...]]:
+        return _by_fields(self)
 
     def to_dict(self) -> dict[str, object]:
         """Plain nested dicts and lists, ready for a codec."""

@@ -304,3 +304,19 @@ def test_event_secrets_go_to_the_entitled_seats_only(seed: int, players: int) ->
     assert seen["public"]
     if players > 2 or record.state.turn > 30:
         assert seen["stolen"] or seen["bought"]
+
+
+def test_views_survive_pickling() -> None:
+    """Search bots send views to worker processes."""
+    import pickle
+
+    from tests.engine.randomplay import random_steps
+
+    seen_trade = False
+    for step in random_steps(GameConfig(players=3), 21, max_actions=1500):
+        if step.index % 50 == 0 or step.state.offer is not None or step.state.is_over:
+            for seat in (None, 0, 1, 2):
+                v = view(step.state, seat)
+                assert pickle.loads(pickle.dumps(v)) == v
+            seen_trade |= step.state.offer is not None
+    assert seen_trade
