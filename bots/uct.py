@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 
 from engine import rules
@@ -41,7 +41,12 @@ from engine.actions import (
     BuildRoad,
     BuildSettlement,
     BuyDevCard,
+    MaritimeTrade,
     MoveRobber,
+    PlayKnight,
+    PlayMonopoly,
+    PlayRoadBuilding,
+    PlayYearOfPlenty,
     RollDice,
 )
 from engine.constants import CITY_COST, DEV_CARD_COST, DICE_DOTS, ROAD_COST, SETTLEMENT_COST
@@ -82,6 +87,9 @@ class SearchConfig:
     counter_offers: bool = False
     determinizations: int = 1
     """Guesses at the hidden cards per tree's search (the tree restarts from each)."""
+    greedy_rollouts: bool = False
+    """Beyond the paper: a greedier rollout policy than uniform random (see
+    :func:`rollout`)."""
     setup_pruning: int = 0
     """Beyond the paper: in the set-up, consider only this many settlement spots, the best
     by dice dots and new resources (0: all)."""
@@ -196,11 +204,15 @@ def pruned_actions(state: GameState, seat: int, prune: bool, setup_keep: int = 0
     return actions
 
 
-def rollout(state: GameState, rnd: random.Random, prune: bool) -> int:
-    """Play random (pruned) actions to the end; the winner, or -1 past the action limit."""
+def rollout(state: GameState, rnd: random.Random, prune: bool, greedy: bool = False) -> int:
+    """Play random (pruned) actions to the end; the winner, or -1 past the action limit.
+    ``greedy`` (beyond the paper): in the main phase, after the pruning, play a
+    development card half the time, buy one 60% of the time, build a road half the time,
+    trade with the bank only when holding more than seven cards, else end the turn."""
     legal = rules.legal_actions
     advance = rules.advance
     choice = rnd.choice
+    random_ = rnd.random
     for _ in range(MAX_ROLLOUT_ACTIONS):
         phase = state.phase
         if phase == _OVER:
@@ -216,8 +228,39 @@ def rollout(state: GameState, rnd: random.Random, prune: bool) -> int:
                 best = [a for a in actions if type(a) is BuildSettlement]
             if best:
                 actions = best
+            elif greedy:
+                advance(state, _greedy(state, actions, choice, random_))
+                continue
         advance(state, choice(actions))
     return state.winner if state.phase == _OVER else -1
+
+
+_PLAYS = (PlayKnight, PlayRoadBuilding, PlayYearOfPlenty, PlayMonopoly)
+
+
+def _greedy(
+    state: GameState,
+    actions: list[Action],
+    choice: Callable[[Sequence[Action]], Action],
+    random_: Callable[[], float],
+) -> Action:
+    """The greedy rollout policy's main-phase move (see :func:`rollout`); ``actions`` is
+    the legal list, which starts with the end of the turn."""
+    plays = [a for a in actions if type(a) in _PLAYS]
+    if plays and random_() < 0.5:
+        return choice(plays)
+    buy = [a for a in actions if type(a) is BuyDevCard]
+    if buy and random_() < 0.6:
+        return buy[0]
+    roads = [a for a in actions if type(a) is BuildRoad]
+    if roads and random_() < 0.5:
+        return choice(roads)
+    p = state.current * 5
+    if sum(state.hand[p : p + 5]) > 7:
+        trades = [a for a in actions if type(a) is MaritimeTrade]
+        if trades:
+            return choice(trades)
+    return actions[0]
 
 
 # ======================================================================================
@@ -460,7 +503,7 @@ class Search:
                 break
             node = nxt
         if winner == -2:
-            winner = rollout(state, rnd, self.config.rollout_pruning)
+            winner = rollout(state, rnd, self.config.rollout_pruning, self.config.greedy_rollouts)
         self.rollouts += 1
         for n, i in path:
             n.total += 1.0

@@ -5,8 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from engine import ConfigError, GameConfig
+
+if TYPE_CHECKING:
+    from protocol.messages import GameOptions
 
 
 def _config(args: argparse.Namespace) -> GameConfig:
@@ -121,6 +125,87 @@ def _arena(args: argparse.Namespace) -> int:
     )
 
 
+def _tui_options(args: argparse.Namespace, *, private: bool = False) -> GameOptions:
+    from clients.tui.launch import game_options
+
+    players = args.players
+    if players is None:
+        players = 4 if args.command == "host" else args.bots + 1
+    return game_options(
+        players=players,
+        bots=args.bots,
+        bot_kind=args.bot_kind,
+        strength=args.strength,
+        vp=args.vp,
+        board=args.board,
+        timer=args.timer,
+        private=private,
+    )
+
+
+def _play(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from clients.tui.launch import play
+
+    try:
+        options = _tui_options(args)
+    except ValueError as exc:
+        print(f"hexhaven play: {exc}", file=sys.stderr)
+        return 2
+    db = Path(args.db) if args.db else None
+    return play(options=options, name=args.name, resume=args.resume, db=db)
+
+
+def _host(args: argparse.Namespace) -> int:
+    from clients.tui.launch import host
+
+    try:
+        options = _tui_options(args, private=True)
+    except ValueError as exc:
+        print(f"hexhaven host: {exc}", file=sys.stderr)
+        return 2
+    return host(url=args.url, options=options, name=args.name)
+
+
+def _join(args: argparse.Namespace) -> int:
+    from clients.tui.launch import join
+
+    return join(url=args.url, code=args.code, name=args.name, token=args.token)
+
+
+def _watch(args: argparse.Namespace) -> int:
+    from clients.tui.launch import watch
+
+    return watch(url=args.url, game=args.game)
+
+
+def _add_game_options(p: argparse.ArgumentParser, bots: int) -> None:
+    p.add_argument("--name", default="you" if bots == 3 else "host", help="your name at the table")
+    p.add_argument(
+        "--players",
+        type=int,
+        default=None,
+        help="seats at the table, 2 to 4 (default: "
+        + ("one more than the bots)" if bots else "4)"),
+    )
+    p.add_argument("--bots", type=int, default=bots, help="seats played by bots")
+    p.add_argument(
+        "--bot-kind",
+        default="heuristic",
+        choices=["random", "heuristic", "uct"],
+        help="the bots' kind",
+    )
+    p.add_argument(
+        "--strength", default=None, choices=["easy", "medium", "hard"], help="uct bots' strength"
+    )
+    p.add_argument("--vp", type=int, default=10, help="victory points to win")
+    p.add_argument("--board", choices=["random", "spiral"], default="random")
+    p.add_argument(
+        "--timer", type=float, default=None, metavar="SECONDS", help="seconds per action"
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="hexhaven", description="Hexhaven: the hex-island trading game, with bots."
@@ -214,6 +299,40 @@ def build_parser() -> argparse.ArgumentParser:
         "the game seeds; decision times are not measured)",
     )
     arena.set_defaults(run=_arena)
+    play = sub.add_parser(
+        "play",
+        help="play against bots in the terminal (an embedded server, nothing to set up)",
+        description="Play a game against bots in the terminal UI. An embedded server runs on "
+        "127.0.0.1 with its games in the data directory ($XDG_DATA_HOME/hexhaven or "
+        "~/.local/share/hexhaven); the bots are processes it starts. Press ? in the game "
+        "for the keys.",
+    )
+    _add_game_options(play, bots=3)
+    play.add_argument(
+        "--resume", action="store_true", help="go on with the game you left unfinished"
+    )
+    play.add_argument("--db", default=None, help="the SQLite file for games (default: data dir)")
+    play.set_defaults(run=_play)
+    host_cmd = sub.add_parser(
+        "host",
+        help="create a game on a running server and invite friends",
+        description="Create a private game on a running server, print the invite code and "
+        "the command friends type, and open the terminal UI for your seat; press s to start "
+        "(empty seats get the bots).",
+    )
+    host_cmd.add_argument("url", help="the server, e.g. ws://HOST:8765")
+    _add_game_options(host_cmd, bots=0)
+    host_cmd.set_defaults(run=_host)
+    join_cmd = sub.add_parser("join", help="take a seat in a game by its invite code")
+    join_cmd.add_argument("url", help="the server, e.g. ws://HOST:8765")
+    join_cmd.add_argument("code", help="the invite code (or the game id)")
+    join_cmd.add_argument("--name", default="guest", help="your name at the table")
+    join_cmd.add_argument("--token", default=None, help="your seat token, to come back to it")
+    join_cmd.set_defaults(run=_join)
+    watch_cmd = sub.add_parser("watch", help="watch a game as a spectator")
+    watch_cmd.add_argument("url", help="the server, e.g. ws://HOST:8765")
+    watch_cmd.add_argument("game", help="the game id")
+    watch_cmd.set_defaults(run=_watch)
     return parser
 
 

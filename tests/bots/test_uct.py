@@ -304,3 +304,20 @@ def test_setup_pruning_keeps_the_best_spots_by_dots_and_variety() -> None:
     assert pruned_actions(state, 0, True) == legal_actions(state, 0)  # off by default
     search = Search(state, 0, SearchConfig(rollouts=10, setup_pruning=5), random.Random(9))
     assert search.root.actions == kept
+
+
+def test_greedy_rollouts_end_in_a_win_and_keep_every_card() -> None:
+    rnd = random.Random(11)
+    lengths = {}
+    for greedy in (False, True):
+        total = 0
+        for seed in range(4):
+            state = setup_game(config(), seed)
+            state.rng = rnd.getrandbits(64)
+            before = state.actions_taken
+            winner = rollout(state, rnd, prune=True, greedy=greedy)
+            assert winner == state.winner and state.is_over
+            assert_conserved(state)
+            total += state.actions_taken - before
+        lengths[greedy] = total
+    assert lengths[True] < lengths[False]  # fewer idle bank trades and wandering roads

@@ -1,0 +1,813 @@
+"""The terminal client: a Textual app that shows one game and plays one seat of it.
+
+It is a client of the protocol only. What it shows comes from the server's views and
+events (:mod:`clients.tui.model`); what it offers is the prompt's list of legal actions,
+grouped by kind, plus domestic offers and counter-offers, which the protocol lets a seat
+make without listing them. Actions placed on the board are chosen on the map. The
+connection (:class:`~clients.tui.link.Transport`) runs as a worker in the app's own event
+loop, so nothing blocks it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Footer, Input, OptionList, RichLog, Static
+from textual.widgets.option_list import Option
+
+from clients.tui.board import SEAT_COLOURS
+from clients.tui.dialogs import (
+    CardDialog,
+    ChoiceDialog,
+    ConfirmScreen,
+    GameOverScreen,
+    HelpScreen,
+    LogScreen,
+    Side,
+)
+from clients.tui.link import SeatLost, Transport
+from clients.tui.model import GameModel, LogLine, PlaceNames, card_names
+from clients.tui.widgets import BoardView, HandPanel, PlayersPanel, ratios_text
+from protocol import messages as m
+from protocol.payloads import (
+    Cards,
+    ConfirmTrade,
+    CounterTrade,
+    Discard,
+    MaritimeTrade,
+    MoveRobber,
+    OfferTrade,
+    PlayMonopoly,
+    PlayYearOfPlenty,
+    WireModel,
+)
+
+LOG_STYLES = {
+    "event": "",
+    "turn": "bold #8a8f98",
+    "you": "bold",
+    "chat": "#35c3e0",
+    "error": "bold #ff4040",
+    "info": "italic #8dc95a",
+}
+
+KIND_ORDER = (
+    "roll_dice",
+    "play_knight",
+    "place_settlement",
+    "place_road",
+    "discard",
+    "move_robber",
+    "build_settlement",
+    "build_city",
+    "build_road",
+    "buy_dev_card",
+    "play_road_building",
+    "play_year_of_plenty",
+    "play_monopoly",
+    "accept_trade",
+    "counter_trade",
+    "decline_trade",
+    "confirm_trade",
+    "cancel_trade",
+    "maritime_trade",
+    "offer_trade",
+    "end_turn",
+)
+"""The order of the action list (``counter_trade`` and ``offer_trade`` are not listed by
+prompts: they are offered when the prompt shows an offer can be answered or made)."""
+
+PLACEMENTS: dict[str, tuple[str, str, str]] = {
+    "place_settlement": ("vertex", "Place a settlement", "place"),
+    "place_road": ("edge", "Place a road", "place"),
+    "build_settlement": ("vertex", "Build a settlement", "place"),
+    "build_city": ("vertex", "Build a city", "settlement"),
+    "build_road": ("edge", "Build a road", "place"),
+    "move_robber": ("hex", "Move the robber", "hex"),
+}
+"""Actions chosen on the map: what is picked, the label, and what the spots are called."""
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One line of the action list."""
+
+    label: str | Text
+    run: Callable[[], None]
+    kind: str
+
+
+def _spot_of(action: Any) -> int:
+    for name in ("vertex", "edge", "hex"):
+        if hasattr(action, name):
+            value: int = getattr(action, name)
+            return value
+    raise ValueError(f"{action!r} is not placed on the board")
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+class HexhavenApp(App[None]):
+    """See the module docstring. ``note`` is shown in the lobby (e.g. how friends join)."""
+
+    TITLE = "Hexhaven"
+    ENABLE_COMMAND_PALETTE = False
+    CSS = """
+    Screen { layout: vertical; }
+    #status { height: 1; background: $panel; color: $text; padding: 0 1; }
+    #banner { height: auto; background: #a01818; color: white; padding: 0 1; display: none; }
+    #banner.shown { display: block; }
+    #body { height: 1fr; }
+    #left { width: 64; height: 1fr; }
+    #board { margin: 0 1 0 0; }
+    #log { height: 1fr; min-height: 3; border: none; background: $surface; scrollbar-size: 1 1; }
+    #right { width: 1fr; min-width: 34; height: 1fr; }
+    #players { height: auto; text-wrap: nowrap; text-overflow: ellipsis; }
+    #hand { height: auto; border-top: solid $panel-lighten-2; text-wrap: nowrap;
+            text-overflow: ellipsis; }
+    #hint { height: auto; max-height: 6; border-top: solid $panel-lighten-2; color: $text; }
+    #actions { height: 1fr; border: none; padding: 0; scrollbar-size: 1 1; }
+    #actions:focus { border: none; }
+    #chat { dock: bottom; display: none; }
+    #chat.shown { display: block; }
+    .dialog { width: 64; height: auto; max-height: 100%; padding: 0 2; background: $panel;
+              border: thick $accent; }
+    .dialog.wide { width: 90; }
+    .dialog.tall { height: 90%; }
+    .dialog-title { margin-bottom: 1; }
+    .dialog-note { margin-bottom: 1; color: $text-muted; }
+    .dialog-keys { margin-top: 1; color: $text-muted; }
+    #choices { height: auto; max-height: 16; }
+    #full-log { height: 1fr; }
+    ModalScreen { align: center middle; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("question_mark", "help", "help"),
+        Binding("t", "offer", "offer trade"),
+        Binding("b", "bank", "bank trade"),
+        Binding("c", "chat", "chat"),
+        Binding("l", "log", "log"),
+        Binding("s", "start", "start", show=False),
+        Binding("q", "quit_game", "quit"),
+        *[Binding(str(k), f"number({k})", str(k), show=False) for k in range(1, 10)],
+    ]
+
+    def __init__(self, transport: Transport, *, note: str = "", host: bool = False) -> None:
+        super().__init__()
+        self.transport = transport
+        self.model = GameModel()
+        self.note = note
+        self.host = host
+        self.choices: list[Choice] = []
+        self._labels: list[str] = []
+        self.sent_for: int | None = None
+        """The state id of the prompt an action was sent for (nothing more is offered for
+        it until the server answers)."""
+        self.connection = "connecting"
+        self.connection_note = ""
+        self.picked: Callable[[int], None] | None = None
+        self.shown_over = False
+        self.failure: str | None = None
+
+    # --- layout -------------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield Static(id="status")
+        yield Static(id="banner")
+        with Horizontal(id="body"):
+            with Vertical(id="left"):
+                yield BoardView(id="board")
+                yield RichLog(id="log", wrap=True, markup=False, min_width=20)
+            with Vertical(id="right"):
+                yield PlayersPanel(id="players")
+                yield HandPanel(id="hand")
+                yield Static(id="hint")
+                yield OptionList(id="actions")
+        yield Input(placeholder="say something to the table (Enter sends, Esc closes)", id="chat")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.run_worker(self._connect(), name="link", exclusive=True)
+        self.set_interval(1.0, self._tick)
+        self.query_one("#actions", OptionList).focus()
+        self.refresh_all()
+
+    async def _connect(self) -> None:
+        try:
+            await self.transport.run(self.deliver, self.on_status)
+        except SeatLost as exc:
+            self.failure = exc.error.message
+            self.say("error", f"the server refused: {exc.error.message}")
+            self.set_banner(f"The server refused the seat: {exc.error.message}")
+        except Exception as exc:
+            self.failure = str(exc) or type(exc).__name__
+            self.say("error", f"cannot reach the server: {self.failure}")
+            self.set_banner(f"Cannot reach the server: {self.failure}")
+
+    # --- messages from the server --------------------------------------------------------------
+    def deliver(self, message: Any) -> None:
+        """Fold in one server message and show the result."""
+        lines = self.model.handle(message)
+        if isinstance(message, m.Error):
+            self.sent_for = None
+            if message.code in (m.ErrorCode.STALE_STATE, m.ErrorCode.ILLEGAL_ACTION):
+                self.notify(message.message, severity="warning", timeout=4)
+        if isinstance(message, m.Events | m.Prompt | m.GameView) and self.sent_for is not None:
+            prompt = self.model.prompt
+            if prompt is None or prompt.state_id != self.sent_for:
+                self.sent_for = None
+        self.write_log(lines)
+        self.refresh_all()
+        if isinstance(message, m.GameOver):
+            self.show_game_over()
+
+    def on_status(self, state: str, note: str) -> None:
+        was = self.connection
+        self.connection, self.connection_note = state, note
+        if state == "lost":
+            self.set_banner(f"Connection lost: {note}. Your seat is kept; rejoining…")
+        else:
+            self.set_banner(None)
+            if was == "lost":
+                self.say("info", "reconnected: back in your seat")
+        self.refresh_status()
+
+    def set_banner(self, text: str | None) -> None:
+        banner = self.query_one("#banner", Static)
+        banner.update(text or "")
+        banner.set_class(text is not None, "shown")
+
+    def say(self, kind: str, text: str) -> None:
+        """Add a line of the client's own to the game log."""
+        line = LogLine(kind, text)
+        self.model.log.append(line)
+        self.write_log([line])
+
+    def write_log(self, lines: Sequence[LogLine]) -> None:
+        log = self.query_one("#log", RichLog)
+        for line in lines:
+            log.write(Text(line.text, style=LOG_STYLES.get(line.kind, "")))
+
+    # --- showing ---------------------------------------------------------------------------
+    def refresh_all(self) -> None:
+        model = self.model
+        board = self.query_one(BoardView)
+        board.show(model.view)
+        if board.picking and not self._still_prompted():
+            self.stop_picking()
+        before = self._labels
+        self.choices = self.build_choices()
+        self._show_choices()
+        if self._labels != before:
+            self._auto_open()
+        kinds = {c.kind for c in self.choices}
+        self.query_one(PlayersPanel).show(model, model.deadline_left())
+        self.query_one(HandPanel).show(model, kinds)
+        self.refresh_hint()
+        self.refresh_status()
+
+    def _auto_open(self) -> None:
+        """A prompt with one thing to do, placed on the board (the set-up's road, the
+        robber) or a discard, opens it at once."""
+        if len(self.choices) != 1 or isinstance(self.screen, HexhavenScreenTypes):
+            return
+        choice = self.choices[0]
+        if choice.kind in PLACEMENTS or choice.kind == "discard":
+            self.call_later(choice.run)
+
+    def _still_prompted(self) -> bool:
+        return self.model.prompt is not None and self.sent_for is None
+
+    def _show_choices(self) -> None:
+        actions = self.query_one("#actions", OptionList)
+        labels = [str(c.label) for c in self.choices]
+        if labels == self._labels:
+            return
+        self._labels = labels
+        actions.clear_options()
+        options = []
+        for i, c in enumerate(self.choices):
+            label = Text(f"{i + 1} " if i < 9 else "  ", style="dim")
+            label.append_text(c.label if isinstance(c.label, Text) else Text(c.label))
+            options.append(Option(label, id=str(i)))
+        actions.add_options(options)
+        if options:
+            actions.highlighted = 0
+
+    def refresh_status(self) -> None:
+        model = self.model
+        v = model.view
+        out = Text(no_wrap=True, overflow="ellipsis")
+        out.append("Hexhaven ", style="bold")
+        if model.game:
+            out.append(f"  game {model.game}", style="dim")
+        if v is not None and model.started:
+            out.append(f"  turn {v.turn}")
+            if v.dice is not None:
+                out.append(f"  rolled {sum(v.dice)}", style="bold")
+                out.append(f" ({v.dice[0]}+{v.dice[1]})", style="dim")
+            acting = [q for q in v.to_act if q < v.players]
+            if acting and v.winner is None:
+                names = ", ".join("you" if q == model.seat else model.name(q) for q in acting)
+                out.append(f"  to act: {names}", style="bold #ffe14d")
+            out.append(f"  first to {v.victory_points}", style="dim")
+        elif not model.started:
+            out.append("  waiting to start", style="bold #ffe14d")
+        if model.spectator:
+            out.append("  [watching]", style="bold #35c3e0")
+        left = model.deadline_left()
+        if left is not None and self._still_prompted():
+            out.append(f"  ⏱ {left:.0f} s", style="bold #ff9d1a")
+        if self.connection == "lost":
+            out.append("  [offline]", style="bold #ff4040")
+        out.append("   ? help", style="dim")
+        self.query_one("#status", Static).update(out)
+
+    def refresh_hint(self) -> None:
+        """What the player should know now: the spot being chosen, the open offer, the
+        lobby, or whose turn it is."""
+        model, v = self.model, self.model.view
+        out = Text()
+        board = self.query_one(BoardView)
+        if board.picking and v is not None and board.current is not None:
+            places = PlaceNames(v.radius, v.terrain, v.tokens, v.harbours)
+            where = {"vertex": places.vertex, "edge": places.edge, "hex": places.hex}[board.kind]
+            out.append(f"{self._pick_label} ", style="bold")
+            out.append(f"({board.index + 1} of {len(board.spots)})\n", style="dim")
+            out.append(where(board.current) + "\n", style="bold #ffe14d")
+            out.append("arrows/Tab move · Enter choose · Esc back", style="dim")
+        elif model.over is not None:
+            out.append("The game is over. ", style="bold")
+            out.append("q quit", style="dim")
+        elif not model.started:
+            seated = len(model.players)
+            total = v.players if v is not None else "?"
+            out.append(f"Waiting to start: {seated} of {total} seats taken.\n", style="bold")
+            if self.note:
+                out.append(self.note + "\n")
+            if self.host:
+                out.append("Press s to start (empty seats get the game's bots).", style="#ffe14d")
+            else:
+                out.append("The host starts the game.", style="dim")
+        elif v is not None and v.trade is not None:
+            t = v.trade
+            who = "You offer" if t.offerer == model.seat else f"{model.name(t.offerer)} offers"
+            out.append(f"{who} {card_names(t.give)} for {card_names(t.get)}\n", style="bold")
+            answers = []
+            for q, a in enumerate(t.answers):
+                if a == "not_asked" or q == t.offerer:
+                    continue
+                name = "you" if q == model.seat else model.name(q)
+                text = f"{name}: {a}"
+                counter = t.counters[q]
+                if a == "countered" and counter is not None:
+                    text += f" (gives {card_names(counter[0])} for {card_names(counter[1])})"
+                answers.append(text)
+            out.append("; ".join(answers))
+        elif model.spectator:
+            out.append("You are watching this game.", style="dim")
+        elif model.prompt is None or self.sent_for is not None:
+            if v is not None and v.to_act:
+                names = ", ".join(model.name(q) for q in v.to_act if q != model.seat)
+                out.append(f"Waiting for {names or 'the server'}…", style="dim")
+        else:
+            out.append("Your move ", style="bold #ffe14d")
+            out.append("(↑/↓ Enter, or 1-9)", style="dim")
+        self.query_one("#hint", Static).update(out)
+
+    def _tick(self) -> None:
+        if self.model.deadline_left() is not None:
+            self.refresh_status()
+            self.query_one(PlayersPanel).show(self.model, self.model.deadline_left())
+
+    # --- the action list --------------------------------------------------------------------
+    def build_choices(self) -> list[Choice]:
+        """The prompt's legal actions, grouped by kind, in :data:`KIND_ORDER`."""
+        prompt, v, model = self.model.prompt, self.model.view, self.model
+        if prompt is None or v is None or self.sent_for is not None or model.over is not None:
+            return []
+        by_kind: dict[str, list[Any]] = {}
+        for a in prompt.actions:
+            by_kind.setdefault(a.kind, []).append(a)
+        if "end_turn" in by_kind:
+            by_kind["offer_trade"] = []  # the main phase: offers may be made
+        if "decline_trade" in by_kind:
+            by_kind["counter_trade"] = []  # asked: a counter-offer may be made
+        out: list[Choice] = []
+        for kind in KIND_ORDER:
+            if kind not in by_kind:
+                continue
+            acts = by_kind[kind]
+            out.extend(self._choices_for(kind, acts))
+        return out
+
+    def _choices_for(self, kind: str, acts: list[Any]) -> list[Choice]:
+        v = self.model.view
+        assert v is not None
+        if kind in PLACEMENTS:
+            what, label, _ = PLACEMENTS[kind]
+            if kind == "build_road" and v.phase == "road_building":
+                label = "Build a free road"
+            spots = sorted({_spot_of(a) for a in acts})
+            count = _plural(len(spots), "place" if what != "hex" else "hex")
+            if what == "hex":
+                count = _plural(len(spots), "hex").replace("hexs", "hexes")
+            return [Choice(f"{label} ({count})…", lambda: self.start_picking(kind, acts), kind)]
+        match kind:
+            case "roll_dice":
+                return [Choice("Roll the dice", lambda: self.act(acts[0]), kind)]
+            case "play_knight":
+                return [Choice("Play a knight (move the robber)", lambda: self.act(acts[0]), kind)]
+            case "buy_dev_card":
+                return [Choice("Buy a development card", lambda: self.act(acts[0]), kind)]
+            case "play_road_building":
+                label = "Play road building"
+                return [Choice(label, lambda: self.act(acts[0]), kind)]
+            case "play_year_of_plenty":
+                return [Choice("Play year of plenty…", lambda: self.year_of_plenty(acts), kind)]
+            case "play_monopoly":
+                return [Choice("Play monopoly…", lambda: self.monopoly(acts), kind)]
+            case "discard":
+                owed = v.seats[v.seat].discards_owed if v.seat is not None else 0
+                label = f"Discard {_plural(owed, 'card')}…"
+                return [Choice(label, lambda: self.discard(), kind)]
+            case "maritime_trade":
+                return [Choice("Trade with the bank…", lambda: self.bank_trade(acts), kind)]
+            case "offer_trade":
+                return [Choice("Offer a trade to the players…", lambda: self.offer(), kind)]
+            case "accept_trade":
+                t = v.trade
+                label = "Accept the offer"
+                if t is not None:
+                    label += f": give {card_names(t.get)}, get {card_names(t.give)}"
+                return [Choice(label, lambda: self.act(acts[0]), kind)]
+            case "decline_trade":
+                return [Choice("Decline the offer", lambda: self.act(acts[0]), kind)]
+            case "counter_trade":
+                return [Choice("Counter-offer…", lambda: self.counter(), kind)]
+            case "confirm_trade":
+                out = []
+                for a in acts:
+                    out.append(Choice(self._confirm_label(a), partial(self.act, a), kind))
+                return out
+            case "cancel_trade":
+                return [Choice("Cancel your offer", lambda: self.act(acts[0]), kind)]
+            case "end_turn":
+                return [Choice("End the turn", lambda: self.act(acts[0]), kind)]
+        return [Choice(kind.replace("_", " "), lambda: self.act(acts[0]), kind)]
+
+    def _confirm_label(self, action: ConfirmTrade) -> str:
+        v = self.model.view
+        name = self.model.name(action.partner)
+        if v is None or v.trade is None:
+            return f"Trade with {name}"
+        t = v.trade
+        give, get = t.give, t.get
+        counter = t.counters[action.partner]
+        if t.answers[action.partner] == "countered" and counter is not None:
+            give, get = counter[1], counter[0]
+        return f"Trade with {name}: give {card_names(give)}, get {card_names(get)}"
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        if event.option_list.id != "actions":
+            return
+        event.stop()
+        index = event.option_index
+        if 0 <= index < len(self.choices):
+            self.choices[index].run()
+
+    def action_number(self, n: int) -> None:
+        if isinstance(self.screen, HexhavenScreenTypes) or self.query_one(BoardView).picking:
+            return
+        if self.query_one("#chat", Input).has_focus:
+            return
+        if 0 < n <= len(self.choices):
+            self.choices[n - 1].run()
+
+    # --- acting -----------------------------------------------------------------------------
+    def act(self, action: Any) -> None:
+        """Send an action for the current prompt."""
+        prompt, game = self.model.prompt, self.model.game
+        if prompt is None or game is None or self.sent_for is not None:
+            self.notify("Not now: it is not your move.", severity="warning", timeout=3)
+            return
+        self.sent_for = prompt.state_id
+        self.stop_picking()
+        message = m.Act(game=game, state_id=prompt.state_id, action=action)
+        self.run_worker(self._send(message), group="send")
+        self.refresh_all()
+
+    async def _send(self, message: WireModel) -> None:
+        if not await self.transport.send(message):
+            self.sent_for = None
+            self.notify("Not sent: the connection is down.", severity="error", timeout=4)
+            self.refresh_all()
+
+    def current_actions(self, kind: str) -> list[Any]:
+        """The current prompt's actions of a kind (the prompt may have changed while a
+        dialog was open)."""
+        prompt = self.model.prompt
+        if prompt is None or self.sent_for is not None:
+            return []
+        return [a for a in prompt.actions if a.kind == kind]
+
+    # --- picking on the board ----------------------------------------------------------------
+    _pick_label = ""
+
+    def start_picking(self, kind: str, acts: list[Any]) -> None:
+        what, label, _ = PLACEMENTS[kind]
+        self._pick_label = label
+        board = self.query_one(BoardView)
+        spots = sorted({_spot_of(a) for a in acts})
+
+        def chosen(spot: int) -> None:
+            current = [a for a in self.current_actions(kind) if _spot_of(a) == spot]
+            if not current:
+                self.notify("That is no longer possible.", severity="warning")
+                self.stop_picking()
+                return
+            if kind == "move_robber":
+                self.choose_victim(current)
+            else:
+                self.act(current[0])
+
+        self.picked = chosen
+        board.pick(what, spots)
+        self.refresh_hint()
+
+    def stop_picking(self) -> None:
+        board = self.query_one(BoardView)
+        if board.picking:
+            board.stop()
+            self.picked = None
+            self.query_one("#actions", OptionList).focus()
+            self.refresh_hint()
+
+    def on_board_view_chosen(self, event: BoardView.Chosen) -> None:
+        if self.picked is not None:
+            self.picked(event.spot)
+
+    def on_board_view_cancelled(self, event: BoardView.Cancelled) -> None:
+        self.stop_picking()
+
+    def on_board_view_moved(self, event: BoardView.Moved) -> None:
+        self.refresh_hint()
+
+    def choose_victim(self, moves: list[MoveRobber]) -> None:
+        if len(moves) == 1:
+            self.act(moves[0])
+            return
+        v = self.model.view
+        assert v is not None
+        labels = []
+        for a in moves:
+            if a.victim is None:
+                labels.append(Text("Rob nobody"))
+                continue
+            label = Text("██ ", style=SEAT_COLOURS[a.victim % 4])
+            label.append(f"Rob {self.model.name(a.victim)} ({v.seats[a.victim].cards} cards)")
+            labels.append(label)
+
+        def done(index: int | None) -> None:
+            if index is not None:
+                self.act(moves[index])
+
+        self.push_screen(ChoiceDialog("Whom to rob?", "", labels), done)
+
+    # --- dialogs ---------------------------------------------------------------------------
+    def discard(self) -> None:
+        v = self.model.view
+        if v is None or v.seat is None or v.hand is None:
+            return
+        owed = v.seats[v.seat].discards_owed
+        hand = tuple(v.hand)
+
+        def check(sides: list[list[int]]) -> str | None:
+            chosen = sum(sides[0])
+            if chosen != owed:
+                return f"choose {owed} cards: {chosen} chosen"
+            return None
+
+        def done(sides: list[list[int]] | None) -> None:
+            if sides is not None and self.current_actions("discard"):
+                self.act(Discard(cards=Cards.of(sides[0])))
+
+        note = f"A seven: give back {_plural(owed, 'card')} of your {sum(hand)}."
+        dialog = CardDialog(
+            f"Discard {_plural(owed, 'card')}",
+            note,
+            [Side("You give back", hand)],
+            check,
+            confirm="discard",
+        )
+        self.push_screen(dialog, done)
+
+    def year_of_plenty(self, acts: list[PlayYearOfPlenty]) -> None:
+        options = {a.cards.counts() for a in acts}
+        v = self.model.view
+        bank = tuple(v.bank) if v is not None else (19,) * 5
+        take = sum(next(iter(options)))
+
+        def check(sides: list[list[int]]) -> str | None:
+            if tuple(sides[0]) in options:
+                return None
+            return f"choose {_plural(take, 'card')} the bank has"
+
+        def done(sides: list[list[int]] | None) -> None:
+            if sides is None:
+                return
+            for a in self.current_actions("play_year_of_plenty"):
+                if list(a.cards.counts()) == sides[0]:
+                    self.act(a)
+                    return
+
+        dialog = CardDialog(
+            "Year of plenty",
+            f"Take {_plural(take, 'card')} from the bank.",
+            [Side("You take", tuple(min(2, b) for b in bank))],
+            check,
+            confirm="take them",
+        )
+        self.push_screen(dialog, done)
+
+    def monopoly(self, acts: list[PlayMonopoly]) -> None:
+        def done(index: int | None) -> None:
+            if index is not None:
+                self.act(acts[index])
+
+        labels = [f"All the {a.resource} of the others" for a in acts]
+        self.push_screen(ChoiceDialog("Monopoly: which resource?", "", labels), done)
+
+    def bank_trade(self, acts: list[MaritimeTrade]) -> None:
+        v = self.model.view
+        note = ""
+        if v is not None and v.ratios is not None:
+            note = "Your ratios: " + ratios_text(v.ratios)
+        labels = [f"Give {a.ratio} {a.give}, get 1 {a.get}" for a in acts]
+
+        def done(index: int | None) -> None:
+            if index is not None:
+                self.act(acts[index])
+
+        self.push_screen(ChoiceDialog("Trade with the bank", note, labels), done)
+
+    def action_bank(self) -> None:
+        acts = self.current_actions("maritime_trade")
+        if acts and not isinstance(self.screen, HexhavenScreenTypes):
+            self.bank_trade(acts)
+
+    def offer(self) -> None:
+        v = self.model.view
+        if v is None or v.hand is None:
+            return
+        hand = tuple(v.hand)
+
+        def check(sides: list[list[int]]) -> str | None:
+            give, get = sides
+            if not any(give) or not any(get):
+                return "choose cards to give and cards to get"
+            return None
+
+        def done(sides: list[list[int]] | None) -> None:
+            if sides is None:
+                return
+            if not self.current_actions("end_turn"):
+                self.notify("Offers are made in your turn, after the roll.", severity="warning")
+                return
+            self.act(OfferTrade(give=Cards.of(sides[0]), get=Cards.of(sides[1]), to=None))
+
+        dialog = CardDialog(
+            "Offer a trade to everyone",
+            "They answer; then you choose whom to trade with, or cancel.",
+            [Side("You give", hand), Side("You get", (19,) * 5)],
+            check,
+            confirm="offer",
+        )
+        self.push_screen(dialog, done)
+
+    def action_offer(self) -> None:
+        if self.current_actions("end_turn") and not isinstance(self.screen, HexhavenScreenTypes):
+            self.offer()
+
+    def counter(self) -> None:
+        v = self.model.view
+        if v is None or v.hand is None or v.trade is None:
+            return
+        t = v.trade
+        hand = tuple(v.hand)
+
+        def check(sides: list[list[int]]) -> str | None:
+            give, get = sides
+            if not any(give) or not any(get):
+                return "choose cards to give and cards to get"
+            return None
+
+        def done(sides: list[list[int]] | None) -> None:
+            if sides is None or not self.current_actions("decline_trade"):
+                return
+            self.act(CounterTrade(give=Cards.of(sides[0]), get=Cards.of(sides[1])))
+
+        offerer = self.model.name(t.offerer)
+        dialog = CardDialog(
+            f"Counter {offerer}'s offer",
+            f"{offerer} offers {card_names(t.give)} for {card_names(t.get)}.",
+            [Side("You give", hand), Side("You get", (19,) * 5)],
+            check,
+            initial=[[min(a, b) for a, b in zip(t.get, hand, strict=True)], list(t.give)],
+            confirm="counter",
+        )
+        self.push_screen(dialog, done)
+
+    # --- other keys ---------------------------------------------------------------------------
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HexhavenScreenTypes):
+            self.push_screen(HelpScreen())
+
+    def action_log(self) -> None:
+        if not isinstance(self.screen, HexhavenScreenTypes):
+            lines = [Text(x.text, style=LOG_STYLES.get(x.kind, "")) for x in self.model.log]
+            self.push_screen(LogScreen(lines))
+
+    def action_chat(self) -> None:
+        if self.model.game is None:
+            return
+        chat = self.query_one("#chat", Input)
+        chat.add_class("shown")
+        chat.focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        text = event.value.strip()
+        event.input.value = ""
+        event.input.remove_class("shown")
+        self.query_one("#actions", OptionList).focus()
+        if text and self.model.game is not None:
+            self.run_worker(self._send(m.Chat(game=self.model.game, text=text[:500])))
+
+    def on_key(self, event: Any) -> None:
+        chat = self.query_one("#chat", Input)
+        if event.key == "escape" and chat.has_focus:
+            chat.value = ""
+            chat.remove_class("shown")
+            self.query_one("#actions", OptionList).focus()
+            event.stop()
+
+    def action_start(self) -> None:
+        if self.host and not self.model.started and self.model.game is not None:
+            self.run_worker(self._send(m.StartGame(game=self.model.game)))
+
+    def action_quit_game(self) -> None:
+        if self.model.over is not None or self.failure is not None:
+            self.exit()
+            return
+
+        def done(yes: bool | None) -> None:
+            if yes:
+                self.exit()
+
+        self.push_screen(ConfirmScreen("Leave the game? Your seat is kept for you."), done)
+
+    def show_game_over(self) -> None:
+        over = self.model.over
+        if over is None or self.shown_over:
+            return
+        self.shown_over = True
+        v = self.model.view
+
+        def done(quit_app: bool | None) -> None:
+            if quit_app:
+                self.exit()
+
+        screen = GameOverScreen(
+            self.model.names(),
+            over.points,
+            over.winner,
+            self.model.seat,
+            over.seed,
+            self.model.seed_hash,
+            v.victory_cards if v is not None else None,
+        )
+        with contextlib.suppress(Exception):
+            while isinstance(self.screen, HexhavenScreenTypes):
+                self.pop_screen()
+        self.push_screen(screen, done)
+
+
+HexhavenScreenTypes = (
+    CardDialog,
+    ChoiceDialog,
+    HelpScreen,
+    LogScreen,
+    ConfirmScreen,
+    GameOverScreen,
+)
+"""The app's modal screens: while one is up, the main screen's keys do nothing."""

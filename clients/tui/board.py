@@ -1,0 +1,328 @@
+"""The island drawn with characters: hexes with terrain, tokens and the robber, harbours,
+roads, settlements and cities in their owners' colours, and the spots a player is choosing
+among.
+
+Geometry comes from :func:`engine.topology.topology` (pure geometry, no rules): every
+vertex and hex centre is placed on a character grid from its coordinates, so any board
+radius draws. A hex is nine columns wide and five lines high; neighbouring hexes share
+their outline::
+
+      /·\\
+    ·/  8  \\·
+    │ grain │
+    ·\\•••••/·
+      \\·/
+
+(drawn with the box-drawing diagonals U+2571 and U+2572).
+
+What a board shows comes from a :class:`~clients.tui.model.LiveView`; nothing here knows
+a rule of the game.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache
+
+from rich.style import Style
+from rich.text import Text
+
+from engine.constants import DICE_DOTS
+from engine.topology import topology
+
+COLUMNS_PER_UNIT = 8 / math.sqrt(3)
+"""A hex is eight columns from side to side."""
+LINES_PER_UNIT = 2
+"""...and four lines from its top corner to its bottom corner."""
+
+TERRAIN_COLOURS: dict[str, str] = {
+    "hills": "#b5562e",
+    "forest": "#2f6b2f",
+    "pasture": "#8dc95a",
+    "fields": "#e0b93a",
+    "mountains": "#8a8f98",
+    "desert": "#d8c8a0",
+}
+TERRAIN_TEXT: dict[str, str] = {
+    "hills": "#ffffff",
+    "forest": "#ffffff",
+    "pasture": "#000000",
+    "fields": "#000000",
+    "mountains": "#000000",
+    "desert": "#000000",
+}
+RESOURCE_OF_TERRAIN: dict[str, str] = {
+    "hills": "brick",
+    "forest": "lumber",
+    "pasture": "wool",
+    "fields": "grain",
+    "mountains": "ore",
+    "desert": "desert",
+}
+SEAT_COLOURS: tuple[str, ...] = ("#ff4040", "#4f8cff", "#f2f2f2", "#ff9d1a")
+"""Red, blue, white and orange, as at the table."""
+SEAT_COLOUR_NAMES: tuple[str, ...] = ("red", "blue", "white", "orange")
+RISING = "\u2571"
+FALLING = "\u2572"
+SETTLEMENT = "▲"
+CITY = "■"
+EMPTY_VERTEX = "·"
+HARBOUR_COLOUR = "#35c3e0"
+OUTLINE = Style(color="#6c7a89")
+HIGHLIGHT = "#ffe14d"
+
+
+def harbour_label(kind: str) -> str:
+    """``"3:1"`` for a generic harbour, ``"2:1 ore"`` for a resource harbour."""
+    return "3:1" if kind == "generic" else f"2:1 {kind}"
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where everything of a board of one radius goes on the character grid."""
+
+    radius: int
+    width: int
+    height: int
+    hex_cells: tuple[tuple[int, int], ...]
+    """Per hex, its centre (column, line)."""
+    vertex_cells: tuple[tuple[int, int], ...]
+    edge_cells: tuple[tuple[tuple[int, int, str], ...], ...]
+    """Per edge, the cells of its line: (column, line, character)."""
+    harbour_anchors: tuple[tuple[int, int, str], ...]
+    """Per harbour slot: (column, line, alignment) of its label; alignment is ``left``
+    (the label starts there), ``right`` (ends there) or ``centre``."""
+
+    def interior(self, hex_id: int) -> list[tuple[int, int]]:
+        """The cells inside a hex, line by line (5, 7 and 5 cells)."""
+        c, line = self.hex_cells[hex_id]
+        cells = [(c + dx, line - 1) for dx in range(-2, 3)]
+        cells += [(c + dx, line) for dx in range(-3, 4)]
+        cells += [(c + dx, line + 1) for dx in range(-2, 3)]
+        return cells
+
+
+def _cell(x: float, y: float) -> tuple[int, int]:
+    return (round(x * COLUMNS_PER_UNIT), round(-y * LINES_PER_UNIT))
+
+
+def _edge_line(a: tuple[int, int], b: tuple[int, int]) -> tuple[tuple[int, int, str], ...]:
+    """A side of a hex is one vertical bar; a slanted edge is a diagonal next to each of
+    its ends, so the hexes above and below it keep the same room."""
+    (x1, y1), (x2, y2) = sorted((a, b))
+    if x1 == x2:
+        return ((x1, min(y1, y2) + 1, "│"),)
+    ch = RISING if y2 < y1 else FALLING
+    return ((x1 + 1, y1, ch), (x2 - 1, y2, ch))
+
+
+_LABEL_ROOM = len(harbour_label("lumber"))
+
+
+@cache
+def layout(radius: int) -> Layout:
+    """The grid layout of a board radius (computed once)."""
+    topo = topology(radius)
+    vertices = [_cell(x, y) for x, y in topo.vertex_xy]
+    hexes = []
+    for q, r in topo.hex_coords:
+        hexes.append(_cell(math.sqrt(3) * (q + r / 2), -1.5 * r))
+    anchors: list[tuple[int, int, str]] = []
+    for e in topo.harbour_slots:
+        a, b = topo.edge_vertices[e]
+        (xa, ya), (xb, yb) = topo.vertex_xy[a], topo.vertex_xy[b]
+        mx, my = (xa + xb) / 2, (ya + yb) / 2
+        norm = math.hypot(mx, my) or 1.0
+        dx, dy = mx / norm, my / norm
+        col, line = _cell(mx + dx * 0.75, my + dy * 0.75)
+        if dx > 0.5:
+            align = "left"
+            col = max(vertices[a][0], vertices[b][0]) + 2
+        elif dx < -0.5:
+            align = "right"
+            col = min(vertices[a][0], vertices[b][0]) - 2
+        else:
+            align = "centre"
+        anchors.append((col, line, align))
+    min_x = min(x for x, _ in vertices) - _LABEL_ROOM - 1
+    max_x = max(x for x, _ in vertices) + _LABEL_ROOM + 1
+    min_y = min(min(y for _, y in vertices), *(y for _, y, _ in anchors))
+    max_y = max(max(y for _, y in vertices), *(y for _, y, _ in anchors))
+
+    def shift(cell: tuple[int, int]) -> tuple[int, int]:
+        return (cell[0] - min_x, cell[1] - min_y)
+
+    return Layout(
+        radius=radius,
+        width=max_x - min_x + 1,
+        height=max_y - min_y + 1,
+        hex_cells=tuple(shift(h) for h in hexes),
+        vertex_cells=tuple(shift(v) for v in vertices),
+        edge_cells=tuple(
+            tuple((x - min_x, y - min_y, ch) for x, y, ch in _edge_line(vertices[a], vertices[b]))
+            for a, b in topo.edge_vertices
+        ),
+        harbour_anchors=tuple((x - min_x, y - min_y, al) for x, y, al in anchors),
+    )
+
+
+@dataclass(frozen=True)
+class BoardPicture:
+    """What to draw: the board and the pieces on it (ids are the engine's)."""
+
+    radius: int
+    terrain: Sequence[str]
+    tokens: Sequence[int]
+    harbours: Sequence[str]
+    robber: int
+    settlements: dict[int, int]  # vertex -> seat
+    cities: dict[int, int]
+    roads: dict[int, int]  # edge -> seat
+
+
+@dataclass(frozen=True)
+class Marks:
+    """The spots being chosen among, and the one chosen now."""
+
+    kind: str = ""  # "vertex", "edge" or "hex"; "" for none
+    spots: tuple[int, ...] = ()
+    current: int | None = None
+
+
+class _Grid:
+    def __init__(self, width: int, height: int) -> None:
+        self.width = width
+        self.height = height
+        self.chars = [[" "] * width for _ in range(height)]
+        self.styles: list[list[Style]] = [[Style()] * width for _ in range(height)]
+
+    def put(self, x: int, y: int, ch: str, style: Style) -> None:
+        if 0 <= y < self.height and 0 <= x < self.width:
+            self.chars[y][x] = ch
+            self.styles[y][x] = style
+
+    def write(self, x: int, y: int, text: str, style: Style) -> None:
+        for i, ch in enumerate(text):
+            self.put(x + i, y, ch, style)
+
+    def text(self) -> Text:
+        out = Text(no_wrap=True, overflow="crop")
+        for y in range(self.height):
+            run, run_style = "", self.styles[y][0]
+            for ch, style in zip(self.chars[y], self.styles[y], strict=True):
+                if style != run_style:
+                    out.append(run, run_style)
+                    run, run_style = "", style
+                run += ch
+            out.append(run.rstrip() if run_style == Style() else run, run_style)
+            if y < self.height - 1:
+                out.append("\n")
+        return out
+
+
+def _centred(text: str, width: int) -> str:
+    return text.center(width)[:width]
+
+
+def token_dots(token: int) -> str:
+    """The dots printed on a number token (five on a 6 or an 8)."""
+    return "•" * DICE_DOTS.get(token, 0) if token else ""
+
+
+def render_board(picture: BoardPicture, marks: Marks = Marks()) -> Text:
+    """The board as styled text, ``layout(radius).width`` columns wide."""
+    lay = layout(picture.radius)
+    topo = topology(picture.radius)
+    grid = _Grid(lay.width, lay.height)
+    chosen_hex = marks.current if marks.kind == "hex" else None
+    hex_spots = set(marks.spots) if marks.kind == "hex" else set()
+    for h, (c, line) in enumerate(lay.hex_cells):
+        terrain = picture.terrain[h]
+        bg = TERRAIN_COLOURS[terrain]
+        fg = TERRAIN_TEXT[terrain]
+        if h == chosen_hex:
+            bg, fg = HIGHLIGHT, "#000000"
+        base = Style(color=fg, bgcolor=bg)
+        for x, y in lay.interior(h):
+            grid.put(x, y, " ", base)
+        token = picture.tokens[h]
+        hot = token in (6, 8)
+        token_style = base + Style(bold=True)
+        if token:
+            label = _centred(str(token), 3)
+            if hot and h != chosen_hex:
+                grid.write(
+                    c - 1, line - 1, label, Style(color="#ffffff", bgcolor="#c01818", bold=True)
+                )
+            else:
+                grid.write(c - 1, line - 1, label, token_style)
+        grid.write(c - 3, line, _centred(RESOURCE_OF_TERRAIN[terrain], 7), base)
+        if h == picture.robber:
+            grid.write(
+                c - 2, line + 1, " ROB ", Style(color="#ffffff", bgcolor="#000000", bold=True)
+            )
+        else:
+            dots_style = token_style + Style(color="#c01818") if hot else token_style
+            grid.write(c - 2, line + 1, _centred(token_dots(token), 5), dots_style)
+        if h in hex_spots and h != chosen_hex:
+            grid.put(c - 3, line, "?", base + Style(bold=True, color=HIGHLIGHT, bgcolor="#000000"))
+    edge_spots = set(marks.spots) if marks.kind == "edge" else set()
+    for e, cells in enumerate(lay.edge_cells):
+        owner = picture.roads.get(e)
+        if marks.kind == "edge" and e == marks.current:
+            style = Style(color="#000000", bgcolor=HIGHLIGHT, bold=True)
+        elif owner is not None:
+            style = Style(color="#000000", bgcolor=SEAT_COLOURS[owner % 4], bold=True)
+        elif e in edge_spots:
+            style = Style(color=HIGHLIGHT, bold=True)
+        else:
+            style = OUTLINE
+        for x, y, ch in cells:
+            grid.put(x, y, ch, style)
+    harbour_vertices = {v for e in topo.harbour_slots for v in topo.edge_vertices[e]}
+    vertex_spots = set(marks.spots) if marks.kind == "vertex" else set()
+    for v, (x, y) in enumerate(lay.vertex_cells):
+        if v in picture.cities:
+            ch, style = CITY, Style(color=SEAT_COLOURS[picture.cities[v] % 4], bold=True)
+        elif v in picture.settlements:
+            ch, style = SETTLEMENT, Style(color=SEAT_COLOURS[picture.settlements[v] % 4], bold=True)
+        elif v in harbour_vertices:
+            ch, style = "•", Style(color=HARBOUR_COLOUR, bold=True)
+        else:
+            ch, style = EMPTY_VERTEX, OUTLINE
+        if marks.kind == "vertex" and v == marks.current:
+            ch = "◆" if ch in (EMPTY_VERTEX, "•") else ch
+            style = Style(color="#000000", bgcolor=HIGHLIGHT, bold=True)
+        elif v in vertex_spots:
+            ch = "○" if ch in (EMPTY_VERTEX, "•") else ch
+            style = style + Style(color=HIGHLIGHT, bold=True)
+        grid.put(x, y, ch, style)
+    for slot, (x, y, align) in enumerate(lay.harbour_anchors):
+        if slot >= len(picture.harbours):
+            break
+        label = harbour_label(picture.harbours[slot])
+        start = {"left": x, "right": x - len(label) + 1, "centre": x - len(label) // 2}[align]
+        grid.write(start, y, label, Style(color=HARBOUR_COLOUR, bold=True))
+    return grid.text()
+
+
+def nearest(
+    cells: Iterable[tuple[int, tuple[int, int]]], x: int, y: int
+) -> tuple[int, float] | None:
+    """The id whose cell is closest to (x, y) on screen (lines count double), with its
+    distance; None when there are no cells."""
+    best: tuple[int, float] | None = None
+    for ident, (cx, cy) in cells:
+        d = math.hypot(cx - x, (cy - y) * 2)
+        if best is None or d < best[1]:
+            best = (ident, d)
+    return best
+
+
+def edge_centre(radius: int, edge: int) -> tuple[int, int]:
+    """The middle cell of an edge's line."""
+    cells = layout(radius).edge_cells[edge]
+    x, y, _ = cells[len(cells) // 2]
+    return (x, y)

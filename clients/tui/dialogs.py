@@ -1,0 +1,336 @@
+"""Dialogs: choosing cards (discard, year of plenty, trade offers and counter-offers),
+choosing one of a list (victim, monopoly, bank trade, an offer's answer), help, quitting
+and the game's end. Each is a modal screen that dismisses with its answer (None when
+backed out of with Escape)."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widget import Widget
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from clients.tui.board import SEAT_COLOURS
+from protocol.payloads import RESOURCE_NAMES
+
+Counts = list[int]
+
+
+@dataclass(frozen=True)
+class Side:
+    """One column of a card choice: its heading and the most of each resource."""
+
+    heading: str
+    limits: tuple[int, ...]
+
+
+class CardGrid(Widget, can_focus=True):
+    """Rows of resources with a count each: ↑/↓ pick a row, ←/→ (or -/+) change it."""
+
+    DEFAULT_CSS = "CardGrid { height: auto; }"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "row(-1)", "up", show=False),
+        Binding("down", "row(1)", "down", show=False),
+        Binding("left", "change(-1)", "fewer", show=False),
+        Binding("right", "change(1)", "more", show=False),
+        Binding("minus", "change(-1)", "fewer", show=False),
+        Binding("plus", "change(1)", "more", show=False),
+        Binding("equals_sign", "change(1)", "more", show=False),
+    ]
+
+    def __init__(self, sides: Sequence[Side], initial: Sequence[Counts] | None = None) -> None:
+        super().__init__()
+        self.sides = list(sides)
+        self.counts: list[Counts] = (
+            [list(c) for c in initial] if initial is not None else [[0] * 5 for _ in sides]
+        )
+        self.row = 0
+        self.on_change: Callable[[], None] = lambda: None
+
+    @property
+    def rows(self) -> int:
+        return 5 * len(self.sides)
+
+    def action_row(self, step: int) -> None:
+        self.row = (self.row + step) % self.rows
+        self.refresh()
+
+    def action_change(self, step: int) -> None:
+        side, r = divmod(self.row, 5)
+        value = self.counts[side][r] + step
+        if 0 <= value <= self.sides[side].limits[r]:
+            self.counts[side][r] = value
+            self.refresh()
+            self.on_change()
+
+    def render(self) -> Text:
+        out = Text(no_wrap=True)
+        for s, side in enumerate(self.sides):
+            if s:
+                out.append("\n")
+            out.append(f"{side.heading}\n", style="bold underline")
+            for r, name in enumerate(RESOURCE_NAMES):
+                here = s * 5 + r == self.row
+                out.append("▶ " if here else "  ", style="bold #ffe14d")
+                out.append(f"{name:<7}", style="bold" if here else "")
+                n = self.counts[s][r]
+                out.append(" ◀ " if here else "   ", style="#ffe14d")
+                out.append(f"{n:>2}", style="bold reverse" if here else "bold")
+                out.append(" ▶" if here else "  ", style="#ffe14d")
+                limit = side.limits[r]
+                out.append(f"   (you have {limit})" if limit < 19 else "", style="dim")
+                if r < 4:
+                    out.append("\n")
+        return out
+
+
+class CardDialog(ModalScreen[list[Counts] | None]):
+    """Choose counts of cards in one or more columns; ``check`` says what is wrong with a
+    choice (None when it may be sent)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "confirm", "confirm"),
+        Binding("escape", "cancel", "back"),
+    ]
+
+    def __init__(
+        self,
+        title: str,
+        note: str,
+        sides: Sequence[Side],
+        check: Callable[[list[Counts]], str | None],
+        *,
+        initial: Sequence[Counts] | None = None,
+        confirm: str = "confirm",
+        cancel: bool = True,
+    ) -> None:
+        super().__init__()
+        self.title_text = title
+        self.note = note
+        self.grid = CardGrid(sides, initial)
+        self.check = check
+        self.confirm_label = confirm
+        self.can_cancel = cancel
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(Text(self.title_text, style="bold"), classes="dialog-title")
+            if self.note:
+                yield Static(self.note, classes="dialog-note")
+            yield self.grid
+            yield Static(id="problem")
+            keys = f"↑/↓ resource  ←/→ fewer/more  Enter {self.confirm_label}"
+            yield Static(keys + ("  Esc back" if self.can_cancel else ""), classes="dialog-keys")
+
+    def on_mount(self) -> None:
+        self.grid.on_change = self._update
+        self.grid.focus()
+        self._update()
+
+    def _update(self) -> None:
+        problem = self.check(self.grid.counts)
+        text = Text(problem, style="#ff9d1a") if problem else Text("ready", style="green")
+        self.query_one("#problem", Static).update(text)
+
+    def action_confirm(self) -> None:
+        if self.check(self.grid.counts) is None:
+            self.dismiss([list(c) for c in self.grid.counts])
+
+    def action_cancel(self) -> None:
+        if self.can_cancel:
+            self.dismiss(None)
+
+
+class ChoiceDialog(ModalScreen[int | None]):
+    """Choose one of a list (Enter), or back out (Escape)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "back")]
+
+    def __init__(self, title: str, note: str | Text, choices: Sequence[str | Text]) -> None:
+        super().__init__()
+        self.title_text = title
+        self.note = note
+        self.choices = list(choices)
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(Text(self.title_text, style="bold"), classes="dialog-title")
+            if self.note:
+                yield Static(self.note, classes="dialog-note")
+            yield OptionList(
+                *[Option(c, id=str(i)) for i, c in enumerate(self.choices)], id="choices"
+            )
+            yield Static("↑/↓ choose  Enter confirm  Esc back", classes="dialog-keys")
+
+    def on_mount(self) -> None:
+        self.query_one(OptionList).focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.dismiss(event.option_index)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+HELP = """\
+[b]Playing[/b]
+  ↑/↓ Enter     choose an action in the list (or press its number 1-9)
+  ←/→ ↑/↓ Tab   move between the legal spots on the board (highlighted)
+  Enter         build there / move the robber there (a click works too)
+  Esc           back
+[b]Any time[/b]
+  t             offer a trade to the other players (in your turn, after the roll)
+  b             trade with the bank (your ratio per resource is shown)
+  c             chat with the table        l   the whole game log
+  s             start the game (the host, before it starts)
+  ?             this help                 q   quit
+[b]The board[/b]
+  ▲ settlement  ■ city  coloured bars: roads  ROB: the robber
+  number tokens with their dots (6 and 8 in red); harbours by the coast (3:1, 2:1 ore)
+  hex colours: hills brick, forest lumber, pasture wool, fields grain, mountains ore
+"""
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,question_mark,enter,q", "close", "close"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog wide"):
+            yield Static(Text("Keys", style="bold"), classes="dialog-title")
+            yield Static(HELP)
+            yield Static("Esc close", classes="dialog-keys")
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class LogScreen(ModalScreen[None]):
+    """The whole game log, scrollable."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,l,q", "close", "close")]
+
+    def __init__(self, lines: Sequence[Text]) -> None:
+        super().__init__()
+        self.lines = list(lines)
+
+    def compose(self) -> ComposeResult:
+        from textual.widgets import RichLog
+
+        with Vertical(classes="dialog wide tall"):
+            yield Static(Text("Game log", style="bold"), classes="dialog-title")
+            log = RichLog(wrap=True, id="full-log", min_width=20)
+            yield log
+            yield Static("↑/↓ PgUp/PgDn scroll  Esc close", classes="dialog-keys")
+
+    def on_mount(self) -> None:
+        from textual.widgets import RichLog
+
+        log = self.query_one(RichLog)
+        for line in self.lines:
+            log.write(line)
+        log.focus()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y,enter", "answer(True)", "yes"),
+        Binding("n,escape", "answer(False)", "no"),
+    ]
+
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self.question = question
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(self.question)
+            yield Static("y yes  n no", classes="dialog-keys")
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)
+
+
+def seed_check(seed: int, published: str | None) -> str:
+    """Whether the revealed seed hashes to the hash published when the game was made."""
+    digest = hashlib.sha256(str(seed).encode()).hexdigest()
+    if published is None:
+        return f"seed {seed}: sha256 {digest[:16]}…"
+    if digest == published:
+        return f"seed {seed}: matches the hash published at the start ({digest[:16]}…)"
+    return f"seed {seed}: does NOT match the published hash {published[:16]}…"
+
+
+class GameOverScreen(ModalScreen[bool]):
+    """Scores, the winner and the seed check. Enter looks at the board again; q quits."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,enter", "close(False)", "look at the board"),
+        Binding("q", "close(True)", "quit"),
+    ]
+
+    def __init__(
+        self,
+        names: Sequence[str],
+        points: Sequence[int],
+        winner: int | None,
+        you: int | None,
+        seed: int,
+        seed_hash: str | None,
+        victory_cards: Sequence[int] | None = None,
+    ) -> None:
+        super().__init__()
+        self.names = list(names)
+        self.points = list(points)
+        self.winner = winner
+        self.you = you
+        self.seed = seed
+        self.seed_hash = seed_hash
+        self.victory_cards = victory_cards
+
+    def headline(self) -> str:
+        if self.winner is None:
+            return "The game is over: nobody won."
+        if self.winner == self.you:
+            return "You won!"
+        return f"{self.names[self.winner]} won."
+
+    def compose(self) -> ComposeResult:
+        table = Text()
+        order = sorted(range(len(self.points)), key=lambda q: -self.points[q])
+        for rank, q in enumerate(order, 1):
+            table.append(f" {rank}. ")
+            table.append("██", style=SEAT_COLOURS[q % 4])
+            name = self.names[q] + (" (you)" if q == self.you else "")
+            table.append(f" {name:<22}", style="bold" if q == self.winner else "")
+            table.append(f"{self.points[q]:>3} points", style="bold")
+            if self.victory_cards is not None and self.victory_cards[q]:
+                table.append(f"  ({self.victory_cards[q]} victory point cards)", style="dim")
+            if q == self.winner:
+                table.append("  winner", style="bold #ffe14d")
+            table.append("\n")
+        with Vertical(classes="dialog wide", id="game-over"):
+            yield Static(
+                Text("Game over — " + self.headline(), style="bold"), classes="dialog-title"
+            )
+            yield Static(table)
+            yield Static(seed_check(self.seed, self.seed_hash), classes="dialog-note")
+            yield Static("Enter look at the board  q quit", classes="dialog-keys")
+
+    def action_close(self, quit_app: bool) -> None:
+        self.dismiss(quit_app)

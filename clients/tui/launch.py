@@ -1,0 +1,241 @@
+"""The commands that open the terminal UI: ``hexhaven play`` (an embedded server, a game
+against bots, no set-up), ``hexhaven host`` (a game on a running server, friends invited by
+code), ``hexhaven join`` and ``hexhaven watch``."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import sys
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any
+
+import structlog
+from pydantic import ValidationError
+
+from clients.tui.app import HexhavenApp
+from clients.tui.link import Link, Seating, SeatLost
+from protocol import messages as m
+
+SAVED = "last_game.json"
+"""In the data directory: the game ``hexhaven play`` left unfinished and its seat token."""
+
+
+def data_dir() -> Path:
+    """``$XDG_DATA_HOME/hexhaven``, or ``~/.local/share/hexhaven`` (created)."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    path = Path(base) / "hexhaven"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def log_to_file(path: Path, level: str = "info") -> None:
+    """Send structlog's events (the embedded server's) to a file, not the terminal the UI
+    draws on."""
+    handle = path.open("a", encoding="utf-8")
+    structlog.configure(
+        processors=[
+            structlog.contextvars.merge_contextvars,
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            structlog.processors.format_exc_info,
+            structlog.processors.JSONRenderer(),
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(
+            logging.getLevelNamesMapping()[level.upper()]
+        ),
+        logger_factory=structlog.PrintLoggerFactory(handle),
+        cache_logger_on_first_use=False,
+    )
+
+
+def game_options(
+    *,
+    players: int,
+    bots: int,
+    bot_kind: str,
+    strength: str | None,
+    vp: int,
+    board: str,
+    timer: float | None,
+    private: bool = False,
+    name: str = "",
+) -> m.GameOptions:
+    """The options of a new game; raises ValueError with a sentence for the person."""
+    if not 2 <= players <= 4:
+        raise ValueError(f"a game has 2 to 4 players, not {players} (--players, --bots)")
+    if bots >= players:
+        raise ValueError(f"{bots} bots leave no seat for you in a {players}-player game")
+    if bot_kind not in m.BOT_KINDS:
+        raise ValueError(f"unknown bot kind {bot_kind!r}; choose from {', '.join(m.BOT_KINDS)}")
+    if strength is not None and strength not in m.BOT_KINDS[bot_kind]:
+        offered = ", ".join(m.BOT_KINDS[bot_kind]) or "none"
+        raise ValueError(f"bot kind {bot_kind!r} has no strength {strength!r} (offered: {offered})")
+    try:
+        return m.GameOptions(
+            players=players,
+            victory_points=vp,
+            board=board,  # type: ignore[arg-type]
+            turn_timer=timer,
+            bots=[m.BotSeat(kind=bot_kind, strength=strength)] * bots,
+            private=private,
+            name=name,
+        )
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(x) for x in first["loc"])
+        raise ValueError(f"those options are not playable: {where}: {first['msg']}") from exc
+
+
+async def run_app(link: Link, *, note: str = "", host: bool = False) -> HexhavenApp:
+    """Open the link (the seat is taken before the UI draws), run the UI until it quits,
+    then close the link."""
+    await link.open()
+    app = HexhavenApp(link, note=note, host=host)
+    try:
+        await app.run_async()
+    finally:
+        await link.close()
+    return app
+
+
+def _run(main: Callable[[], Coroutine[Any, Any, int]]) -> int:
+    try:
+        return asyncio.run(main())
+    except SeatLost as exc:
+        print(f"hexhaven: the server refused: {exc.error.message}", file=sys.stderr)
+        return 2
+    except (OSError, TimeoutError) as exc:
+        print(f"hexhaven: cannot reach the server: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+def _saved(path: Path) -> dict[str, Any] | None:
+    try:
+        data: dict[str, Any] = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def play(*, options: m.GameOptions, name: str, resume: bool, db: Path | None = None) -> int:
+    """``hexhaven play``: an embedded server on 127.0.0.1 (a free port) with its games in
+    the data directory, a game for the person and bots, and the UI."""
+    from server.app import HexhavenServer
+    from server.store import Store
+
+    home = data_dir()
+    db = db or home / "games.db"
+    saved_path = home / SAVED
+    log_to_file(home / "play.log")
+    store = Store(db)
+    saved = _saved(saved_path) if resume else None
+    if resume and saved is None:
+        print("hexhaven: no saved game to resume; starting a new one", file=sys.stderr)
+    keep = saved.get("game") if saved else None
+    if keep is not None:
+        stored = store.load(str(keep))
+        if stored is None or stored.finished:
+            print("hexhaven: the saved game is over; starting a new one", file=sys.stderr)
+            keep = saved = None
+    for old in list(store.unfinished()):
+        if old.id != keep:
+            store.abandon_game(old.id)  # the embedded server plays only the game at hand
+
+    async def main() -> int:
+        server = HexhavenServer(store)
+        async with server.running("127.0.0.1", 0):
+            if saved is not None:
+                seating = Seating("rejoin", game=str(saved["game"]), token=str(saved["token"]))
+            else:
+                seating = Seating("create", name=name, options=options, start_now=True)
+            link = Link(server.url, seating)
+            app = await run_app(link)
+            model = app.model
+            if model.over is None and model.game and model.token:
+                saved_path.write_text(json.dumps({"game": model.game, "token": model.token}))
+                print("The game is saved: `hexhaven play --resume` goes on with it.")
+            else:
+                saved_path.unlink(missing_ok=True)
+                if model.over is not None:
+                    print(_result_line(app))
+        return 0
+
+    try:
+        return _run(main)
+    finally:
+        store.close()
+
+
+def _result_line(app: HexhavenApp) -> str:
+    over = app.model.over
+    assert over is not None
+    names = app.model.names()
+    scores = ", ".join(f"{names[q]} {p}" for q, p in enumerate(over.points))
+    winner = "nobody" if over.winner is None else names[over.winner]
+    return f"Game {over.game}: {winner} won ({scores}); seed {over.seed}."
+
+
+def host(*, url: str, options: m.GameOptions, name: str) -> int:
+    """``hexhaven host``: create a private game on a running server, print how friends
+    join, and open the UI for the host's seat (the host starts the game with ``s``)."""
+
+    async def main() -> int:
+        link = Link(url, Seating("create", name=name, options=options))
+        await link.open()
+        created = link.created
+        code = created.invite if created is not None and created.invite else link.game
+        join = f"hexhaven join {url} {code} --name NAME"
+        print(f"Game {link.game} created; invite code {code}.")
+        print(f"Friends join with:\n  {join}")
+        note = f"Invite code {code}. Friends type:\n  {join}"
+        app = HexhavenApp(link, note=note, host=True)
+        try:
+            await app.run_async()
+        finally:
+            await link.close()
+        _farewell(app, url)
+        return 0
+
+    return _run(main)
+
+
+def join(*, url: str, code: str, name: str, token: str | None) -> int:
+    """``hexhaven join``: take a seat by invite code (or game id), or back with a token."""
+    if token is not None:
+        seating = Seating("rejoin", game=code, token=token)
+    else:
+        seating = Seating("join", name=name, invite=code)
+
+    async def main() -> int:
+        app = await run_app(Link(url, seating))
+        _farewell(app, url)
+        return 0
+
+    return _run(main)
+
+
+def watch(*, url: str, game: str) -> int:
+    """``hexhaven watch``: follow a game as a spectator."""
+
+    async def main() -> int:
+        await run_app(Link(url, Seating("watch", game=game)))
+        return 0
+
+    return _run(main)
+
+
+def _farewell(app: HexhavenApp, url: str) -> None:
+    model = app.model
+    if model.over is not None:
+        print(_result_line(app))
+    elif model.game and model.token:
+        print(
+            "Your seat is kept. Back with:\n"
+            f"  hexhaven join {url} {model.game} --token={model.token}"
+        )

@@ -1,0 +1,102 @@
+"""Screenshots of the terminal client, exported by the app itself as SVG.
+
+``python -m clients.tui.screenshot [DIR]`` plays a seeded game with the engine (random
+builders at every seat) to the middle, shows it to the client as the server would (the
+view, the last turns' events, a prompt) and saves ``play.svg`` (the board and the action
+list) and ``offer.svg`` (an offer being made) in DIR (default ``docs/screenshots``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+import engine
+from clients.tui.app import HexhavenApp
+from clients.tui.offline import OfflineTransport
+from protocol import messages as m
+from protocol.payloads import action_from_engine, event_from_engine, view_from_engine
+
+GAME = "demo"
+NAMES = ("Ana", "Bo", "Cy", "Di")
+SIZE = (100, 30)
+
+
+def _position(seed: int, turns: int) -> tuple[engine.GameState, list[m.Events]]:
+    """A game played by random builders until seat 0's main phase after ``turns`` turns,
+    with the events of the last actions in seat 0's form."""
+    state = engine.new_game(engine.GameConfig(players=4), seed)
+    rnd = random.Random(seed)
+    history: list[m.Events] = []
+    while True:
+        acts = engine.legal_actions(state)
+        if (
+            state.turn >= turns
+            and state.current == 0
+            and state.phase == engine.Phase.MAIN
+            and len(acts) > 2
+        ):
+            return state, history[-40:]
+        busy = [a for a in acts if not isinstance(a, engine.EndTurn | engine.MaritimeTrade)]
+        action = rnd.choice(busy if busy and rnd.random() < 0.85 else acts)
+        events = engine.apply(state, action)
+        history.append(
+            m.Events(
+                game=GAME,
+                state_id=state.actions_taken,
+                events=[event_from_engine(e.for_seat(0)) for e in events],
+            )
+        )
+
+
+def _messages(state: engine.GameState, history: list[m.Events]) -> list[Any]:
+    players = [
+        m.PlayerInfo(seat=q, name=NAMES[q], bot=q != 0, connected=True, away=False)
+        for q in range(state.n)
+    ]
+    actions: list[Any] = [action_from_engine(a) for a in engine.legal_actions(state, 0)]
+    return [
+        m.Joined(game=GAME, seat=0, token="t"),
+        m.Players(game=GAME, players=players),
+        m.GameView(game=GAME, view=view_from_engine(engine.view(state, 0))),
+        *history,
+        m.ChatMessage(game=GAME, seat=1, name="Bo", text="anyone have ore?"),
+        m.Prompt(
+            game=GAME,
+            state_id=state.actions_taken,
+            seat=0,
+            actions=actions,
+            deadline=None,
+            view=view_from_engine(engine.view(state, 0)),
+        ),
+    ]
+
+
+async def save(directory: Path, seed: int = 12, turns: int = 24) -> list[Path]:
+    """Save the screenshots; returns their paths."""
+    directory.mkdir(parents=True, exist_ok=True)
+    state, history = _position(seed, turns)
+    app = HexhavenApp(OfflineTransport(_messages(state, history)))
+    out: list[Path] = []
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        out.append(Path(app.save_screenshot("play.svg", str(directory))))
+        await pilot.press("t", "down", "down", "right", *["down"] * 7, "right")  # wool for ore
+        await pilot.pause()
+        out.append(Path(app.save_screenshot("offer.svg", str(directory))))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    directory = Path(args[0]) if args else Path("docs/screenshots")
+    for path in asyncio.run(save(directory)):
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,259 @@
+"""The main screen's widgets: the board (with keyboard and mouse picking of a spot), the
+player panels and the hand."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import ClassVar
+
+from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.events import Click
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import Static
+
+from clients.tui.board import (
+    SEAT_COLOURS,
+    Marks,
+    edge_centre,
+    layout,
+    nearest,
+    render_board,
+)
+from clients.tui.model import GameModel, LiveView, card_names, dev_names
+from protocol.payloads import RESOURCE_NAMES
+
+
+class BoardView(Widget, can_focus=True):
+    """The island. While a spot is being picked, arrows move between the legal spots
+    (Tab and Shift+Tab cycle in reading order), Enter or a click chooses, Escape backs off."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("left", "move(-1, 0)", "left", show=False),
+        Binding("right", "move(1, 0)", "right", show=False),
+        Binding("up", "move(0, -1)", "up", show=False),
+        Binding("down", "move(0, 1)", "down", show=False),
+        Binding("tab", "cycle(1)", "next spot", show=False),
+        Binding("shift+tab", "cycle(-1)", "previous spot", show=False),
+        Binding("enter", "choose", "choose", show=False),
+        Binding("escape", "cancel", "back", show=False),
+    ]
+
+    class Chosen(Message):
+        """A spot was chosen."""
+
+        def __init__(self, kind: str, spot: int) -> None:
+            super().__init__()
+            self.kind = kind
+            self.spot = spot
+
+    class Cancelled(Message):
+        """The picking was abandoned."""
+
+    class Moved(Message):
+        """The highlighted spot changed."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.view: LiveView | None = None
+        self.kind = ""
+        self.spots: list[int] = []
+        self.index = 0
+
+    # --- what it shows ----------------------------------------------------------------------
+    def show(self, view: LiveView | None) -> None:
+        self.view = view
+        if view is not None:
+            lay = layout(view.radius)
+            self.styles.width = lay.width
+            self.styles.height = lay.height
+        self.refresh()
+
+    def marks(self) -> Marks:
+        if not self.kind or not self.spots:
+            return Marks()
+        return Marks(self.kind, tuple(self.spots), self.spots[self.index])
+
+    def render(self) -> Text:
+        if self.view is None:
+            return Text("waiting for the board…")
+        return render_board(self.view.picture(), self.marks())
+
+    # --- picking ------------------------------------------------------------------------------
+    @property
+    def picking(self) -> bool:
+        return bool(self.kind)
+
+    @property
+    def current(self) -> int | None:
+        return self.spots[self.index] if self.kind and self.spots else None
+
+    def _cell(self, spot: int) -> tuple[int, int]:
+        assert self.view is not None
+        lay = layout(self.view.radius)
+        if self.kind == "vertex":
+            return lay.vertex_cells[spot]
+        if self.kind == "edge":
+            return edge_centre(self.view.radius, spot)
+        return lay.hex_cells[spot]
+
+    def pick(self, kind: str, spots: Sequence[int]) -> None:
+        """Start picking one of ``spots`` (``vertex``, ``edge`` or ``hex`` ids)."""
+        self.kind = kind
+        cells = {s: self._cell(s) for s in spots}
+        self.spots = sorted(spots, key=lambda s: (cells[s][1], cells[s][0]))
+        self.index = 0
+        self.refresh()
+        self.focus()
+
+    def stop(self) -> None:
+        self.kind = ""
+        self.spots = []
+        self.index = 0
+        self.refresh()
+
+    def action_cycle(self, step: int) -> None:
+        if self.picking:
+            self.index = (self.index + step) % len(self.spots)
+            self.refresh()
+            self.post_message(self.Moved())
+
+    def action_move(self, dx: int, dy: int) -> None:
+        """To the nearest spot in that direction (on screen)."""
+        if not self.picking:
+            return
+        x0, y0 = self._cell(self.spots[self.index])
+        best: tuple[float, int] | None = None
+        for i, s in enumerate(self.spots):
+            x, y = self._cell(s)
+            ex, ey = x - x0, (y - y0) * 2
+            along = ex * dx + ey * dy
+            if along <= 0:
+                continue
+            across = abs(ex * dy - ey * dx)
+            score = math.hypot(ex, ey) + 2 * across
+            if best is None or score < best[0]:
+                best = (score, i)
+        if best is not None:
+            self.index = best[1]
+            self.refresh()
+            self.post_message(self.Moved())
+
+    def action_choose(self) -> None:
+        if self.picking:
+            self.post_message(self.Chosen(self.kind, self.spots[self.index]))
+
+    def action_cancel(self) -> None:
+        if self.picking:
+            self.post_message(self.Cancelled())
+
+    def on_click(self, event: Click) -> None:
+        if not self.picking:
+            return
+        found = nearest(((i, self._cell(s)) for i, s in enumerate(self.spots)), event.x, event.y)
+        if found is None or found[1] > 6:
+            return
+        if found[0] == self.index:
+            self.action_choose()
+        else:
+            self.index = found[0]
+            self.refresh()
+            self.post_message(self.Moved())
+
+
+def swatch(seat: int) -> Text:
+    return Text("██", style=SEAT_COLOURS[seat % 4])
+
+
+class PlayersPanel(Static):
+    """A block per seat: name and colour, public points, cards, development cards,
+    knights, longest road and largest army, who is to act and the time left, who is away."""
+
+    def show(self, model: GameModel, seconds_left: float | None) -> None:
+        v = model.view
+        out = Text(no_wrap=True, overflow="ellipsis")
+        if v is None:
+            names = ", ".join(p.name for p in model.players) or "nobody yet"
+            self.update(Text(f"Seated: {names}"))
+            return
+        for s in v.seats:
+            info = model.player(s.seat)
+            acting = s.seat in v.to_act and v.winner is None
+            out.append("▶ " if acting else "  ", style="bold #ffe14d")
+            out.append_text(swatch(s.seat))
+            name = model.name(s.seat)
+            if s.seat == model.seat and name.lower() != "you":
+                name += " (you)"
+            out.append(f" {name}"[:19].ljust(19), style="bold" if acting else "")
+            points = s.points
+            if s.seat == model.seat and v.own_points is not None:
+                points = v.own_points
+            if v.final_points is not None:
+                points = v.final_points[s.seat]
+            out.append(f"{points:>2} VP", style="bold")
+            if acting and seconds_left is not None and s.seat == model.seat:
+                out.append(f" ⏱{seconds_left:.0f}s", style="bold #ffe14d")
+            out.append("\n\u00a0\u00a0\u00a0\u00a0")
+            out.append(f"{s.cards:>2} cards {s.dev_cards} dev")
+            out.append(f" ⚔{s.knights}" if s.knights else "   ")
+            if s.longest_road:
+                out.append(" LR", style="bold #35c3e0")
+            if s.largest_army:
+                out.append(" LA", style="bold #35c3e0")
+            if info is not None and info.away:
+                out.append(" away", style="bold #ff9d1a")
+            elif info is not None and not info.connected and not info.bot:
+                out.append(" gone", style="bold #ff4040")
+            elif info is not None and info.bot:
+                out.append(" bot", style="dim")
+            if s.discards_owed:
+                out.append(f" owes {s.discards_owed}", style="bold #ff9d1a")
+            out.append("\n")
+        self.update(out)
+
+
+BUILD_KINDS = (
+    ("build_road", "road"),
+    ("build_settlement", "settlement"),
+    ("build_city", "city"),
+    ("buy_dev_card", "dev card"),
+)
+
+
+class HandPanel(Static):
+    """Your cards, development cards, trade ratios and what you can build now."""
+
+    def show(self, model: GameModel, kinds: set[str]) -> None:
+        v = model.view
+        if v is None or v.hand is None:
+            self.update(Text("Watching: hands are hidden.", style="dim") if model.spectator else "")
+            return
+        out = Text(no_wrap=True, overflow="ellipsis")
+        out.append("Hand ", style="bold")
+        for r, name in enumerate(RESOURCE_NAMES):
+            if r == 3:
+                out.append("\n     ")
+            out.append(f" {v.hand[r]}", style="bold" if v.hand[r] else "dim")
+            out.append(f" {name} ", style="" if v.hand[r] else "dim")
+        out.append(f"  ({sum(v.hand)} cards)", style="dim")
+        out.append("\nDev  ", style="bold")
+        held = v.development or [0] * 5
+        new = v.development_new or [0] * 5
+        old = [max(0, h - n) for h, n in zip(held, new, strict=True)]
+        out.append(dev_names(old))
+        if any(new):
+            out.append(f"  new: {dev_names(new)}", style="dim")
+        can = [label for kind, label in BUILD_KINDS if kind in kinds]
+        out.append("\nBuild ", style="bold")
+        out.append(", ".join(can) if can else "nothing now", style="" if can else "dim")
+        self.update(out)
+
+
+def ratios_text(ratios: Sequence[int]) -> str:
+    """``"brick 4:1  lumber 4:1  wool 2:1 ..."``."""
+    return "  ".join(f"{name} {ratios[r]}:1" for r, name in enumerate(RESOURCE_NAMES))
+
+
+__all__ = ["BoardView", "HandPanel", "PlayersPanel", "card_names", "ratios_text"]

@@ -1,0 +1,140 @@
+"""The board widget draws every hex's terrain and token, the robber, harbours and the
+pieces of a known position where the topology puts them."""
+
+from __future__ import annotations
+
+from rich.style import Style
+from rich.text import Text
+
+from clients.tui.board import (
+    CITY,
+    HIGHLIGHT,
+    SEAT_COLOURS,
+    SETTLEMENT,
+    Marks,
+    harbour_label,
+    layout,
+    render_board,
+    token_dots,
+)
+from clients.tui.model import LiveView
+from engine import BuildCity, GameConfig, apply, view
+from engine.topology import topology
+from protocol.payloads import view_from_engine
+from tests.engine import positions as pos
+
+
+def _grid(text: Text) -> tuple[list[str], list[list[Style]]]:
+    """The rendered board as lines of characters and the style of each cell."""
+    lines = text.plain.split("\n")
+    width = max(len(x) for x in lines)
+    styles = [[Style()] * width for _ in lines]
+    offsets = []
+    at = 0
+    for line in lines:
+        offsets.append(at)
+        at += len(line) + 1
+    for span in text.spans:
+        style = span.style if isinstance(span.style, Style) else Style.parse(span.style)
+        for i in range(span.start, span.end):
+            y = max(k for k, o in enumerate(offsets) if o <= i)
+            x = i - offsets[y]
+            if x < width:
+                styles[y][x] = styles[y][x] + style
+    return [x.ljust(width) for x in lines], styles
+
+
+def _position() -> LiveView:
+    """The rules tests' standard board after its set-up, with a city for seat 2."""
+    state = pos.setup_game(pos.config(players=4))
+    pos.main_phase(state, 2)
+    pos.give(state, 2, pos.counts(grain=2, ore=3))
+    apply(state, BuildCity(2, 16))
+    return LiveView.from_payload(view_from_engine(view(state, 0)))
+
+
+def test_every_hex_shows_its_terrain_token_and_dots() -> None:
+    v = _position()
+    lay = layout(v.radius)
+    lines, styles = _grid(render_board(v.picture()))
+    names = {"hills": "brick", "forest": "lumber", "pasture": "wool", "fields": "grain"}
+    names |= {"mountains": "ore", "desert": "desert"}
+    assert len(lines) == lay.height
+    for h, (c, y) in enumerate(lay.hex_cells):
+        assert names[v.terrain[h]] in lines[y][c - 3 : c + 4]
+        token = v.tokens[h]
+        top = lines[y - 1][c - 1 : c + 2]
+        if token:
+            assert top.strip() == str(token), (h, top)
+            if token in (6, 8):  # the red tokens stand out
+                assert styles[y - 1][c].bgcolor is not None
+                assert styles[y - 1][c].bgcolor.name == "#c01818"
+        else:
+            assert top.strip() == ""
+        bottom = lines[y + 1][c - 2 : c + 3]
+        if h == v.robber:
+            assert bottom.strip() == "ROB"
+        else:
+            assert bottom.strip() == token_dots(token)
+
+
+def test_pieces_sit_on_their_vertices_and_edges_in_their_colours() -> None:
+    v = _position()
+    lay = layout(v.radius)
+    lines, styles = _grid(render_board(v.picture()))
+    assert v.cities == {16: 2}
+    assert len(v.settlements) == 7 and len(v.roads) == 8
+    for vertex, seat in v.settlements.items():
+        x, y = lay.vertex_cells[vertex]
+        assert lines[y][x] == SETTLEMENT
+        assert styles[y][x].color is not None
+        assert styles[y][x].color.name == SEAT_COLOURS[seat]
+    x, y = lay.vertex_cells[16]
+    assert lines[y][x] == CITY and styles[y][x].color.name == SEAT_COLOURS[2]  # type: ignore[union-attr]
+    for edge, seat in v.roads.items():
+        for x, y, _ in lay.edge_cells[edge]:
+            assert styles[y][x].bgcolor is not None
+            assert styles[y][x].bgcolor.name == SEAT_COLOURS[seat]
+    empty = [e for e in range(len(lay.edge_cells)) if e not in v.roads]
+    for x, y, ch in lay.edge_cells[empty[0]]:
+        assert lines[y][x] == ch and styles[y][x].bgcolor is None
+
+
+def test_harbours_are_labelled_by_the_coast() -> None:
+    v = _position()
+    text = render_board(v.picture()).plain
+    for kind in set(v.harbours):
+        assert harbour_label(kind) in text
+    assert text.count("3:1") == v.harbours.count("generic")
+
+
+def test_the_spot_being_chosen_is_highlighted() -> None:
+    v = _position()
+    lay = layout(v.radius)
+    topo = topology(v.radius)
+    free = [x for x in range(topo.n_vertices) if x not in v.settlements and x not in v.cities]
+    lines, styles = _grid(render_board(v.picture(), Marks("vertex", tuple(free[:3]), free[1])))
+    x, y = lay.vertex_cells[free[1]]
+    assert lines[y][x] == "◆" and styles[y][x].bgcolor.name == HIGHLIGHT  # type: ignore[union-attr]
+    x, y = lay.vertex_cells[free[0]]
+    assert lines[y][x] == "○"
+    lines, styles = _grid(render_board(v.picture(), Marks("hex", (3, 4), 4)))
+    c, y = lay.hex_cells[4]
+    assert styles[y][c].bgcolor.name == HIGHLIGHT  # type: ignore[union-attr]
+    edge = next(e for e in range(topo.n_edges) if e not in v.roads)
+    lines, styles = _grid(render_board(v.picture(), Marks("edge", (edge,), edge)))
+    for x, y, _ in lay.edge_cells[edge]:
+        assert styles[y][x].bgcolor.name == HIGHLIGHT  # type: ignore[union-attr]
+
+
+def test_larger_boards_draw_too() -> None:
+    from engine import new_game
+
+    state = new_game(GameConfig(players=4, radius=4), 2)
+    v = LiveView.from_payload(view_from_engine(view(state, None)))
+    lines, _ = _grid(render_board(v.picture()))
+    lay = layout(4)
+    assert len(lines) == lay.height and len(lay.hex_cells) == 37
+    for h, (c, y) in enumerate(lay.hex_cells):
+        if v.tokens[h]:
+            assert lines[y - 1][c - 1 : c + 2].strip() == str(v.tokens[h])

@@ -1,0 +1,292 @@
+"""Each of the terminal client's ways of acting, driven by keys through Textual's pilot on
+positions built with the engine: what the client sends must be legal there."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from clients.tui.app import HexhavenApp
+from clients.tui.dialogs import CardDialog, ChoiceDialog, GameOverScreen, HelpScreen
+from clients.tui.offline import OfflineTransport
+from clients.tui.widgets import BoardView
+from engine import (
+    AcceptTrade,
+    DevCard,
+    GameConfig,
+    GameState,
+    OfferTrade,
+    apply,
+    check,
+    legal_actions,
+    new_game,
+    view,
+)
+from protocol import messages as m
+from protocol.payloads import (
+    action_from_engine,
+    action_to_engine,
+    event_from_engine,
+    view_from_engine,
+)
+from tests.engine import positions as pos
+
+GAME = "g1"
+NAMES = ("Ana", "Bo", "Cy", "Di")
+SIZE = (100, 30)
+
+
+def opening(state: GameState, seat: int | None) -> list[Any]:
+    players = [
+        m.PlayerInfo(seat=q, name=NAMES[q], bot=q != seat, connected=True, away=False)
+        for q in range(state.n)
+    ]
+    return [
+        m.Joined(game=GAME, seat=seat, token=None if seat is None else "tok"),
+        m.Players(game=GAME, players=players),
+        m.GameView(game=GAME, view=view_from_engine(view(state, seat))),
+        m.GameView(game=GAME, view=view_from_engine(view(state, seat))),  # as at the start
+    ]
+
+
+def prompt(state: GameState, seat: int) -> m.Prompt:
+    return m.Prompt(
+        game=GAME,
+        state_id=state.actions_taken,
+        seat=seat,
+        actions=[action_from_engine(a) for a in legal_actions(state, seat)],
+        view=view_from_engine(view(state, seat)),
+    )
+
+
+def events(state: GameState, evs: list[Any], seat: int) -> m.Events:
+    return m.Events(
+        game=GAME,
+        state_id=state.actions_taken,
+        events=[event_from_engine(e.for_seat(seat)) for e in evs],
+    )
+
+
+def sent(transport: OfflineTransport, state: GameState, seat: int) -> Any:
+    """The last action sent: for the state it was chosen in, and legal there."""
+    act = transport.sent[-1]
+    assert isinstance(act, m.Act)
+    assert act.state_id == state.actions_taken
+    action = action_to_engine(act.action, seat)
+    check(state, action)  # raises if illegal
+    return action
+
+
+async def press_choice(app: HexhavenApp, pilot: Any, kind: str) -> None:
+    kinds = [c.kind for c in app.choices]
+    assert kind in kinds, kinds
+    await pilot.press(str(kinds.index(kind) + 1))
+    await pilot.pause()
+
+
+def client(state: GameState, seat: int | None, *more: Any) -> tuple[HexhavenApp, OfflineTransport]:
+    transport = OfflineTransport([*opening(state, seat), *more])
+    return HexhavenApp(transport), transport
+
+
+async def test_a_setup_settlement_is_chosen_on_the_board() -> None:
+    state = new_game(GameConfig(players=3), 4)
+    app, transport = client(state, 0, prompt(state, 0))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        board = app.query_one(BoardView)
+        assert board.picking and board.kind == "vertex"  # the only choice opens at once
+        assert len(board.spots) == len(legal_actions(state, 0))
+        await pilot.press("right", "down", "tab")
+        spot = board.current
+        await pilot.press("enter")
+        await pilot.pause()
+        action = sent(transport, state, 0)
+        assert action.vertex == spot
+        assert not board.picking
+
+
+async def test_discarding_chooses_the_cards() -> None:
+    state = pos.setup_game(pos.config(players=3))
+    pos.set_hand(state, 0, pos.counts(brick=5, ore=4))
+    pos.pre_roll(state, 1)
+    pos.force_roll(state, 7)
+    owed = state.owed[0]
+    assert owed == 4
+    app, transport = client(state, 0, prompt(state, 0))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, CardDialog)  # a discard opens at once
+        await pilot.press("enter")  # nothing chosen yet: not sent
+        assert not transport.sent
+        await pilot.press("right", "right", "right", "down", "down", "down", "down", "right")
+        await pilot.press("enter")
+        await pilot.pause()
+        action = sent(transport, state, 0)
+        assert action.cards == (3, 0, 0, 0, 1)
+
+
+async def test_the_robber_moves_to_a_chosen_hex_and_robs_a_chosen_victim() -> None:
+    state = pos.setup_game(pos.config(players=3))
+    pos.pre_roll(state, 0)
+    pos.force_roll(state, 7)
+    moves = legal_actions(state, 0)
+    target = next(h for h in range(19) if len([a for a in moves if a.hex == h]) > 1)
+    victims = [a.victim for a in moves if a.hex == target]
+    app, transport = client(state, 0, prompt(state, 0))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        board = app.query_one(BoardView)
+        assert board.picking and board.kind == "hex"
+        await pilot.press("tab", "shift+tab")
+        while board.current != target:
+            await pilot.press("tab")
+        hint = str(app.query_one("#hint").render())
+        assert f"{state.board.tokens[target]}" in hint
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ChoiceDialog)
+        await pilot.press("down", "enter")
+        await pilot.pause()
+        action = sent(transport, state, 0)
+        assert (action.hex, action.victim) == (target, victims[1])
+
+
+async def test_year_of_plenty_and_monopoly() -> None:
+    state = pos.setup_game(pos.config(players=3))
+    pos.main_phase(state, 0)
+    pos.give_dev(state, 0, DevCard.YEAR_OF_PLENTY)
+    pos.give_dev(state, 0, DevCard.MONOPOLY)
+    app, transport = client(state, 0, prompt(state, 0))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await press_choice(app, pilot, "play_year_of_plenty")
+        assert isinstance(app.screen, CardDialog)
+        await pilot.press("down", "right", "down", "down", "right", "enter")
+        await pilot.pause()
+        assert sent(transport, state, 0).cards == (0, 1, 0, 1, 0)
+        app.sent_for = None  # as if refused: the same prompt again
+        app.refresh_all()
+        await press_choice(app, pilot, "play_monopoly")
+        assert isinstance(app.screen, ChoiceDialog)
+        await pilot.press("down", "down", "enter")
+        await pilot.pause()
+        assert sent(transport, state, 0).resource == 2  # wool
+
+
+async def test_bank_trade_shows_the_ratios() -> None:
+    state = pos.setup_game(pos.config(players=3))
+    pos.main_phase(state, 0)
+    pos.give(state, 0, pos.counts(grain=4))
+    app, transport = client(state, 0, prompt(state, 0))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("b")
+        await pilot.pause()
+        assert isinstance(app.screen, ChoiceDialog)
+        assert "grain 4:1" in str(app.screen.note)
+        await pilot.press("enter")
+        await pilot.pause()
+        action = sent(transport, state, 0)
+        assert action.give == 3 and action.ratio == 4
+
+
+async def test_an_offer_is_made_answered_and_completed() -> None:
+    state = pos.setup_game(pos.config(players=3))
+    pos.main_phase(state, 0)
+    pos.set_hand(state, 0, pos.counts(brick=2, wool=1))
+    pos.set_hand(state, 1, pos.counts(lumber=2))
+    app, transport = client(state, 0, prompt(state, 0))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("t")
+        await pilot.pause()
+        assert isinstance(app.screen, CardDialog)
+        await pilot.press("right")  # give 1 brick
+        await pilot.press(*["down"] * 6, "right")  # get 1 lumber
+        await pilot.press("enter")
+        await pilot.pause()
+        offer = sent(transport, state, 0)
+        assert isinstance(offer, OfferTrade)
+        assert (offer.give, offer.get, offer.to) == ((1, 0, 0, 0, 0), (0, 1, 0, 0, 0), None)
+        # The server applies it; Bo accepts; the offerer is prompted to confirm.
+        transport.push(events(state, apply(state, offer), 0), prompt(state, 0))
+        transport.push(events(state, apply(state, AcceptTrade(1)), 0), prompt(state, 0))
+        await pilot.pause()
+        hint = str(app.query_one("#hint").render())
+        assert "You offer 1 brick for 1 lumber" in hint and "Bo: accepted" in hint
+        assert "Cy: pending" in hint
+        await press_choice(app, pilot, "confirm_trade")
+        assert sent(transport, state, 0).partner == 1
+
+
+async def test_an_offer_made_to_you_is_accepted_or_countered() -> None:
+    state = pos.setup_game(pos.config(players=3))
+    pos.main_phase(state, 1)
+    pos.set_hand(state, 0, pos.counts(brick=2, wool=1))
+    pos.set_hand(state, 1, pos.counts(lumber=2))
+    apply(state, OfferTrade(1, (0, 1, 0, 0, 0), (1, 0, 0, 0, 0), None))
+    app, transport = client(state, 0, prompt(state, 0))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        labels = [str(c.label) for c in app.choices]
+        assert labels[0] == "Accept the offer: give 1 brick, get 1 lumber"
+        assert [c.kind for c in app.choices] == ["accept_trade", "counter_trade", "decline_trade"]
+        await press_choice(app, pilot, "counter_trade")
+        assert isinstance(app.screen, CardDialog)
+        assert app.screen.grid.counts == [[1, 0, 0, 0, 0], [0, 1, 0, 0, 0]]
+        await pilot.press(*["down"] * 9, "right", "enter")  # ask for an ore as well
+        await pilot.pause()
+        counter = sent(transport, state, 0)
+        assert (counter.give, counter.get) == ((1, 0, 0, 0, 0), (0, 1, 0, 0, 1))
+        app.sent_for = None
+        app.refresh_all()
+        await press_choice(app, pilot, "accept_trade")
+        assert isinstance(sent(transport, state, 0), AcceptTrade)
+
+
+async def test_help_chat_banner_and_the_end() -> None:
+    state = pos.setup_game(pos.config(players=3))
+    seed = 987654321
+    created = m.GameCreated(
+        game=GAME, invite=None, seed_hash=hashlib.sha256(str(seed).encode()).hexdigest()
+    )
+    app, transport = client(state, 1, created)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+        await pilot.press("c")
+        await pilot.press("h", "i", "enter")
+        await pilot.pause()
+        assert transport.sent[-1] == m.Chat(game=GAME, text="hi")
+        transport.push(m.ChatMessage(game=GAME, seat=2, name="Cy", text="hello there"))
+        await pilot.pause()
+        assert "Cy: hello there" in [x.text for x in app.model.log]
+        transport.set_status("lost", "connection reset")
+        await pilot.pause()
+        banner = app.query_one("#banner")
+        assert banner.has_class("shown") and "Connection lost" in str(banner.render())
+        transport.set_status("connected", "back")
+        await pilot.pause()
+        assert not banner.has_class("shown")
+        transport.push(m.GameOver(game=GAME, winner=2, points=[4, 6, 10], seed=seed))
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, GameOverScreen)
+        assert screen.headline() == "Cy won."
+        text = " ".join(str(w.render()) for w in screen.query("Static"))
+        assert "Cy" in text and "10 points" in text and "matches the hash" in text
+
+
+async def test_a_spectator_is_offered_nothing() -> None:
+    state = pos.setup_game(pos.config(players=3))
+    app, transport = client(state, None)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.model.spectator and app.choices == []
+        assert "hands are hidden" in str(app.query_one("#hand").render())
+        await pilot.press("t", "b", "1")
+        assert transport.sent == []

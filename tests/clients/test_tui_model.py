@@ -1,0 +1,104 @@
+"""The terminal client's live view follows the events exactly as the engine's view does."""
+
+from __future__ import annotations
+
+import pytest
+
+from clients.tui.model import GameModel, LiveView
+from engine import GameConfig, view
+from protocol import messages as m
+from protocol.payloads import ViewPayload, event_from_engine, event_to_engine, view_from_engine
+from tests.engine.randomplay import random_steps
+
+VIEWERS = (0, 2, None)
+
+
+def _public(v: LiveView) -> dict[str, object]:
+    return {
+        "settlements": v.settlements,
+        "cities": v.cities,
+        "roads": v.roads,
+        "robber": v.robber,
+        "dice": v.dice,
+        "current": v.current,
+        "turn": v.turn,
+        "bank": v.bank,
+        "deck": v.deck,
+        "winner": v.winner,
+        "seats": [
+            (
+                s.points,
+                s.cards,
+                s.dev_cards,
+                s.knights,
+                s.roads_left,
+                s.settlements_left,
+                s.cities_left,
+                s.longest_road,
+                s.largest_army,
+                s.discards_owed,
+            )
+            for s in v.seats
+        ],
+        "hand": v.hand,
+        "development": v.development,
+        "own_points": v.own_points,
+        "trade": None
+        if v.trade is None
+        else (v.trade.offerer, v.trade.give, v.trade.get, v.trade.answers, v.trade.counters),
+        "to_act": sorted(v.to_act),
+    }
+
+
+@pytest.mark.parametrize("seed", [3, 11])
+def test_the_live_view_matches_the_engine_after_every_event(seed: int) -> None:
+    config = GameConfig(players=4, victory_points=8)
+    live: dict[int | None, LiveView] = {}
+    checked = 0
+    for step in random_steps(config, seed, max_actions=1500):
+        state = step.state
+        if not live:  # the first step's state: start every viewer from a full view
+            for seat in VIEWERS:
+                live[seat] = LiveView.from_payload(view_from_engine(view(state, seat)))
+            continue
+        for seat, lv in live.items():
+            for e in step.events:
+                lv.apply(event_to_engine(event_from_engine(e.for_seat(seat))))
+            expected = LiveView.from_payload(view_from_engine(view(state, seat)))
+            assert _public(lv) == _public(expected), (seed, step.index, step.action)
+            checked += 1
+    assert checked > 300
+
+
+def _payload(seed: int, seat: int | None) -> ViewPayload:
+    from engine import new_game
+
+    return view_from_engine(view(new_game(GameConfig(players=3), seed), seat))
+
+
+def test_sentences_say_you_for_the_own_seat_and_name_places() -> None:
+    model = GameModel()
+    model.handle(m.Joined(game="g", seat=1, token="t"))
+    players = [
+        m.PlayerInfo(seat=q, name=n, bot=q != 1, connected=True, away=False)
+        for q, n in enumerate(("Ana", "Bo", "Cy"))
+    ]
+    model.handle(m.Players(game="g", players=players))
+    model.handle(m.GameView(game="g", view=_payload(5, 1)))
+    from engine import DiceRolled, Produced, SettlementBuilt
+
+    events = [
+        SettlementBuilt(1, 0, True),
+        DiceRolled(0, (5, 3)),
+        Produced(((0, 0, 0, 0, 0), (0, 0, 0, 0, 2), (1, 0, 0, 0, 0)), ()),
+    ]
+    lines = model.handle(
+        m.Events(game="g", state_id=3, events=[event_from_engine(e) for e in events])
+    )
+    texts = [x.text for x in lines]
+    assert texts[0].startswith("You built a settlement at ")
+    assert "/" in texts[0] or "coast" in texts[0]  # named by the hexes around it
+    assert texts[1] == "Ana rolled 8 (5+3): you got 2 ore; Cy got 1 brick"
+    assert lines[1].kind == "you"
+    assert model.view is not None and model.view.settlements == {0: 1}
+    assert model.view.seats[1].cards == 2 and model.view.hand == [0, 0, 0, 0, 2]

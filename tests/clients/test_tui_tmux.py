@@ -1,0 +1,73 @@
+"""``hexhaven play`` in a real terminal (tmux): it opens, a settlement and a road are placed
+from the keyboard, and quitting keeps the game for ``--resume``."""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+TMUX = shutil.which("tmux")
+
+
+def _screen(session: str) -> str:
+    out = subprocess.run(
+        ["tmux", "capture-pane", "-t", session, "-p"], capture_output=True, text=True, check=False
+    )
+    return out.stdout
+
+
+def _wait_for(session: str, text: str, seconds: float = 30.0) -> str:
+    deadline = time.monotonic() + seconds
+    screen = ""
+    while time.monotonic() < deadline:
+        screen = _screen(session)
+        if text in screen:
+            return screen
+        time.sleep(0.2)
+    raise AssertionError(f"{text!r} never appeared; the screen was:\n{screen}")
+
+
+@pytest.mark.skipif(TMUX is None, reason="tmux is not installed: the terminal smoke test needs it")
+def test_hexhaven_play_in_a_real_terminal(tmp_path: Path) -> None:
+    session = f"hexhaven-test-{uuid.uuid4().hex[:8]}"
+    hexhaven = Path(sys.executable).with_name("hexhaven")
+    # The environment goes in the command: a tmux server already running would not pass
+    # this process's environment on to the new session, and COLUMNS (set under pytest)
+    # would override the terminal's real size.
+    data = shlex.quote(str(tmp_path))
+    command = (
+        f"env -u COLUMNS -u LINES XDG_DATA_HOME={data} TERM=xterm-256color "
+        f"{hexhaven} play --bots 1 --vp 5; sleep 5"
+    )
+    subprocess.run(
+        ["tmux", "new-session", "-d", "-s", session, "-x", "100", "-y", "30", command],
+        check=True,
+    )
+    try:
+        subprocess.run(
+            ["tmux", "resize-window", "-t", session, "-x", "100", "-y", "30"],
+            check=False,
+            capture_output=True,
+        )
+        _wait_for(session, "Place a settlement")
+        subprocess.run(["tmux", "send-keys", "-t", session, "Enter"], check=True)
+        _wait_for(session, "You built a settlement at")
+        _wait_for(session, "Place a road")
+        subprocess.run(["tmux", "send-keys", "-t", session, "Enter"], check=True)
+        screen = _wait_for(session, "You built a road by")
+        assert "1 VP" in screen and "? help" in screen
+        subprocess.run(["tmux", "send-keys", "-t", session, "q"], check=True)
+        _wait_for(session, "Leave the game?")
+        subprocess.run(["tmux", "send-keys", "-t", session, "y"], check=True)
+        _wait_for(session, "hexhaven play --resume")
+        assert (tmp_path / "hexhaven" / "games.db").exists()
+        assert (tmp_path / "hexhaven" / "last_game.json").exists()
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], check=False, capture_output=True)
