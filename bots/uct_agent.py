@@ -39,15 +39,10 @@ from protocol import messages as m
 from protocol.payloads import action_from_engine, action_to_engine, event_to_engine, view_to_engine
 
 STRENGTHS: dict[str, SearchConfig] = {
-    "easy": SearchConfig(rollouts=200, setup_pruning=5),
-    "medium": SearchConfig(rollouts=1000, trees=4, trade_optimistic=True, setup_pruning=5),
+    "easy": SearchConfig(rollouts=200),
+    "medium": SearchConfig(rollouts=1000, trees=10, trade_optimistic=True),
     "hard": SearchConfig(
-        rollouts=4000,
-        trees=8,
-        processes=2,
-        trade_optimistic=True,
-        counter_offers=True,
-        setup_pruning=5,
+        rollouts=4000, trees=10, processes=2, trade_optimistic=True, counter_offers=True
     ),
 }
 """Named configurations (``strength=NAME``); other parameters adjust them."""
