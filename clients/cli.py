@@ -333,6 +333,9 @@ def build_parser() -> argparse.ArgumentParser:
     watch_cmd.add_argument("url", help="the server, e.g. ws://HOST:8765")
     watch_cmd.add_argument("game", help="the game id")
     watch_cmd.set_defaults(run=_watch)
+    from boards.cli import register as register_board
+
+    register_board(sub)
     return parser
 
 

@@ -1,0 +1,23 @@
+"""The board lab's exceptions. :class:`BoardLabError` is the root of all of them."""
+
+from __future__ import annotations
+
+
+class BoardLabError(Exception):
+    """Root of every error the board lab raises."""
+
+
+class NoBoardFound(BoardLabError):
+    """The constraint model has no solution, or none was found within the time limit."""
+
+
+class InvalidBoard(BoardLabError, ValueError):
+    """A layout breaks a rule it was asked to keep; ``violations`` names every fault."""
+
+    def __init__(self, violations: list[str]) -> None:
+        super().__init__("; ".join(violations))
+        self.violations = violations
+
+
+class BoardFileError(BoardLabError, ValueError):
+    """A board file cannot be read as a board; the message says why."""

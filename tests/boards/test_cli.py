@@ -1,0 +1,133 @@
+"""``hexhaven board`` through :func:`boards.cli.register`: every subcommand, on tmp files."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from boards.cli import main, register
+from boards.files import load_board
+from boards.options import BalanceOptions
+from boards.search import search
+from boards.validate import board_violations
+from engine.board import check_board
+from tests.boards.layouts import good_board
+
+
+def write_good(path: Path) -> Path:
+    path.write_text(json.dumps(good_board().to_dict()))
+    return path
+
+
+def test_register_adds_the_board_command() -> None:
+    parser = argparse.ArgumentParser(prog="hexhaven")
+    register(parser.add_subparsers(dest="command", required=True))
+    commands = {
+        "generate": [],
+        "score": ["b.json"],
+        "search": [],
+        "render": ["b.json", "--out", "b.svg"],
+    }
+    for sub, rest in commands.items():
+        args = parser.parse_args(["board", sub, *rest])
+        assert callable(args.run)
+
+
+def test_generate_writes_a_valid_board(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "b.json"
+    assert main(["generate", "--seed", "5", "--out", str(out), "--time-limit", "5"]) == 0
+    board = load_board(str(out))
+    check_board(board)
+    assert board_violations(board, BalanceOptions()) == []
+    assert "seed 5" in capsys.readouterr().err
+    again = tmp_path / "c.json"
+    assert main(["generate", "--seed", "5", "--out", str(again), "--time-limit", "5"]) == 0
+    assert again.read_text() == out.read_text()
+    # to standard output when no --out is given
+    assert main(["generate", "--seed", "5", "--time-limit", "5"]) == 0
+    assert capsys.readouterr().out == out.read_text()
+
+
+def test_generate_options_and_failures(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "b.json"
+    args = ["generate", "--out", str(out), "--no-separate-terrain", "--max-pips", "none"]
+    assert main([*args, "--max-token-sum", "22", "--time-limit", "5"]) == 0
+    assert main(["generate", "--max-pips", "8", "--time-limit", "5"]) == 2
+    assert "no radius-3 board" in capsys.readouterr().err
+    assert main(["generate", "--no-separate-reds", "--time-limit", "5"]) == 2
+
+
+def test_generate_count(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["generate", "--count", "--limit", "20", "--time-limit", "5"]) == 0
+    assert capsys.readouterr().out.startswith("layouts: at least 20 (stopped after ")
+    good = write_good(tmp_path / "g.json")
+    code = main(
+        ["generate", "--count", "--terrain-of", str(good), "--limit", "5", "--time-limit", "5"]
+    )
+    assert code == 0
+    assert capsys.readouterr().out.startswith("layouts: at least 5 ")
+
+
+def test_score(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    good = write_good(tmp_path / "g.json")
+    assert main(["score", str(good), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [p["seat"] for p in report["placements"]] == [1, 2, 3, 4, 4, 3, 2, 1]
+    for key in ("fairness", "balance", "combined", "harbour_balance", "production_spread"):
+        assert 0 <= report[key] <= 1
+    assert report["combined"] == pytest.approx(
+        (report["balance"] + report["fairness"]) / 2, abs=1e-5
+    )
+    assert main(["score", str(good), "--values", "grain=1.3,ore=1.2", "--players", "3"]) == 0
+    text = capsys.readouterr().out
+    assert "fairness" in text and "seat 3:" in text and "seat 4:" not in text
+    assert main(["score", "random:3"]) == 0
+    assert main(["score", str(tmp_path / "missing.json")]) == 2
+    (tmp_path / "bad.json").write_text('{"terrain": [0]}')
+    assert main(["score", str(tmp_path / "bad.json")]) == 2
+    with pytest.raises(SystemExit):
+        main(["score", str(good), "--values", "gold=2"])
+
+
+def test_search(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "s.json"
+    assert (
+        main(["search", "--boards", "300", "--top", "2", "--workers", "1", "--out", str(out)]) == 0
+    )
+    data = json.loads(out.read_text())
+    assert data["boards"] == 300 and len(data["fairest"]) == 2 and len(data["least_fair"]) == 2
+    assert data["fairest"][0]["fairness"] >= data["fairest"][1]["fairness"]
+    assert data["least_fair"][0]["fairness"] <= data["least_fair"][1]["fairness"]
+    assert data["fairest"][1]["fairness"] >= data["least_fair"][1]["fairness"]
+    assert "300/300 boards" in capsys.readouterr().err
+    # every kept board is a board file of its own, and scores as recorded
+    kept = tmp_path / "kept.json"
+    kept.write_text(json.dumps(data["fairest"][0]))
+    assert main(["score", str(kept), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["fairness"] == data["fairest"][0]["fairness"]
+
+
+def test_search_is_the_same_on_several_processes() -> None:
+    one = search(240, 3, seed=4, workers=1, chunk_size=60, rank="combined")
+    two = search(240, 3, seed=4, workers=2, chunk_size=60, rank="combined")
+    assert one.fairest == two.fairest and one.least_fair == two.least_fair
+
+
+def test_render(tmp_path: Path) -> None:
+    good = write_good(tmp_path / "g.json")
+    svg = tmp_path / "b.svg"
+    assert main(["render", str(good), "--out", str(svg), "--picks"]) == 0
+    text = svg.read_text()
+    assert text.startswith("<svg") and text.rstrip().endswith("</svg>")
+    assert text.count("<title>pick ") == 8 and "fairness" in text
+    plain = tmp_path / "plain.svg"
+    assert main(["render", str(good), "--out", str(plain), "--title", "x"]) == 0
+    assert "<title>pick " not in plain.read_text()
+    if importlib.util.find_spec("cairosvg") is not None:
+        png = tmp_path / "b.png"
+        assert main(["render", str(good), "--out", str(png), "--picks"]) == 0
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
