@@ -90,13 +90,16 @@ class SearchConfig:
     greedy_rollouts: bool = False
     """Beyond the paper: a greedier rollout policy than uniform random (see
     :func:`rollout`)."""
+    rollout_turns: int = 0
+    """Beyond the paper: end a rollout after this many turns and score the position (points
+    and production; see :func:`position_rewards`) instead of playing to the end (0)."""
     setup_pruning: int = 0
     """Beyond the paper: in the set-up, consider only this many settlement spots, the best
     by dice dots and new resources (0: all)."""
 
     def __post_init__(self) -> None:
-        if self.setup_pruning < 0:
-            raise ValueError("setup_pruning cannot be negative")
+        if self.setup_pruning < 0 or self.rollout_turns < 0:
+            raise ValueError("setup_pruning and rollout_turns cannot be negative")
         if self.rollouts < 0 or (self.time_ms is not None and self.time_ms < 0):
             raise ValueError("budgets cannot be negative")
         if not self.rollouts and not self.time_ms:
@@ -204,8 +207,11 @@ def pruned_actions(state: GameState, seat: int, prune: bool, setup_keep: int = 0
     return actions
 
 
-def rollout(state: GameState, rnd: random.Random, prune: bool, greedy: bool = False) -> int:
-    """Play random (pruned) actions to the end; the winner, or -1 past the action limit.
+def rollout(
+    state: GameState, rnd: random.Random, prune: bool, greedy: bool = False, turns: int = 0
+) -> int:
+    """Play random (pruned) actions to the end; the winner, or -1 past the action limit
+    (with ``turns``, -2 once that many turns have passed without a winner).
     ``greedy`` (beyond the paper): in the main phase, after the pruning, play a
     development card half the time, buy one 60% of the time, build a road half the time,
     trade with the bank only when holding more than seven cards, else end the turn."""
@@ -213,10 +219,13 @@ def rollout(state: GameState, rnd: random.Random, prune: bool, greedy: bool = Fa
     advance = rules.advance
     choice = rnd.choice
     random_ = rnd.random
+    stop = state.turn + turns if turns else -1
     for _ in range(MAX_ROLLOUT_ACTIONS):
         phase = state.phase
         if phase == _OVER:
             return state.winner
+        if state.turn == stop:
+            return -2
         actions = legal(state)
         if prune and phase == _MAIN and len(actions) > 1:
             p = state.current * 5
@@ -233,6 +242,28 @@ def rollout(state: GameState, rnd: random.Random, prune: bool, greedy: bool = Fa
                 continue
         advance(state, choice(actions))
     return state.winner if state.phase == _OVER else -1
+
+
+def position_rewards(state: GameState) -> list[float]:
+    """Each seat's share of a position cut short: a softmax over victory points (hidden
+    ones included) plus production, the dice dots its buildings touch (cities twice, the
+    robber's hex not at all) divided by 12."""
+    board = state.board
+    hexes = state.topo.vertex_hexes
+    robber = state.robber
+    scores = []
+    for q in range(state.n):
+        dots = 0
+        for v in state.pbuild[q]:
+            level = state.vlevel[v]
+            for h in hexes[v]:
+                if h != robber:
+                    dots += level * DICE_DOTS.get(board.tokens[h], 0)
+        scores.append(state.victory_points(q) + dots / 12.0)
+    top = max(scores)
+    weights = [math.exp(x - top) for x in scores]
+    total = sum(weights)
+    return [w / total for w in weights]
 
 
 _PLAYS = (PlayKnight, PlayRoadBuilding, PlayYearOfPlenty, PlayMonopoly)
@@ -502,13 +533,20 @@ class Search:
                     _virtual_wins(node, i)
                 break
             node = nxt
+        config = self.config
         if winner == -2:
-            winner = rollout(state, rnd, self.config.rollout_pruning, self.config.greedy_rollouts)
+            winner = rollout(
+                state, rnd, config.rollout_pruning, config.greedy_rollouts, config.rollout_turns
+            )
         self.rollouts += 1
+        shares = position_rewards(state) if winner == -2 else None
         for n, i in path:
             n.total += 1.0
             n.visits[i] += 1.0
-            if n.seat == winner:
+            if shares is not None:
+                if n.seat >= 0:
+                    n.wins[i] += shares[n.seat]
+            elif n.seat == winner:
                 n.wins[i] += 1.0
 
     def _node(self, state: GameState, prune: bool) -> Node:

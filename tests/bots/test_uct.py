@@ -17,6 +17,7 @@ from bots.uct import (
     actor,
     assume_trades,
     optimistic_moves,
+    position_rewards,
     pruned_actions,
     rollout,
     spot_value,
@@ -321,3 +322,24 @@ def test_greedy_rollouts_end_in_a_win_and_keep_every_card() -> None:
             total += state.actions_taken - before
         lengths[greedy] = total
     assert lengths[True] < lengths[False]  # fewer idle bank trades and wandering roads
+
+
+def test_rollouts_cut_short_score_the_position() -> None:
+    state = setup_game(config(), 3)
+    start = state.turn
+    rnd = random.Random(12)
+    state.rng = rnd.getrandbits(64)
+    assert rollout(state, rnd, prune=True, turns=8) == -2
+    assert state.turn == start + 8 and not state.is_over
+    shares = position_rewards(state)
+    assert sum(shares) == pytest.approx(1.0) and all(0 < x < 1 for x in shares)
+    leader = max(range(4), key=lambda q: state.victory_points(q))
+    state.vp[leader] += 3  # three more points make a clear favourite
+    assert position_rewards(state)[leader] > 0.5
+
+
+def test_a_search_with_short_rollouts_still_finds_the_win() -> None:
+    state = _main(hand=counts(brick=1, lumber=1, wool=1, grain=3, ore=3), vp=3)
+    config_ = SearchConfig(rollouts=200, pruning=False, rollout_turns=4)
+    stats = Search(state, 0, config_, random.Random(13)).run(200, None)
+    assert type(stats.best()) is BuildCity
