@@ -100,13 +100,20 @@ async def play(
                 if item is _CLOSED:
                     return None
                 over = await session.handle(item)
-                if over is not None:
+                if over is not None or session.refused:
                     return over
         finally:
             reader.cancel()
 
 
 _CLOSED: Any = object()
+_NO_SEAT = {
+    m.ErrorCode.UNKNOWN_GAME,
+    m.ErrorCode.BAD_TOKEN,
+    m.ErrorCode.SEAT_TAKEN,
+    m.ErrorCode.GAME_FULL,
+    m.ErrorCode.ALREADY_STARTED,
+}
 
 
 @dataclass(frozen=True)
@@ -139,6 +146,8 @@ class _Session:
         self.latest: tuple[m.Prompt, float] | None = None  # the prompt to answer next
         self.deferred: list[Callable[[], None]] = []  # hook calls held while it thinks
         self.last: m.Act | None = None
+        self.answered: m.Prompt | None = None  # the prompt self.last answers
+        self.refused = False  # the server refused us the seat
         self._tasks: set[asyncio.Future[None]] = set()
 
     async def handle(self, message: Any) -> m.GameOver | None:
@@ -170,9 +179,26 @@ class _Session:
             case m.Error():
                 self.log.info("agent.refused", code=message.code, message=message.message)
                 self._hook(partial(self.agent.on_error, message, table))
+                if table.seat is None and message.code in _NO_SEAT:
+                    self.refused = True  # the seat cannot be had: stop rather than wait
+                    return None
+                await self._fall_back(message)
             case m.GameOver():
                 return message
         return None
+
+    async def _fall_back(self, error: m.Error) -> None:
+        """The server refused our act as illegal: answer that prompt with its first listed
+        action instead (once), so that a confused agent never stalls its seat."""
+        last = self.last
+        if error.code != m.ErrorCode.ILLEGAL_ACTION or last is None or self.answered is None:
+            return
+        prompt = self.answered
+        self.answered = None
+        if self.latest is None and not self.thinking and prompt.actions:
+            self.log.info("agent.default", state_id=prompt.state_id)
+            self.last = m.Act(game=last.game, state_id=prompt.state_id, action=prompt.actions[0])
+            await self.send(self.last)
 
     def _hook(self, call: Callable[[], None]) -> None:
         if self.thinking:
@@ -213,6 +239,7 @@ class _Session:
             self._think()
             return
         if decided.action is not None:
+            self.answered = decided.prompt
             self.last = m.Act(
                 game=self.table.game, state_id=decided.prompt.state_id, action=decided.action
             )

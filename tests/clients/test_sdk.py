@@ -9,6 +9,7 @@ from typing import Any
 
 from clients.sdk import Agent, Table, play
 from protocol import messages as m
+from protocol.payloads import BuildCity
 from server.app import HexhavenServer
 from tests.server.client import Client
 
@@ -65,3 +66,57 @@ async def test_the_event_loop_runs_while_the_agent_thinks() -> None:
         assert agent.decisions > 10 and agent.events > 10
         assert agent.overlaps == 0  # hooks never ran during a decision
         await host.close()
+
+
+class OnceWrong(Agent):
+    """Random play, except that its first main-phase answer is a city it cannot pay for."""
+
+    name = "once-wrong"
+
+    def __init__(self) -> None:
+        self.rnd = random.Random(4)
+        self.wrong = False
+        self.errors: list[m.Error] = []
+
+    def choose(self, prompt: m.Prompt, table: Table) -> Any:
+        view = prompt.view
+        if not self.wrong and view is not None and view.phase == "main":
+            self.wrong = True
+            return BuildCity(vertex=0)
+        return self.rnd.choice(prompt.actions)
+
+    def on_error(self, error: m.Error, table: Table) -> None:
+        self.errors.append(error)
+
+
+async def test_a_refused_answer_is_replaced_by_a_listed_action() -> None:
+    srv = HexhavenServer()
+    async with srv.running("127.0.0.1", 0) as ws_server:
+        port = srv.port_of(ws_server)
+        host = await Client.open(port)
+        await host.hello()
+        options = m.GameOptions(players=2, victory_points=5, bots=[m.BotSeat(kind="random")])
+        await host.send(m.CreateGame(options=options))
+        created = await host.expect(m.GameCreated)
+        agent = OnceWrong()
+        game = asyncio.create_task(play(agent, f"ws://127.0.0.1:{port}", created.game))
+        while srv.rooms[created.game].seated < 1:
+            await asyncio.sleep(0.01)
+        await host.send(m.StartGame(game=created.game))
+        over = await asyncio.wait_for(game, 60)  # no turn timer: a stalled seat never ends
+        assert over is not None and over.winner is not None
+        assert agent.wrong and [e.code for e in agent.errors] == [m.ErrorCode.ILLEGAL_ACTION]
+        await host.close()
+
+
+async def test_a_refused_seat_ends_play_instead_of_waiting() -> None:
+    srv = HexhavenServer()
+    async with srv.running("127.0.0.1", 0) as ws_server:
+        url = f"ws://127.0.0.1:{srv.port_of(ws_server)}"
+        agent = OnceWrong()
+        over = await asyncio.wait_for(play(agent, url, "nosuchgame", token="x"), 10)
+        assert over is None
+        assert [e.code for e in agent.errors] in (
+            [m.ErrorCode.UNKNOWN_GAME],
+            [m.ErrorCode.BAD_TOKEN],
+        )
