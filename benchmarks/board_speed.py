@@ -19,10 +19,11 @@ The last line is ``fairness_boards_per_s: X`` for scripts to pick up.
 from __future__ import annotations
 
 import argparse
-import os
 import platform
 import statistics
 import time
+
+from _pinning import pin_to_one_core
 
 from boards.balance import balance_of
 from boards.constraint import generate_board
@@ -30,15 +31,6 @@ from boards.fairness import FairnessScorer
 from boards.options import BalanceOptions
 from engine.board import Board, random_board
 from engine.rng import Rng
-
-
-def pin_to_one_core() -> str:
-    """Restrict this process to one CPU (where the OS allows it); names the core."""
-    if hasattr(os, "sched_getaffinity") and hasattr(os, "sched_setaffinity"):
-        cpu = min(os.sched_getaffinity(0))
-        os.sched_setaffinity(0, {cpu})
-        return f"pinned to cpu {cpu}"
-    return "not pinned (no sched_setaffinity on this platform)"
 
 
 def rate(count: int, seconds: float) -> float:

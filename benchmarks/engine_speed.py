@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import os
 import platform
 import random
 import statistics
@@ -48,6 +47,8 @@ from dataclasses import dataclass
 from functools import partial
 from importlib.metadata import version as distribution_version
 from typing import Any
+
+from _pinning import pin_to_one_core
 
 from engine import GameConfig, GameState, Phase, advance, legal_actions, new_game
 
@@ -97,15 +98,6 @@ def engine_build() -> str:
     if engine.rules.__file__ and engine.rules.__file__.endswith((".so", ".pyd")):
         return f"compiled with mypyc ({engine.rules.__file__})"
     return f"interpreted ({engine.rules.__file__})"
-
-
-def pin_to_one_core() -> str:
-    """Restrict this process to one CPU (where the OS allows it); names the core."""
-    if hasattr(os, "sched_getaffinity") and hasattr(os, "sched_setaffinity"):
-        cpu = min(os.sched_getaffinity(0))
-        os.sched_setaffinity(0, {cpu})
-        return f"pinned to cpu {cpu}"
-    return "not pinned (no sched_setaffinity on this platform)"
 
 
 def play_random_game(config: GameConfig, seed: int) -> GameState:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import logging
 import sys
+from typing import TextIO
 
 import structlog
 
 
-def configure_logging(level: str = "info") -> None:
-    """Send structlog's events as JSON lines to standard error."""
+def configure_logging(level: str = "info", stream: TextIO | None = None) -> None:
+    """Send structlog's events as JSON lines to standard error (or ``stream``)."""
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,
@@ -21,6 +22,6 @@ def configure_logging(level: str = "info") -> None:
         wrapper_class=structlog.make_filtering_bound_logger(
             logging.getLevelNamesMapping()[level.upper()]
         ),
-        logger_factory=structlog.PrintLoggerFactory(sys.stderr),
-        cache_logger_on_first_use=True,
+        logger_factory=structlog.PrintLoggerFactory(stream or sys.stderr),
+        cache_logger_on_first_use=stream is None,
     )

@@ -6,19 +6,18 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 import os
 import sys
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
-import structlog
 from pydantic import ValidationError
 
 from clients.tui.app import HexhavenApp
 from clients.tui.link import Link, Seating, SeatLost
 from protocol import messages as m
+from server.log import configure_logging
 
 SAVED = "last_game.json"
 """In the data directory: the game ``hexhaven play`` left unfinished and its seat token."""
@@ -35,21 +34,7 @@ def data_dir() -> Path:
 def log_to_file(path: Path, level: str = "info") -> None:
     """Send structlog's events (the embedded server's) to a file, not the terminal the UI
     draws on."""
-    handle = path.open("a", encoding="utf-8")
-    structlog.configure(
-        processors=[
-            structlog.contextvars.merge_contextvars,
-            structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso", utc=True),
-            structlog.processors.format_exc_info,
-            structlog.processors.JSONRenderer(),
-        ],
-        wrapper_class=structlog.make_filtering_bound_logger(
-            logging.getLevelNamesMapping()[level.upper()]
-        ),
-        logger_factory=structlog.PrintLoggerFactory(handle),
-        cache_logger_on_first_use=False,
-    )
+    configure_logging(level, path.open("a", encoding="utf-8"))
 
 
 def game_options(
