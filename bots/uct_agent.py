@@ -42,7 +42,12 @@ STRENGTHS: dict[str, SearchConfig] = {
     "easy": SearchConfig(rollouts=200),
     "medium": SearchConfig(rollouts=1000, trees=10, trade_optimistic=True),
     "hard": SearchConfig(
-        rollouts=4000, trees=10, processes=2, trade_optimistic=True, counter_offers=True
+        rollouts=10000,
+        trees=10,
+        processes=2,
+        trade_optimistic=True,
+        counter_offers=True,
+        rollout_turns=8,
     ),
 }
 """Named configurations (``strength=NAME``); other parameters adjust them."""
