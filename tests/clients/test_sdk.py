@@ -43,21 +43,29 @@ class SlowAgent(Agent):
         self.overlaps += self.thinking
 
 
+async def _against_a_random_bot(
+    srv: HexhavenServer, port: int, agent: Agent
+) -> tuple[Client, asyncio.Task[m.GameOver | None]]:
+    """A two-seat game to 5 points: ``agent`` plays one seat through :func:`play`, a
+    server-launched random bot the other. Returns the host and the started game's task."""
+    host = await Client.open(port)
+    await host.hello()
+    options = m.GameOptions(players=2, victory_points=5, bots=[m.BotSeat(kind="random")])
+    await host.send(m.CreateGame(options=options))
+    created = await host.expect(m.GameCreated)
+    game = asyncio.create_task(play(agent, f"ws://127.0.0.1:{port}", created.game))
+    while srv.rooms[created.game].seated < 1:
+        await asyncio.sleep(0.01)
+    await host.send(m.StartGame(game=created.game))
+    return host, game
+
+
 async def test_the_event_loop_runs_while_the_agent_thinks() -> None:
     srv = HexhavenServer()
     async with srv.running("127.0.0.1", 0) as ws_server:
-        port = srv.port_of(ws_server)
-        host = await Client.open(port)
-        await host.hello()
-        options = m.GameOptions(players=2, victory_points=5, bots=[m.BotSeat(kind="random")])
-        await host.send(m.CreateGame(options=options))
-        created = await host.expect(m.GameCreated)
         release = threading.Event()
         agent = SlowAgent(release)
-        game = asyncio.create_task(play(agent, f"ws://127.0.0.1:{port}", created.game))
-        while srv.rooms[created.game].seated < 1:
-            await asyncio.sleep(0.01)
-        await host.send(m.StartGame(game=created.game))
+        host, game = await _against_a_random_bot(srv, srv.port_of(ws_server), agent)
         await asyncio.sleep(0.3)  # runs only if the agent's thinking leaves the loop free
         assert agent.decisions == 0 and not game.done()
         release.set()
@@ -92,17 +100,8 @@ class OnceWrong(Agent):
 async def test_a_refused_answer_is_replaced_by_a_listed_action() -> None:
     srv = HexhavenServer()
     async with srv.running("127.0.0.1", 0) as ws_server:
-        port = srv.port_of(ws_server)
-        host = await Client.open(port)
-        await host.hello()
-        options = m.GameOptions(players=2, victory_points=5, bots=[m.BotSeat(kind="random")])
-        await host.send(m.CreateGame(options=options))
-        created = await host.expect(m.GameCreated)
         agent = OnceWrong()
-        game = asyncio.create_task(play(agent, f"ws://127.0.0.1:{port}", created.game))
-        while srv.rooms[created.game].seated < 1:
-            await asyncio.sleep(0.01)
-        await host.send(m.StartGame(game=created.game))
+        host, game = await _against_a_random_bot(srv, srv.port_of(ws_server), agent)
         over = await asyncio.wait_for(game, 60)  # no turn timer: a stalled seat never ends
         assert over is not None and over.winner is not None
         assert agent.wrong and [e.code for e in agent.errors] == [m.ErrorCode.ILLEGAL_ACTION]
