@@ -18,7 +18,7 @@ A program that answers with something that is not an action it may take, that is
 for ``timeout`` seconds, or that has exited gets the default action (:func:`default_action`)
 and one ``bridge.default`` log line; after :data:`MAX_SILENT` silent prompts in a row it is
 stopped and the seat is played with default actions to the end. The game never waits on it.
-A lost connection is resumed with the seat's token (:data:`RECONNECTS` times in a row).
+A lost connection is resumed with the seat's token by the SDK (:class:`clients.sdk.Reconnect`).
 """
 
 from __future__ import annotations
@@ -36,9 +36,8 @@ from typing import Any, Final
 
 import structlog
 from pydantic import TypeAdapter, ValidationError
-from websockets.exceptions import WebSocketException
 
-from clients.sdk import Agent, Table, play
+from clients.sdk import RECONNECT, Agent, ConnectionLost, Reconnect, Table, play
 from protocol import messages as m
 from protocol.payloads import (
     ActionPayload,
@@ -59,8 +58,6 @@ MAX_LINE: Final = 64 * 1024
 """Longest answer line, in bytes; longer lines are not actions."""
 EXIT_GRACE: Final = 5.0
 """Seconds a program has to exit once its standard input is closed, before it is stopped."""
-RECONNECTS: Final = 5
-"""Times in a row the bridge reconnects after losing the connection, before it gives up."""
 DEADLINE_MARGIN: Final = 0.5
 """Seconds before a prompt's deadline at which the bridge stops waiting for the program."""
 DEFAULT_PREFERENCE: Final = ("end_turn", "roll_dice", "decline_trade", "cancel_trade")
@@ -453,56 +450,58 @@ async def run_bridge(
     invite: str | None = None,
     name: str = "agent",
     timeout: float = DEFAULT_TIMEOUT,
+    reconnect: Reconnect | None = RECONNECT,
 ) -> m.GameOver | None:
     """Start the program, seat it (rejoin ``game`` with ``token``, or join by ``invite`` or
-    by ``game``) and play to the end; a lost connection is resumed with the seat's token,
-    up to :data:`RECONNECTS` times in a row. Returns the game-over message, or None if the
-    connection could not be resumed or the server refused the seat (logged as
-    ``bridge.not_seated``). Raises :class:`BridgeError` if the program cannot be started,
-    and what :func:`clients.sdk.play` raises if the server cannot be reached at first."""
+    by ``game``) and play to the end with :func:`clients.sdk.play`, which comes back after a
+    lost connection as ``reconnect`` allows. Returns the game-over message, or None if the
+    connection could not be resumed (logged as ``bridge.disconnected``) or the server
+    refused the seat (``bridge.not_seated``). Raises :class:`BridgeError` if the program
+    cannot be started, and what :func:`clients.sdk.play` raises if the server cannot be
+    reached at first."""
     agent = _SeatedAgent(argv, name=name, timeout=timeout)
     agent.start()
     over: m.GameOver | None = None
     try:
-        failures = 0
-        while True:
-            task = asyncio.ensure_future(play(agent, url, game, token=token, invite=invite))
-            agent.task = task
-            try:
-                over = await task
-            except asyncio.CancelledError:
-                if agent.refusal is None:
-                    raise  # cancelled from outside, not by a refusal
-            except (OSError, WebSocketException) as exc:
-                if agent.token is None:
-                    raise  # never seated: nothing to come back to
-                agent.log.warning("bridge.connection_failed", error=str(exc))
-            if over is not None or agent.refusal is not None or agent.token is None:
-                break
-            if agent.prompts:
-                failures = 0  # it played since it last came back
-            failures += 1
-            if failures > RECONNECTS:
-                break
-            agent.prompts = 0
-            agent.log.warning("bridge.reconnecting", attempt=failures)
-            await asyncio.sleep(min(5.0, 0.2 * 2**failures))
-            game, token, invite = agent.game, agent.token, None
-        if agent.refusal is not None:
-            agent.log.error(
-                "bridge.not_seated", code=str(agent.refusal.code), message=agent.refusal.message
-            )
-        elif over is None:
-            agent.log.warning("bridge.disconnected")
+        try:
+            over = await play(agent, url, game, token=token, invite=invite, reconnect=reconnect)
+        except ConnectionLost as exc:
+            agent.log.warning("bridge.disconnected", error=str(exc))
         else:
-            agent.log.info(
-                "bridge.over", winner=over.winner, points=over.points, defaults=agent.defaults
-            )
+            if over is not None:
+                agent.log.info(
+                    "bridge.over", winner=over.winner, points=over.points, defaults=agent.defaults
+                )
+            elif agent.refusal is not None:
+                agent.log.error(
+                    "bridge.not_seated",
+                    code=str(agent.refusal.code),
+                    message=agent.refusal.message,
+                )
         code = await asyncio.to_thread(agent.finish, over)
         agent.log.info("bridge.program_done", returncode=code)
     finally:
         agent.stop()
     return over
+
+
+class _SeatedAgent(ProgramAgent):
+    """A :class:`ProgramAgent` that remembers why the server refused it a seat, and whose
+    log lines name its game and seat once it has one."""
+
+    refusal: m.Error | None = None
+    seated = False
+
+    def on_error(self, error: m.Error, table: Table) -> None:
+        super().on_error(error, table)
+        if table.seat is None and error.code in _LOBBY_REFUSALS:
+            self.refusal = error
+
+    def choose(self, prompt: m.Prompt, table: Table) -> Any:
+        if not self.seated:
+            self.seated = True
+            self.log = self.log.bind(game=table.game, seat=table.seat)
+        return super().choose(prompt, table)
 
 
 _LOBBY_REFUSALS = frozenset(
@@ -515,30 +514,3 @@ _LOBBY_REFUSALS = frozenset(
         m.ErrorCode.ALREADY_STARTED,
     }
 )
-
-
-class _SeatedAgent(ProgramAgent):
-    """A :class:`ProgramAgent` that ends the session when the server refuses it a seat
-    (the SDK would otherwise wait for a game it is not in), and whose log lines name its
-    game and seat once it has one."""
-
-    task: asyncio.Future[m.GameOver | None] | None = None
-    refusal: m.Error | None = None
-    seated = False
-    game = ""
-    token: str | None = None  # the seat's, once known: to come back with
-    prompts = 0  # prompts since the last connection was made
-
-    def on_error(self, error: m.Error, table: Table) -> None:
-        super().on_error(error, table)
-        if table.seat is None and error.code in _LOBBY_REFUSALS and self.task is not None:
-            self.refusal = error
-            self.task.cancel()
-
-    def choose(self, prompt: m.Prompt, table: Table) -> Any:
-        if not self.seated:
-            self.seated = True
-            self.log = self.log.bind(game=table.game, seat=table.seat)
-        self.game, self.token = table.game, table.token
-        self.prompts += 1
-        return super().choose(prompt, table)

@@ -2,7 +2,8 @@
 
 Subclass :class:`Agent` and implement :meth:`Agent.choose`; :func:`play` does the rest
 (handshake, joining or rejoining with a token, answering every prompt with the state id it
-was made for, pings, game over). Bots and outside agents use it alike.
+was made for, pings, coming back after a lost connection, turn timers, game over). Bots and
+outside agents use it alike.
 """
 
 from __future__ import annotations
@@ -10,13 +11,14 @@ from __future__ import annotations
 import asyncio
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
 import structlog
-from websockets.asyncio.client import connect
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, WebSocketException
 
 from protocol import PROTOCOL_VERSION, SUBPROTOCOL_MSGPACK, Codec
 from protocol import messages as m
@@ -54,6 +56,43 @@ class Agent(ABC):
         """Called when the server refuses something this agent sent."""
 
 
+@dataclass(frozen=True)
+class Reconnect:
+    """How :func:`play` comes back after losing its connection during a game: up to
+    ``attempts`` tries in a row, waiting ``first_delay`` seconds before the first and twice
+    as long before each next one (at most ``max_delay``), and never for more than
+    ``give_up_after`` seconds since the connection was lost. A rejoin that succeeds starts
+    the count afresh."""
+
+    attempts: int = 8
+    first_delay: float = 0.2
+    max_delay: float = 5.0
+    give_up_after: float = 120.0
+
+    def delay(self, attempt: int) -> float:
+        """Seconds to wait before try number ``attempt`` (1, 2, ...)."""
+        return float(min(self.max_delay, self.first_delay * 2 ** (attempt - 1)))
+
+
+RECONNECT = Reconnect()
+"""The policy :func:`play` uses unless told otherwise."""
+PING_INTERVAL = 20.0
+"""Seconds between the websocket pings :func:`play` sends to check the line."""
+PING_TIMEOUT = 20.0
+"""Seconds a ping may go unanswered before the connection counts as lost."""
+
+
+class ConnectionLost(Exception):
+    """:func:`play` lost its connection and could not rejoin its seat: the policy's
+    attempts or time ran out, the server refused the rejoin, or no seat was taken yet to
+    come back to. The message says which, and the last error seen."""
+
+    def __init__(self, message: str, *, game: str, attempts: int) -> None:
+        super().__init__(message)
+        self.game = game
+        self.attempts = attempts
+
+
 async def play(
     agent: Agent,
     url: str,
@@ -62,58 +101,111 @@ async def play(
     token: str | None = None,
     invite: str | None = None,
     subprotocol: str = SUBPROTOCOL_MSGPACK,
+    reconnect: Reconnect | None = RECONNECT,
+    ping_interval: float | None = PING_INTERVAL,
+    ping_timeout: float | None = PING_TIMEOUT,
 ) -> m.GameOver | None:
     """Play one game to its end: rejoin with ``token``, or join ``game`` (or ``invite``) by
-    name. Returns the game-over message, or None if the server closed the connection.
+    name. Returns the game-over message, or None if the server refused the seat.
+
+    A connection lost once the seat is taken (closed, cut, or silent to pings for
+    ``ping_interval + ping_timeout`` seconds) is made again and the seat rejoined with its
+    token, as ``reconnect`` allows (None: never); the server then sends the view and, if
+    the seat owes an action, the prompt again. Raises :class:`ConnectionLost` when that
+    fails, and ``OSError`` or a ``websockets`` error if the server cannot be reached at
+    first.
 
     ``agent.choose`` runs in a worker thread, so the connection keeps flowing (pings, events,
     new prompts) while it thinks. Its hooks are never called while it thinks: events that
     arrive meanwhile reach ``on_event`` after it has decided. A decision for a prompt that a
     newer prompt has replaced is dropped, and the newer one is asked instead."""
     log = structlog.get_logger("hexhaven.agent").bind(game=game, agent=agent.name)
-    async with connect(url, subprotocols=[subprotocol]) as ws:  # type: ignore[list-item]
-        codec = Codec(ws.subprotocol)
-        inbox: asyncio.Queue[Any] = asyncio.Queue()
-
-        async def send(message: WireModel) -> None:
-            await ws.send(codec.encode(message))
-
-        async def read() -> None:
+    session = _Session(agent, Table(game=game, token=token), log, invite=invite)
+    lost_at: float | None = None  # when the connection was lost, while coming back
+    attempts = 0  # tries in a row since then
+    error = ""
+    try:
+        while True:
+            if lost_at is not None:
+                attempts += 1
+                waited = time.monotonic() - lost_at
+                if (
+                    reconnect is None
+                    or attempts > reconnect.attempts
+                    or (waited >= reconnect.give_up_after)
+                ):
+                    log.error("agent.gave_up", attempts=attempts - 1, seconds=round(waited, 1))
+                    raise ConnectionLost(
+                        f"lost the connection to {url} and could not rejoin game "
+                        f"{session.table.game} ({attempts - 1} tries in {waited:.1f} s; "
+                        f"last error: {error})",
+                        game=session.table.game,
+                        attempts=attempts - 1,
+                    )
+                delay = min(reconnect.delay(attempts), reconnect.give_up_after - waited)
+                log.warning("agent.reconnecting", attempt=attempts, delay=round(delay, 2))
+                await asyncio.sleep(max(0.0, delay))
             try:
-                async for frame in ws:
-                    inbox.put_nowait(codec.decode_server(frame))
-            finally:
-                inbox.put_nowait(_CLOSED)
-
-        await send(
-            m.Hello(protocol=PROTOCOL_VERSION, client=f"hexhaven-sdk {agent.name}", views=True)
-        )
-        if token is not None:
-            await send(m.Rejoin(game=game, token=token))
-        else:
-            await send(m.JoinGame(game=None if invite else game, invite=invite, name=agent.name))
-        session = _Session(agent, Table(game=game), send, inbox, log)
-        reader = asyncio.create_task(read())
-        try:
-            while True:
-                item = await inbox.get()
-                if item is _CLOSED:
+                ws = await connect(
+                    url,
+                    subprotocols=[subprotocol],  # type: ignore[list-item]
+                    ping_interval=ping_interval,
+                    ping_timeout=ping_timeout,
+                )
+            except (OSError, WebSocketException, TimeoutError) as exc:
+                if lost_at is None:
+                    raise  # never connected: nothing to come back to
+                error = f"{type(exc).__name__}: {exc}"
+                continue
+            async with ws:
+                outcome = await session.run(ws)
+            if isinstance(outcome, m.GameOver):
+                return outcome
+            if outcome is _REFUSED:
+                if lost_at is None:
                     return None
-                over = await session.handle(item)
-                if over is not None or session.refused:
-                    return over
-        finally:
-            reader.cancel()
+                refusal = session.refusal
+                assert refusal is not None
+                log.error("agent.rejoin_refused", code=str(refusal.code))
+                raise ConnectionLost(
+                    f"lost the connection to {url}, and the server refused the rejoin of game "
+                    f"{session.table.game}: {refusal.code}: {refusal.message}",
+                    game=session.table.game,
+                    attempts=attempts,
+                )
+            if session.table.token is None:
+                raise ConnectionLost(
+                    f"lost the connection to {url} before taking a seat in game {game}",
+                    game=game,
+                    attempts=0,
+                )
+            if session.rejoined:
+                lost_at, attempts = None, 0  # it was back: a new loss starts a new count
+            if lost_at is None:
+                lost_at = time.monotonic()
+                log.warning("agent.connection_lost", reason=str(outcome))
+            error = str(outcome)
+    finally:
+        await session.close()
 
 
-_CLOSED: Any = object()
+_REFUSED: Any = object()
 _NO_SEAT = {
+    m.ErrorCode.UNSUPPORTED_VERSION,
     m.ErrorCode.UNKNOWN_GAME,
     m.ErrorCode.BAD_TOKEN,
     m.ErrorCode.SEAT_TAKEN,
     m.ErrorCode.GAME_FULL,
     m.ErrorCode.ALREADY_STARTED,
 }
+
+
+@dataclass(frozen=True)
+class _Closed:
+    """The connection numbered ``link`` closed, for ``reason``."""
+
+    link: int
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -126,29 +218,97 @@ class _Decided:
 
 
 class _Session:
-    """The agent's side of one game: the table, the prompt being thought about, and what
-    waits for the agent to be free."""
+    """The agent's side of one game, across its connections: the table, the prompt being
+    thought about, and what waits for the agent to be free."""
 
-    def __init__(
-        self,
-        agent: Agent,
-        table: Table,
-        send: Callable[[WireModel], Awaitable[None]],
-        inbox: asyncio.Queue[Any],
-        log: Any,
-    ) -> None:
+    def __init__(self, agent: Agent, table: Table, log: Any, invite: str | None = None) -> None:
         self.agent = agent
+        self.invite = invite
         self.table = table
-        self.send = send
-        self.inbox = inbox
         self.log = log
+        self.inbox: asyncio.Queue[Any] = asyncio.Queue()
+        self.ws: ClientConnection | None = None
+        self.codec: Codec | None = None
+        self.link = 0  # the number of the current connection
+        self.rejoined = False  # the server seated us on the current connection
         self.thinking = False
         self.latest: tuple[m.Prompt, float] | None = None  # the prompt to answer next
         self.deferred: list[Callable[[], None]] = []  # hook calls held while it thinks
         self.last: m.Act | None = None
         self.answered: m.Prompt | None = None  # the prompt self.last answers
         self.refused = False  # the server refused us the seat
+        self.refusal: m.Error | None = None
         self._tasks: set[asyncio.Future[None]] = set()
+
+    async def run(self, ws: ClientConnection) -> Any:
+        """Take the seat on a fresh connection and play on it until the game is over (the
+        game-over message), the seat is refused (``_REFUSED``) or the connection closes
+        (why, as a string)."""
+        self.link += 1
+        link = self.link
+        self.ws, self.codec = ws, Codec(ws.subprotocol)
+        self.rejoined = False
+        codec = self.codec
+        table = self.table
+
+        async def read() -> None:
+            reason = "closed by the server"
+            try:
+                async for frame in ws:
+                    self.inbox.put_nowait(codec.decode_server(frame))
+                if ws.close_code is not None:
+                    reason = f"closed by the server ({ws.close_code} {ws.close_reason})".strip()
+            except ConnectionClosed as exc:
+                reason = str(exc)
+            finally:
+                self.inbox.put_nowait(_Closed(link, reason))
+
+        reader = asyncio.ensure_future(read())
+        try:
+            hello = m.Hello(
+                protocol=PROTOCOL_VERSION, client=f"hexhaven-sdk {self.agent.name}", views=True
+            )
+            await self.send(hello)
+            if table.token is not None:
+                await self.send(m.Rejoin(game=table.game, token=table.token))
+            else:
+                invite = self.invite
+                await self.send(
+                    m.JoinGame(
+                        game=None if invite else table.game, invite=invite, name=self.agent.name
+                    )
+                )
+            while True:
+                item = await self.inbox.get()
+                if isinstance(item, _Closed):
+                    if item.link == link:
+                        return item.reason
+                    continue  # an older connection's end, seen late
+                over = await self.handle(item)
+                if over is not None:
+                    return over
+                if self.refused:
+                    return _REFUSED
+        finally:
+            self.ws = None
+            reader.cancel()
+            await asyncio.gather(reader, return_exceptions=True)
+
+    async def send(self, message: WireModel) -> None:
+        """Send on the current connection; nothing if it is gone (the reader notices)."""
+        ws, codec = self.ws, self.codec
+        if ws is None or codec is None:
+            return
+        try:
+            await ws.send(codec.encode(message))
+        except ConnectionClosed:
+            self.log.info("agent.unsent", type=message.type)  # type: ignore[attr-defined]
+
+    async def close(self) -> None:
+        """Stop waiting for a decision in progress (its thread finishes on its own)."""
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
 
     async def handle(self, message: Any) -> m.GameOver | None:
         table = self.table
@@ -157,6 +317,7 @@ class _Session:
                 await self._decided(message)
             case m.Joined():
                 table.game, table.seat, table.token = message.game, message.seat, message.token
+                self.rejoined = True
             case m.GameView():
                 table.view = message.view
                 table.events.clear()
@@ -179,8 +340,9 @@ class _Session:
             case m.Error():
                 self.log.info("agent.refused", code=message.code, message=message.message)
                 self._hook(partial(self.agent.on_error, message, table))
-                if table.seat is None and message.code in _NO_SEAT:
+                if not self.rejoined and message.code in _NO_SEAT:
                     self.refused = True  # the seat cannot be had: stop rather than wait
+                    self.refusal = message
                     return None
                 await self._fall_back(message)
             case m.GameOver():
@@ -235,9 +397,12 @@ class _Session:
         for call in self.deferred:
             call()
         self.deferred.clear()
-        if self.latest is not None:  # a newer prompt replaced this one: think about that
-            self._think()
-            return
+        latest = self.latest
+        if latest is not None:
+            if latest[0].state_id != decided.prompt.state_id:
+                self._think()  # a newer prompt replaced this one: think about that
+                return
+            self.latest = None  # the same prompt again (sent on a rejoin): this answers it
         if decided.action is not None:
             self.answered = decided.prompt
             self.last = m.Act(

@@ -215,7 +215,7 @@ async def test_the_example_program_plays_a_game_through_the_bridge_and_a_cut(
         finally:
             await proc.stop()
     assert over.winner is not None
-    assert proxy.connections >= 2 and _events(proc, "bridge.reconnecting")
+    assert proxy.connections >= 2 and _events(proc, "agent.reconnecting")
     room = served.server.rooms[created.game]
     assert room.state.is_over and not room.away  # nobody had to stand in for it
     assert _reasons(proc) == Counter(), proc.err  # every answer was taken
