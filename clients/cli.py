@@ -7,7 +7,6 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from clients.board_choice import BOARD_HELP
 from engine import ConfigError, GameConfig
 
 if TYPE_CHECKING:
@@ -188,8 +187,6 @@ def _tui_options(args: argparse.Namespace, *, private: bool = False) -> GameOpti
         board=args.board,
         timer=args.timer,
         private=private,
-        min_fairness=args.min_fairness,
-        balance=args.balance,
     )
 
 
@@ -230,21 +227,6 @@ def _watch(args: argparse.Namespace) -> int:
     return watch(url=args.url, game=args.game)
 
 
-def _replay(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from clients.tui.launch import replay
-
-    target = list(args.target)
-    url = target.pop(0) if target and target[0].startswith(("ws://", "wss://")) else None
-    if len(target) > 1:
-        print("hexhaven replay: give [URL] GAME", file=sys.stderr)
-        return 2
-    game = target[0] if target else None
-    db = Path(args.db) if args.db else None
-    return replay(game=game, url=url, db=db, seat=args.seat)
-
-
 def _add_game_options(p: argparse.ArgumentParser, bots: int) -> None:
     p.add_argument("--name", default="you" if bots == 3 else "host", help="your name at the table")
     p.add_argument(
@@ -265,22 +247,7 @@ def _add_game_options(p: argparse.ArgumentParser, bots: int) -> None:
         "--strength", default=None, choices=["easy", "medium", "hard"], help="uct bots' strength"
     )
     p.add_argument("--vp", type=int, default=10, help="victory points to win")
-    p.add_argument("--board", default="random", metavar="BOARD", help=BOARD_HELP)
-    p.add_argument(
-        "--min-fairness",
-        type=float,
-        default=None,
-        metavar="X",
-        help="with --board fair: the fairness the board reaches, 0 to 0.99 (default 0.95)",
-    )
-    p.add_argument(
-        "--balance",
-        action="append",
-        default=[],
-        metavar="RULE=VALUE",
-        help="with --board balanced: a constraint, e.g. max_pips=12 or separate_terrain=false "
-        "(repeat for more; docs/boards.md)",
-    )
+    p.add_argument("--board", choices=["random", "spiral"], default="random")
     p.add_argument(
         "--timer", type=float, default=None, metavar="SECONDS", help="seconds per action"
     )
@@ -440,26 +407,6 @@ def build_parser() -> argparse.ArgumentParser:
     watch_cmd.add_argument("url", help="the server, e.g. ws://HOST:8765")
     watch_cmd.add_argument("game", help="the game id")
     watch_cmd.set_defaults(run=_watch)
-    replay_cmd = sub.add_parser(
-        "replay",
-        help="step through a finished game, move by move (no game: list the finished ones)",
-        description="Step through a finished game in the terminal UI, forward and back: "
-        "the board, the players and the log as they were after each action. The game comes "
-        "from the local store that hexhaven play writes (--db), or from a server "
-        "(hexhaven replay ws://HOST:8765 GAME). With no game, list the finished games of "
-        "the store. Keys: right/left (n/p) one action, Shift+right/left (PgDn/PgUp) one "
-        "turn, Home/End, l the log, q quit.",
-    )
-    replay_cmd.add_argument(
-        "target", nargs="*", metavar="[URL] GAME", help="the game id, after a server's URL"
-    )
-    replay_cmd.add_argument(
-        "--db", default=None, help="the SQLite file of games (default: hexhaven play's)"
-    )
-    replay_cmd.add_argument(
-        "--seat", type=int, default=None, help="see the game as this seat saw it (its hand)"
-    )
-    replay_cmd.set_defaults(run=_replay)
     from boards.cli import register as register_board
 
     register_board(sub)
