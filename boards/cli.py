@@ -19,6 +19,7 @@ from boards.errors import BoardLabError
 from boards.fairness import RESOURCE_NAMES, FairnessParams, FairnessScorer, player_score
 from boards.files import board_json, load_board
 from boards.options import BalanceOptions
+from boards.presets import load_preset, preset_names
 from engine.board import Board
 from engine.constants import HARBOUR_GENERIC
 from engine.errors import BoardError
@@ -144,6 +145,14 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     render.add_argument("--title", default=None, help="a title (default: the scores)")
     _scoring_arguments(render)
     render.set_defaults(run=_render)
+
+    presets = sub.add_parser(
+        "presets",
+        help="the shipped boards, with their scores",
+        description="List the shipped fair, balanced boards. Play one with "
+        "hexhaven play --board preset:NAME, or show it with hexhaven board score preset:NAME.",
+    )
+    presets.set_defaults(run=_presets)
     return board
 
 
@@ -402,6 +411,18 @@ def _search(args: argparse.Namespace) -> int:
         + (f"; written to {args.out}" if args.out else ""),
         file=sys.stderr,
     )
+    return 0
+
+
+def _presets(args: argparse.Namespace) -> int:
+    print(f"{'preset':<16} {'fairness':>8} {'balance':>8} {'combined':>8}")
+    for name in preset_names():
+        report = score_report(load_preset(name), FairnessParams())
+        print(
+            f"{name:<16} {report['fairness']:>8.3f} {report['balance']:>8.3f} "
+            f"{report['combined']:>8.3f}"
+        )
+    print("play one: hexhaven play --board preset:NAME")
     return 0
 
 

@@ -7,6 +7,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from clients.board_choice import BOARD_HELP
 from engine import ConfigError, GameConfig
 
 if TYPE_CHECKING:
@@ -187,6 +188,8 @@ def _tui_options(args: argparse.Namespace, *, private: bool = False) -> GameOpti
         board=args.board,
         timer=args.timer,
         private=private,
+        min_fairness=args.min_fairness,
+        balance=args.balance,
     )
 
 
@@ -247,7 +250,22 @@ def _add_game_options(p: argparse.ArgumentParser, bots: int) -> None:
         "--strength", default=None, choices=["easy", "medium", "hard"], help="uct bots' strength"
     )
     p.add_argument("--vp", type=int, default=10, help="victory points to win")
-    p.add_argument("--board", choices=["random", "spiral"], default="random")
+    p.add_argument("--board", default="random", metavar="BOARD", help=BOARD_HELP)
+    p.add_argument(
+        "--min-fairness",
+        type=float,
+        default=None,
+        metavar="X",
+        help="with --board fair: the fairness the board reaches, 0 to 0.99 (default 0.95)",
+    )
+    p.add_argument(
+        "--balance",
+        action="append",
+        default=[],
+        metavar="RULE=VALUE",
+        help="with --board balanced: a constraint, e.g. max_pips=12 or separate_terrain=false "
+        "(repeat for more; docs/boards.md)",
+    )
     p.add_argument(
         "--timer", type=float, default=None, metavar="SECONDS", help="seconds per action"
     )

@@ -17,7 +17,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from protocol.payloads import ActionPayload, EventPayload, ViewPayload, WireModel
+from protocol.payloads import ActionPayload, BoardPayload, EventPayload, ViewPayload, WireModel
 
 PROTOCOL_VERSION = 1
 SUPPORTED_VERSIONS = frozenset({1})
@@ -89,13 +89,44 @@ class BotSeat(WireModel):
     strength: Annotated[str, Field(max_length=32)] | None = None
 
 
+class BalanceRules(WireModel):
+    """The constraints of a ``balanced`` board (docs/boards.md). ``separate_brick_lumber``
+    null means the radius's default (kept on the standard island only); null bounds are no
+    bound. 6 and 8 are always kept apart."""
+
+    separate_terrain: bool = True
+    separate_brick_lumber: bool | None = None
+    spread_reds: bool = True
+    distinct_tokens: bool = True
+    max_pips: Annotated[int, Field(ge=1, le=20)] | None = 11
+    min_pips: Annotated[int, Field(ge=1, le=20)] | None = None
+    max_token_sum: Annotated[int, Field(ge=3, le=40)] | None = None
+
+
+BoardKind = Literal["random", "spiral", "balanced", "fair", "preset", "layout"]
+
+
 class GameOptions(WireModel):
-    """How a new game is set up."""
+    """How a new game is set up.
+
+    ``board``: ``random`` (the official random set-up), ``spiral`` (the rulebook's variable
+    set-up), ``balanced`` (a constraint model's board keeping ``balance``), ``fair`` (a random
+    set-up whose simulated-placement fairness reaches ``min_fairness``), ``preset`` (the
+    shipped board named ``preset``) or ``layout`` (the board given in ``layout``). The server
+    fills ``layout`` in for ``balanced``, ``fair`` and ``preset`` when it creates the game, so
+    a stored game always carries its board.
+    """
 
     players: Annotated[int, Field(ge=2, le=4)] = 4
     victory_points: Annotated[int, Field(ge=3, le=20)] = 10
-    board: Literal["random", "spiral"] = "random"
+    board: BoardKind = "random"
     radius: Annotated[int, Field(ge=3, le=8)] = 3
+    balance: BalanceRules | None = None
+    """Constraints of a ``balanced`` board; null for the defaults."""
+    min_fairness: Annotated[float, Field(ge=0, le=0.99)] | None = None
+    """The fairness a ``fair`` board reaches; null for the server's default (0.95)."""
+    preset: Annotated[str, Field(min_length=1, max_length=64)] | None = None
+    layout: BoardPayload | None = None
     turn_timer: Annotated[float, Field(gt=0, le=3600)] | None = None
     """Seconds each seat has to act; null for no timer."""
     bots: list[BotSeat] = Field(default_factory=list)

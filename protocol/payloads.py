@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import operator
+from collections.abc import Mapping
 from dataclasses import asdict, fields
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -452,6 +453,27 @@ class BoardPayload(WireModel):
     harbours: list[HarbourName]
 
 
+def board_to_payload(board: Mapping[str, Any]) -> BoardPayload:
+    """The wire form of a board given as the engine describes it (``Board.to_dict()``)."""
+    return BoardPayload(
+        radius=board["radius"],
+        terrain=[_TERRAIN_NAMES[t] for t in board["terrain"]],
+        tokens=list(board["tokens"]),
+        harbours=[_HARBOUR_NAMES[k] for k in board["harbours"]],
+    )
+
+
+def board_from_payload(payload: BoardPayload) -> dict[str, Any]:
+    """The engine's description of a board (what ``Board.from_layout`` takes) from its wire
+    form."""
+    return {
+        "radius": payload.radius,
+        "terrain": [_TERRAIN_NAMES.index(t) for t in payload.terrain],
+        "tokens": list(payload.tokens),
+        "harbours": [_HARBOUR_NAMES.index(k) for k in payload.harbours],
+    }
+
+
 class ViewPayload(WireModel):
     """The game as one seat (or a spectator, ``seat`` null) may see it."""
 
@@ -506,12 +528,7 @@ def view_from_engine(view: engine.View) -> ViewPayload:
         state_id=view.state_id,
         players=view.players,
         victory_points=view.victory_points,
-        board=BoardPayload(
-            radius=board["radius"],
-            terrain=[_TERRAIN_NAMES[t] for t in board["terrain"]],
-            tokens=list(board["tokens"]),
-            harbours=[_HARBOUR_NAMES[k] for k in board["harbours"]],
-        ),
+        board=board_to_payload(board),
         phase=view.phase,
         turn=view.turn,
         current=view.current,
@@ -573,12 +590,7 @@ def view_to_engine(payload: ViewPayload) -> engine.View:
         state_id=payload.state_id,
         players=payload.players,
         victory_points=payload.victory_points,
-        board={
-            "radius": b.radius,
-            "terrain": [_TERRAIN_NAMES.index(t) for t in b.terrain],
-            "tokens": list(b.tokens),
-            "harbours": [_HARBOUR_NAMES.index(k) for k in b.harbours],
-        },
+        board=board_from_payload(b),
         phase=payload.phase,
         turn=payload.turn,
         current=payload.current,

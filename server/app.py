@@ -33,6 +33,7 @@ from server.room import (
     ProcessExited,
     game_config,
     seed_hash,
+    with_board,
 )
 from server.store import Store
 
@@ -292,17 +293,41 @@ class HexhavenServer:
         room.submit(conn, message)
 
     def _create(self, conn: Connection, options: m.GameOptions) -> None:
+        """Create a game, at once when its board is quick to make, else once a task has made
+        it off the event loop (a balanced or fair board)."""
+        problem = _bot_problem(options.bots)
+        if problem is not None:
+            conn.send(m.Error(code=ErrorCode.BAD_OPTIONS, message=problem))
+            return
+        seed = secrets.randbits(63)
+        if options.board in ("balanced", "fair"):
+            task = asyncio.create_task(self._create_later(conn, options, seed), name="board")
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+            return
+        try:
+            options = with_board(options, seed)
+        except engine.ConfigError as exc:
+            conn.send(m.Error(code=ErrorCode.BAD_OPTIONS, message=str(exc)))
+            return
+        self._open(conn, options, seed)
+
+    async def _create_later(self, conn: Connection, options: m.GameOptions, seed: int) -> None:
+        try:
+            options = await asyncio.to_thread(with_board, options, seed)
+        except engine.ConfigError as exc:
+            conn.send(m.Error(code=ErrorCode.BAD_OPTIONS, message=str(exc)))
+            return
+        self._open(conn, options, seed)
+
+    def _open(self, conn: Connection, options: m.GameOptions, seed: int) -> None:
+        """Store and open a game whose options are complete (its board made)."""
         try:
             game_config(options)
         except engine.ConfigError as exc:
             conn.send(m.Error(code=ErrorCode.BAD_OPTIONS, message=str(exc)))
             return
-        problem = _bot_problem(options.bots)
-        if problem is not None:
-            conn.send(m.Error(code=ErrorCode.BAD_OPTIONS, message=problem))
-            return
         game_id = "".join(secrets.choice(_ID_LETTERS) for _ in range(10))
-        seed = secrets.randbits(63)
         invite = secrets.token_hex(3).upper() if options.private else None
         self.store.create_game(game_id, options, seed, seed_hash(seed), invite)
         self._add_room(

@@ -8,12 +8,13 @@ import asyncio
 import json
 import os
 import sys
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
+from clients.board_choice import board_fields
 from clients.tui.app import HexhavenApp
 from clients.tui.link import Link, Seating, SeatLost
 from protocol import messages as m
@@ -48,8 +49,12 @@ def game_options(
     timer: float | None,
     private: bool = False,
     name: str = "",
+    min_fairness: float | None = None,
+    balance: Sequence[str] = (),
 ) -> m.GameOptions:
-    """The options of a new game; raises ValueError with a sentence for the person."""
+    """The options of a new game (``board`` as ``--board`` takes it:
+    :func:`clients.board_choice.board_fields`); raises ValueError with a sentence for the
+    person."""
     if not 2 <= players <= 4:
         raise ValueError(f"a game has 2 to 4 players, not {players} (--players, --bots)")
     if bots >= players:
@@ -59,11 +64,12 @@ def game_options(
     if strength is not None and strength not in m.BOT_KINDS[bot_kind]:
         offered = ", ".join(m.BOT_KINDS[bot_kind]) or "none"
         raise ValueError(f"bot kind {bot_kind!r} has no strength {strength!r} (offered: {offered})")
+    chosen = board_fields(board, min_fairness=min_fairness, balance=balance)
     try:
         return m.GameOptions(
             players=players,
             victory_points=vp,
-            board=board,  # type: ignore[arg-type]
+            **chosen,
             turn_timer=timer,
             bots=[m.BotSeat(kind=bot_kind, strength=strength)] * bots,
             private=private,
