@@ -489,6 +489,29 @@ async def _server_game(
     game_timeout: float,
 ) -> GameRecord:
     """Play one scheduled game on the server; raises ArenaError if it cannot be finished."""
+    labels = [entrants[e].label for e in game.seating]
+
+    def command(seat: int, invite: str) -> list[str]:
+        return bot_command(url, invite, entrants[game.seating[seat]], game.agent_seeds[seat])
+
+    return await server_game(url, labels, command, game, options, game_timeout)
+
+
+async def server_game(
+    url: str,
+    labels: Sequence[str],
+    command: Callable[[int, str], Sequence[str]],
+    game: ScheduledGame,
+    options: m.GameOptions,
+    game_timeout: float = GAME_TIMEOUT,
+    check_names: Sequence[bool] | None = None,
+) -> GameRecord:
+    """Play one game on the server at ``url``: create a private game, start the process
+    ``command(seat, invite)`` for each seat in turn and wait for it to take the seat
+    (under the name ``labels[seat]``, cut to 32 characters, where ``check_names`` says so:
+    by default every seat), start the game and wait for its end. Raises ArenaError if it
+    cannot be finished."""
+    checks = list(check_names) if check_names is not None else [True] * len(labels)
     start = time.perf_counter()
     bots: list[_BotProcess] = []
     over: m.GameOver | None = None
@@ -504,9 +527,9 @@ async def _server_game(
                     raise ArenaError("the server gave the private game no invite code")
                 await host.send(m.Watch(game=created.game))
                 await host.expect(m.Joined)
-                for seat, (e, seed) in enumerate(zip(game.seating, game.agent_seeds, strict=True)):
-                    command = bot_command(url, created.invite, entrants[e], seed)
-                    bots.append(await _BotProcess.start(command, entrants[e].label))
+                for seat, label in enumerate(labels):
+                    argv = command(seat, created.invite)
+                    bots.append(await _BotProcess.start(argv, label))
                     try:
                         async with asyncio.timeout(SEAT_TIMEOUT):
                             while True:
@@ -516,10 +539,9 @@ async def _server_game(
                                     break
                     except TimeoutError:
                         raise ArenaError(
-                            f"{entrants[e].label} did not take seat {seat} "
-                            f"within {SEAT_TIMEOUT:.0f}s"
+                            f"{label} did not take seat {seat} within {SEAT_TIMEOUT:.0f}s"
                         ) from None
-                    if names[seat] != entrants[e].label[:32]:
+                    if checks[seat] and names[seat] != label[:32]:
                         raise ArenaError(f"seat {seat} went to {names[seat]!r}, not to our bot")
                 await host.send(m.StartGame(game=created.game))
                 while True:

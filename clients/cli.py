@@ -230,6 +230,21 @@ def _watch(args: argparse.Namespace) -> int:
     return watch(url=args.url, game=args.game)
 
 
+def _replay(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from clients.tui.launch import replay
+
+    target = list(args.target)
+    url = target.pop(0) if target and target[0].startswith(("ws://", "wss://")) else None
+    if len(target) > 1:
+        print("hexhaven replay: give [URL] GAME", file=sys.stderr)
+        return 2
+    game = target[0] if target else None
+    db = Path(args.db) if args.db else None
+    return replay(game=game, url=url, db=db, seat=args.seat)
+
+
 def _add_game_options(p: argparse.ArgumentParser, bots: int) -> None:
     p.add_argument("--name", default="you" if bots == 3 else "host", help="your name at the table")
     p.add_argument(
@@ -425,9 +440,32 @@ def build_parser() -> argparse.ArgumentParser:
     watch_cmd.add_argument("url", help="the server, e.g. ws://HOST:8765")
     watch_cmd.add_argument("game", help="the game id")
     watch_cmd.set_defaults(run=_watch)
+    replay_cmd = sub.add_parser(
+        "replay",
+        help="step through a finished game, move by move (no game: list the finished ones)",
+        description="Step through a finished game in the terminal UI, forward and back: "
+        "the board, the players and the log as they were after each action. The game comes "
+        "from the local store that hexhaven play writes (--db), or from a server "
+        "(hexhaven replay ws://HOST:8765 GAME). With no game, list the finished games of "
+        "the store. Keys: right/left (n/p) one action, Shift+right/left (PgDn/PgUp) one "
+        "turn, Home/End, l the log, q quit.",
+    )
+    replay_cmd.add_argument(
+        "target", nargs="*", metavar="[URL] GAME", help="the game id, after a server's URL"
+    )
+    replay_cmd.add_argument(
+        "--db", default=None, help="the SQLite file of games (default: hexhaven play's)"
+    )
+    replay_cmd.add_argument(
+        "--seat", type=int, default=None, help="see the game as this seat saw it (its hand)"
+    )
+    replay_cmd.set_defaults(run=_replay)
     from boards.cli import register as register_board
 
     register_board(sub)
+    from bots.ladder.cli import register as register_ladder
+
+    register_ladder(sub)
     return parser
 
 

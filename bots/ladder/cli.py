@@ -1,0 +1,274 @@
+"""The ``hexhaven ladder`` command: ``run``, ``show`` and ``ab``.
+
+:func:`register` adds it to the ``hexhaven`` parser; each subcommand sets ``run`` to a
+function of the parsed arguments returning the exit code (0 done, 1 a game or the store
+failed, 2 bad arguments or configuration).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from bots.ladder.config import ConfigError, LadderConfig, load_config
+from bots.ladder.store import ENV, LadderStore, StoreError, open_store
+
+_DB_HELP = (
+    "the store: a SQLite file or a postgresql:// URL (default: $"
+    + ENV
+    + ", else games.db in the data directory hexhaven play uses)"
+)
+
+
+def _err(text: str) -> None:
+    print(f"hexhaven ladder: {text}", file=sys.stderr)
+
+
+def _leaderboard(store: LadderStore, name: str, out: Callable[[str], None]) -> None:
+    from bots.ladder.ratings import format_leaderboard, leaderboard
+    from bots.ladder.run import outcomes
+
+    rows = leaderboard(outcomes(store, name), store.budgets(name))
+    for line in format_leaderboard(rows):
+        out(line)
+
+
+def _backend_args(args: argparse.Namespace) -> dict[str, Any]:
+    backend = "server" if args.server else args.backend
+    if args.server and args.backend == "ray":
+        raise ValueError("--server and --backend ray do not go together")
+    if args.address and backend != "ray":
+        raise ValueError("--address is for --backend ray")
+    if args.workers is not None and args.workers < 1:
+        raise ValueError("--workers must be at least 1")
+    return {"backend": backend, "address": args.address, "server": args.server}
+
+
+def _run(args: argparse.Namespace) -> int:
+    from bots.ladder.run import LadderError, default_workers, run_ladder
+
+    try:
+        config = load_config(args.config)
+        backend = _backend_args(args)
+    except (ConfigError, ValueError) as exc:
+        _err(str(exc))
+        return 2
+    try:
+        with open_store(args.db) as store:
+            result = run_ladder(
+                config,
+                store,
+                games=args.games,
+                workers=args.workers or config.ladder.workers or default_workers(config),
+                fresh=args.fresh,
+                **backend,
+            )
+            print(f"ladder {result.name}: {result.played} game(s) played in this run")
+            _leaderboard(store, config.ladder.name, print)
+    except StoreError as exc:
+        _err(str(exc))
+        return 2
+    except LadderError as exc:
+        _err(f"stopped: {exc} (the games finished so far are stored; run again to go on)")
+        return 1
+    except KeyboardInterrupt:
+        _err("interrupted; the games finished so far are stored; run again to go on")
+        return 130
+    return 0
+
+
+def _name_of(target: str) -> str:
+    """A ladder name, or the name in a ladder file."""
+    path = Path(target)
+    if path.suffix == ".toml" or path.is_file():
+        return load_config(path).ladder.name
+    return target
+
+
+def _show(args: argparse.Namespace) -> int:
+    from bots.ladder.ratings import leaderboard, rating_history
+    from bots.ladder.run import outcomes
+
+    try:
+        name = _name_of(args.ladder)
+    except ConfigError as exc:
+        _err(str(exc))
+        return 2
+    try:
+        with open_store(args.db) as store:
+            if store.ladder_config(name) is None:
+                known = store.ladders()
+                _err(
+                    f"no ladder {name!r} in {store.where}"
+                    + (f"; ladders: {', '.join(known)}" if known else "")
+                )
+                return 2
+            games = outcomes(store, name)
+            budgets = store.budgets(name)
+    except StoreError as exc:
+        _err(str(exc))
+        return 2
+    rows = leaderboard(games, budgets)
+    if args.json:
+        document = {"ladder": name, "games": len(games), "rows": [asdict(r) for r in rows]}
+        print(json.dumps(document, indent=2))
+    else:
+        from bots.ladder.ratings import format_leaderboard
+
+        print(f"ladder {name}: {len(games)} game(s)")
+        for line in format_leaderboard(rows):
+            print(line)
+    if args.plot:
+        from bots.ladder.plot import plot_ratings
+
+        if not games:
+            _err("no games to plot yet")
+            return 2
+        try:
+            plot_ratings(rating_history(games), Path(args.plot), f"ladder {name}")
+        except (ImportError, OSError, ValueError) as exc:
+            _err(f"cannot plot: {exc}")
+            return 1
+        if not args.json:
+            print(f"ratings plotted to {args.plot}")
+    return 0
+
+
+def _ab(args: argparse.Namespace) -> int:
+    from bots.ladder.ab import run_ab
+    from bots.ladder.run import LadderError
+    from bots.ladder.sprt import DEFAULT_P0, DEFAULT_P1, SPRT, elo_to_p
+
+    try:
+        config: LadderConfig = load_config(args.config)
+        backend = _backend_args(args)
+        if (args.elo0 is None) != (args.elo1 is None):
+            raise ValueError("give both --elo0 and --elo1")
+        if (args.p0 is None) != (args.p1 is None):
+            raise ValueError("give both --p0 and --p1")
+        if args.elo0 is not None and args.p0 is not None:
+            raise ValueError("give the hypotheses as --elo0/--elo1 or as --p0/--p1, not both")
+        if args.elo0 is not None:
+            p0, p1 = elo_to_p(args.elo0), elo_to_p(args.elo1)
+        else:
+            p0 = DEFAULT_P0 if args.p0 is None else args.p0
+            p1 = DEFAULT_P1 if args.p1 is None else args.p1
+        test = SPRT(p0, p1, args.alpha, args.beta)
+    except (ConfigError, ValueError) as exc:
+        _err(str(exc))
+        return 2
+    try:
+        with open_store(args.db) as store:
+            run_ab(
+                config,
+                store,
+                args.a,
+                args.b,
+                test,
+                max_games=args.max_games,
+                workers=args.workers or config.ladder.workers or 1,
+                fresh=args.fresh,
+                **backend,
+            )
+    except StoreError as exc:
+        _err(str(exc))
+        return 2
+    except LadderError as exc:
+        _err(str(exc))
+        return 1
+    except KeyboardInterrupt:
+        _err("interrupted; the games finished so far are stored; run again to go on")
+        return 130
+    return 0
+
+
+def _add_run_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--workers", type=int, default=None, help="games at once (default: per core)")
+    p.add_argument(
+        "--backend",
+        choices=["process", "ray"],
+        default="process",
+        help="local processes (default) or Ray tasks",
+    )
+    p.add_argument(
+        "--address",
+        default=None,
+        help="the Ray cluster (ray.init address; default: a local Ray instance)",
+    )
+    p.add_argument(
+        "--server",
+        metavar="URL",
+        default=None,
+        help="play through the server at URL, every seat its own process",
+    )
+    p.add_argument("--db", default=None, help=_DB_HELP)
+    p.add_argument(
+        "--fresh", action="store_true", help="delete the ladder's stored games and start again"
+    )
+
+
+def register(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``ladder`` command and its subcommands to ``subparsers`` (what
+    ``ArgumentParser.add_subparsers`` returns); returns the ``ladder`` parser."""
+    ladder: argparse.ArgumentParser = subparsers.add_parser(
+        "ladder",
+        help="bot tournaments: rotated seats, ratings, kept results, A/B tests",
+        description="Play the entrants of a ladder file (TOML) against each other with seats "
+        "rotated, keep every game in the store, rate them (openskill) and test one against "
+        "another (SPRT). docs/ladder.md describes the file.",
+    )
+    sub = ladder.add_subparsers(dest="ladder_command", required=True)
+    run = sub.add_parser(
+        "run",
+        help="play a ladder's games (resumes: stored games are not played again)",
+        description="Play the games of the ladder file that the store does not hold yet, "
+        "each stored when it finishes, then print the leaderboard. Run it again after an "
+        "interruption to go on; changing the file's entrants or game options is refused "
+        "unless --fresh.",
+    )
+    run.add_argument("config", help="the ladder file (TOML)")
+    run.add_argument("--games", type=int, default=None, help="games in all (default: the file's)")
+    _add_run_options(run)
+    run.set_defaults(run=_run)
+    show = sub.add_parser(
+        "show",
+        help="print a ladder's leaderboard",
+        description="The leaderboard of a stored ladder: per entrant its budget, games, wins, "
+        "win rate with its 95%% Wilson interval, mean victory points, mean rank, ms per "
+        "decision and openskill rating (mu ± sigma; sorted by the ordinal mu - 3 sigma).",
+    )
+    show.add_argument("ladder", help="the ladder's name, or its file")
+    show.add_argument("--db", default=None, help=_DB_HELP)
+    show.add_argument("--plot", metavar="OUT.png", help="also draw the ratings over games played")
+    show.add_argument("--json", action="store_true", help="print the leaderboard as JSON")
+    show.set_defaults(run=_show)
+    ab = sub.add_parser(
+        "ab",
+        help="a sequential test between two entrants, stopping when it decides",
+        description="Play entrant A against entrant B (alternating seats: two each in a "
+        "four-player game) and print the log-likelihood ratio after each game; stop as soon "
+        "as H1 (A beats B with probability p1) or H0 (with probability p0) is accepted. A "
+        "game counts for A when A's best seat finishes ahead of B's. Games are stored under "
+        "the ladder NAME:ab:A:B and a stopped test resumes. Default hypotheses: p0 0.5, p1 "
+        "0.6.",
+    )
+    ab.add_argument("config", help="the ladder file (TOML)")
+    ab.add_argument("a", metavar="A", help="an entrant's name")
+    ab.add_argument("b", metavar="B", help="another entrant's name")
+    ab.add_argument("--elo0", type=float, default=None, help="H0 as an Elo difference of A")
+    ab.add_argument("--elo1", type=float, default=None, help="H1 as an Elo difference of A")
+    ab.add_argument("--p0", type=float, default=None, help="H0: P(A ahead of B) (default 0.5)")
+    ab.add_argument("--p1", type=float, default=None, help="H1: P(A ahead of B) (default 0.6)")
+    ab.add_argument("--alpha", type=float, default=0.05, help="false H1 rate (default 0.05)")
+    ab.add_argument("--beta", type=float, default=0.05, help="false H0 rate (default 0.05)")
+    ab.add_argument(
+        "--max-games", type=int, default=1000, help="give up undecided after this many games"
+    )
+    _add_run_options(ab)
+    ab.set_defaults(run=_ab)
+    return ladder

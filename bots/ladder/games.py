@@ -1,0 +1,194 @@
+"""One ladder game as a unit of work: a picklable task, and how it is played.
+
+:func:`play_game` plays a task in the calling process (a process-pool worker, a Ray task,
+or the driver itself) with :func:`bots.local.play_local`: built-in bots are made from
+their kind and parameters, ``command`` entrants are started as child processes and
+seated through the stdio bridge (:class:`clients.bridge.ProgramAgent`), exactly as
+``hexhaven agent`` seats them on a server. :func:`seat_command` gives the command line
+that plays a seat on a server instead.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import engine
+from bots import make_agent
+from bots.arena import Entrant, GameRecord, ScheduledGame, bot_command
+from bots.ladder.config import EntrantConfig, LadderConfig
+from bots.local import RefusedAction, play_local
+from clients.bridge import BridgeError, ProgramAgent
+from clients.sdk import Agent
+from protocol import messages as m
+
+
+class GameError(Exception):
+    """A game that could not be played to its end: a bot raised or chose an action a
+    server would refuse, a program could not be started, a server gave up."""
+
+
+@dataclass(frozen=True)
+class SeatSpec:
+    """What plays a seat: the entrant's label and how it plays (``bot``: ``kind`` with
+    ``params``; ``command`` or ``connect``: ``argv``, with ``{name}``, ``{seed}``,
+    ``{url}`` and ``{invite}`` still to fill in)."""
+
+    label: str
+    way: Literal["bot", "command", "connect"]
+    kind: str = ""
+    params: tuple[tuple[str, str], ...] = ()
+    argv: tuple[str, ...] = ()
+    timeout: float = 10.0
+
+    @classmethod
+    def of(cls, entrant: EntrantConfig) -> SeatSpec:
+        if entrant.bot is not None:
+            return cls(
+                entrant.name, "bot", kind=entrant.bot, params=tuple(entrant.str_params.items())
+            )
+        text = entrant.command if entrant.command is not None else entrant.connect
+        assert text is not None
+        argv = tuple(shlex.split(text))
+        return cls(entrant.name, entrant.way, argv=argv, timeout=entrant.timeout)
+
+    def fill(self, **values: object) -> list[str]:
+        """The program's argv with ``{placeholder}`` pieces replaced by ``values``."""
+        argv = []
+        for piece in self.argv:
+            for key, value in values.items():
+                piece = piece.replace("{" + key + "}", str(value))
+            argv.append(piece)
+        return argv
+
+
+@dataclass(frozen=True)
+class GameTask:
+    """One scheduled game with everything needed to play it anywhere."""
+
+    game: ScheduledGame
+    seats: tuple[SeatSpec, ...]
+    players: int
+    victory_points: int
+    board: Literal["random", "spiral"]
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return tuple(s.label for s in self.seats)
+
+    @property
+    def config_json(self) -> dict[str, object]:
+        """The game's options as stored with it."""
+        return {
+            "players": self.players,
+            "victory_points": self.victory_points,
+            "board": self.board,
+        }
+
+
+def make_tasks(
+    config: LadderConfig, schedule: Sequence[ScheduledGame], entrants: Sequence[EntrantConfig]
+) -> list[GameTask]:
+    """A task per scheduled game, ``seating`` indexing ``entrants``."""
+    specs = [SeatSpec.of(e) for e in entrants]
+    section = config.ladder
+    return [
+        GameTask(
+            game=game,
+            seats=tuple(specs[e] for e in game.seating),
+            players=section.players,
+            victory_points=section.victory_points,
+            board=section.board,
+        )
+        for game in schedule
+    ]
+
+
+def _make_agent(spec: SeatSpec, seed: int) -> Agent:
+    if spec.way == "bot":
+        return make_agent(spec.kind, seed, dict(spec.params))
+    if spec.way == "command":
+        argv = spec.fill(name=spec.label, seed=seed)
+        agent = ProgramAgent(argv, name=spec.label, timeout=spec.timeout)
+        agent.start()
+        return agent
+    raise GameError(
+        f"{spec.label} connects to a server itself (connect = ...): run the ladder with "
+        "--server URL"
+    )
+
+
+def play_game(task: GameTask) -> GameRecord:
+    """Play the task's game here and now; raises :class:`GameError` if it cannot be
+    played to its end (a game still going after the action limit ends without winner)."""
+    game = task.game
+    config = engine.GameConfig(
+        players=task.players, victory_points=task.victory_points, board_setup=task.board
+    )
+    start = time.perf_counter()
+    agents: list[Agent] = []
+    over: m.GameOver | None = None
+    try:
+        for spec, seed in zip(task.seats, game.agent_seeds, strict=True):
+            agents.append(_make_agent(spec, seed))
+        played = play_local(agents, config, game.seed, names=list(task.labels))
+        state = played.state
+        winner = state.winner if state.is_over and state.winner >= 0 else None
+        points = tuple(state.victory_points(q) for q in range(task.players))
+        over = m.GameOver(game="local", winner=winner, points=list(points), seed=game.seed)
+    except RefusedAction as exc:
+        raise GameError(f"game {game.index + 1}: {exc}") from None
+    except BridgeError as exc:
+        raise GameError(f"game {game.index + 1}: {exc}") from None
+    except GameError:
+        raise
+    except Exception as exc:  # a bot's bug, reported with the game it happened in
+        raise GameError(f"game {game.index + 1} failed: {type(exc).__name__}: {exc}") from exc
+    finally:
+        for agent in agents:
+            if isinstance(agent, ProgramAgent):
+                agent.finish(over)
+                agent.stop()
+            close = getattr(agent, "close", None)
+            if callable(close):
+                close()
+    return GameRecord(
+        index=game.index,
+        block=game.block,
+        seed=game.seed,
+        seating=game.seating,
+        winner=winner,
+        points=points,
+        actions=state.actions_taken,
+        elapsed=time.perf_counter() - start,
+        decisions=tuple(played.decisions),
+        decision_seconds=tuple(played.seconds),
+    )
+
+
+def seat_command(spec: SeatSpec, url: str, invite: str, seed: int) -> list[str]:
+    """The command line of a process that takes a seat on the server at ``url`` with
+    ``invite`` and plays it to the end: ``hexhaven bot`` for a built-in bot, ``hexhaven
+    agent --cmd`` (the stdio bridge) for a ``command`` entrant, and the entrant's own
+    command for a ``connect`` entrant."""
+    if spec.way == "bot":
+        entrant = Entrant(spec.label, spec.label, spec.kind, spec.params)
+        return bot_command(url, invite, entrant, seed)
+    if spec.way == "command":
+        return [
+            sys.executable,
+            "-m",
+            "clients.cli",
+            "agent",
+            f"--url={url}",
+            f"--invite={invite}",
+            f"--name={spec.label}",
+            f"--timeout={spec.timeout}",
+            "--log-level=warning",
+            "--cmd=" + shlex.join(spec.fill(name=spec.label, seed=seed)),
+        ]
+    return spec.fill(url=url, invite=invite, name=spec.label, seed=seed)
