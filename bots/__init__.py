@@ -2,8 +2,10 @@
 (:mod:`clients.sdk`) and sees only what its seat may see.
 
 Kinds: ``random`` (:class:`bots.random_player.RandomAgent`), ``heuristic``
-(:class:`bots.heuristic.HeuristicAgent`) and ``uct`` (:class:`bots.uct_agent.UCTAgent`, the
-search family, configured by parameters).
+(:class:`bots.heuristic.HeuristicAgent`), ``uct`` (:class:`bots.uct_agent.UCTAgent`, the
+search family, configured by parameters) and ``catanatron``
+(:class:`bots.catanatron_agent.CatanatronAgent`: a player of the ``catanatron`` library,
+``player=module:Class``; needs the ``catanatron`` extra).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from collections.abc import Mapping
 
 from clients.sdk import Agent
 
-KINDS = ("random", "heuristic", "uct")
+KINDS = ("random", "heuristic", "uct", "catanatron")
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
@@ -48,4 +50,13 @@ def make_agent(
         from bots.uct_agent import UCTAgent
 
         return UCTAgent.from_params(params, seed)
+    if kind == "catanatron":
+        try:
+            from bots.catanatron_agent import CatanatronAgent
+        except ImportError as exc:
+            raise ValueError(
+                f"the catanatron bot needs the catanatron package ({exc}); "
+                "pip install 'hexhaven[catanatron]'"
+            ) from exc
+        return CatanatronAgent.from_params(params, seed)
     raise ValueError(f"unknown bot kind {kind!r}; known kinds: {', '.join(KINDS)}")

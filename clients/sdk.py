@@ -49,6 +49,11 @@ class Agent(ABC):
         send nothing yet (e.g. an offerer waiting for answers: a new prompt comes with each
         change). ``prompt.deadline`` is the time left, if the game has a turn timer."""
 
+    def on_seated(self, table: Table) -> None:  # noqa: B027 (an optional hook)
+        """Called once the seat and the game's first view are known, before any prompt.
+        Raising declines the seat: :func:`play` leaves the game and raises
+        :class:`SeatDeclined` with the reason."""
+
     def on_event(self, event: Any, table: Table) -> None:  # noqa: B027 (an optional hook)
         """Called for every event, in order, in this seat's form."""
 
@@ -82,6 +87,11 @@ PING_TIMEOUT = 20.0
 """Seconds a ping may go unanswered before the connection counts as lost."""
 
 
+class SeatDeclined(Exception):
+    """The agent declined its seat (its :meth:`Agent.on_seated` raised); the message is
+    the agent's reason."""
+
+
 class ConnectionLost(Exception):
     """:func:`play` lost its connection and could not rejoin its seat: the policy's
     attempts or time ran out, the server refused the rejoin, or no seat was taken yet to
@@ -112,8 +122,8 @@ async def play(
     ``ping_interval + ping_timeout`` seconds) is made again and the seat rejoined with its
     token, as ``reconnect`` allows (None: never); the server then sends the view and, if
     the seat owes an action, the prompt again. Raises :class:`ConnectionLost` when that
-    fails, and ``OSError`` or a ``websockets`` error if the server cannot be reached at
-    first.
+    fails, :class:`SeatDeclined` when the agent's :meth:`Agent.on_seated` refuses the game,
+    and ``OSError`` or a ``websockets`` error if the server cannot be reached at first.
 
     ``agent.choose`` runs in a worker thread, so the connection keeps flowing (pings, events,
     new prompts) while it thinks. Its hooks are never called while it thinks: events that
@@ -238,6 +248,7 @@ class _Session:
         self.answered: m.Prompt | None = None  # the prompt self.last answers
         self.refused = False  # the server refused us the seat
         self.refusal: m.Error | None = None
+        self.checked = False  # on_seated has been asked
         self._tasks: set[asyncio.Future[None]] = set()
 
     async def run(self, ws: ClientConnection) -> Any:
@@ -321,6 +332,9 @@ class _Session:
             case m.GameView():
                 table.view = message.view
                 table.events.clear()
+                if self.rejoined and not self.checked:
+                    self.checked = True
+                    await self._check_seat()
             case m.Players():
                 table.players = list(message.players)
             case m.Events():
@@ -348,6 +362,15 @@ class _Session:
             case m.GameOver():
                 return message
         return None
+
+    async def _check_seat(self) -> None:
+        """Ask the agent whether it takes the seat; leave the game if not."""
+        try:
+            self.agent.on_seated(self.table)
+        except Exception as exc:
+            self.log.error("agent.declined", reason=str(exc))
+            await self.send(m.Leave(game=self.table.game))
+            raise SeatDeclined(str(exc)) from exc
 
     async def _fall_back(self, error: m.Error) -> None:
         """The server refused our act as illegal: answer that prompt with its first listed
