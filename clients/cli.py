@@ -103,11 +103,11 @@ def _bot(args: argparse.Namespace) -> int:
         return 2
     if args.name:
         agent.name = args.name
-    from clients.sdk import ConnectionLost, play
+    from clients.sdk import ConnectionLost, SeatDeclined, play
 
     try:
         over = asyncio.run(play(agent, args.url, args.game, token=args.token, invite=args.invite))
-    except ConnectionLost as exc:
+    except (ConnectionLost, SeatDeclined) as exc:
         print(f"hexhaven bot: {exc}", file=sys.stderr)
         return 1
     return 0 if over is not None else 1
@@ -315,7 +315,9 @@ def build_parser() -> argparse.ArgumentParser:
     seat = bot.add_mutually_exclusive_group(required=True)
     seat.add_argument("--token", help="the seat token to play (rejoin)")
     seat.add_argument("--invite", help="an invite code to join with")
-    bot.add_argument("--kind", default="random", help="the bot kind: random, heuristic or uct")
+    bot.add_argument(
+        "--kind", default="random", help="the bot kind: random, heuristic, uct or catanatron"
+    )
     bot.add_argument(
         "--strength", default=None, help="a named strength of the kind (uct: easy, medium, hard)"
     )
@@ -324,7 +326,8 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        help="a parameter of the bot (repeatable), e.g. rollouts=1000, cp=0.25, trees=4",
+        help="a parameter of the bot (repeatable), e.g. rollouts=1000, cp=0.25, trees=4; "
+        "catanatron: player=module:Class",
     )
     bot.add_argument("--name", default="", help="the name to sit under")
     bot.add_argument("--seed", type=int, default=None, help="the bot's own random seed")
