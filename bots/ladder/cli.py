@@ -50,8 +50,10 @@ def _backend_args(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from bots.ladder.games import quiet_logs
     from bots.ladder.run import LadderError, default_workers, run_ladder
 
+    quiet_logs()
     try:
         config = load_config(args.config)
         backend = _backend_args(args)
@@ -141,9 +143,11 @@ def _show(args: argparse.Namespace) -> int:
 
 def _ab(args: argparse.Namespace) -> int:
     from bots.ladder.ab import run_ab
+    from bots.ladder.games import quiet_logs
     from bots.ladder.run import LadderError
     from bots.ladder.sprt import DEFAULT_P0, DEFAULT_P1, SPRT, elo_to_p
 
+    quiet_logs()
     try:
         config: LadderConfig = load_config(args.config)
         backend = _backend_args(args)

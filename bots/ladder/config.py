@@ -224,6 +224,8 @@ def _where(loc: tuple[int | str, ...], data: dict[str, Any]) -> str:
             name = f" ({entrants[loc[1]].get('name', '?')!s})"
         rest = ".".join(str(p) for p in loc[2:])
         return f"[[entrant]] {loc[1] + 1}{name}" + (f" {rest}" if rest else "")
+    if loc == ("entrant",):
+        return "[[entrant]]"
     if loc and loc[0] == "ladder":
         return "[ladder] " + ".".join(str(p) for p in loc[1:]) if len(loc) > 1 else "[ladder]"
     return ".".join(str(p) for p in loc) or "the file"

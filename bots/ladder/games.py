@@ -10,12 +10,15 @@ that plays a seat on a server instead.
 
 from __future__ import annotations
 
+import logging
 import shlex
 import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
+
+import structlog
 
 import engine
 from bots import make_agent
@@ -25,6 +28,12 @@ from bots.local import RefusedAction, play_local
 from clients.bridge import BridgeError, ProgramAgent
 from clients.sdk import Agent
 from protocol import messages as m
+
+
+def quiet_logs(level: int = logging.WARNING) -> None:
+    """Let only structlog events at ``level`` and above through (the bridge logs every
+    program it starts at info): set in the driver and in every worker process."""
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(level))
 
 
 class GameError(Exception):

@@ -31,7 +31,14 @@ from websockets.exceptions import WebSocketException
 
 from bots.arena import ArenaError, GameRecord, server_game
 from bots.ladder.config import LadderConfig, search_processes
-from bots.ladder.games import GameError, GameTask, make_tasks, play_game, seat_command
+from bots.ladder.games import (
+    GameError,
+    GameTask,
+    make_tasks,
+    play_game,
+    quiet_logs,
+    seat_command,
+)
 from bots.ladder.schedule import block_size, make_ladder_schedule
 from bots.ladder.store import LadderStore
 from protocol import messages as m
@@ -69,7 +76,7 @@ def _process_backend(tasks: Iterable[GameTask], workers: int, on_result: OnResul
                 return
         return
     context = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(workers, mp_context=context)
+    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=quiet_logs)
     running: dict[Future[GameRecord], GameTask] = {}
     source = iter(tasks)
     try:
@@ -105,7 +112,7 @@ def _ray_backend(
         started = True
     running: dict[Any, GameTask] = {}
     try:
-        remote = ray.remote(play_game)
+        remote = ray.remote(_ray_game)
         resources: dict[str, float] = ray.cluster_resources()  # type: ignore[no-untyped-call]
         capacity = max(workers, int(resources.get("CPU", workers)))
         source = iter(tasks)
@@ -132,6 +139,11 @@ def _ray_backend(
             ray.cancel(ref, force=True)
         if started:
             ray.shutdown()
+
+
+def _ray_game(task: GameTask) -> GameRecord:
+    quiet_logs()
+    return play_game(task)
 
 
 def search_processes_of(task: GameTask) -> int:

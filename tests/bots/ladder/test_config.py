@@ -1,0 +1,184 @@
+"""Ladder files: what they may say, budgets, and errors that name the field."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bots.ladder.config import ConfigError, load_config, parse_config
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def _doc(*entrants: dict[str, Any], **ladder: Any) -> dict[str, Any]:
+    return {"ladder": {"name": "t", "games": 4, **ladder}, "entrant": list(entrants)}
+
+
+def test_a_full_file_is_read_with_defaults_and_budgets(tmp_path: Path) -> None:
+    path = tmp_path / "l.toml"
+    path.write_text(
+        """
+[ladder]
+name = "mine"
+games = 12
+
+[[entrant]]
+name = "u"
+bot = "uct"
+params = { rollouts = 50, trade_optimistic = true, cp = 0.5 }
+
+[[entrant]]
+name = "t"
+bot = "uct"
+params = { time_ms = 200, rollouts = 0, trees = 4 }
+
+[[entrant]]
+name = "h"
+bot = "heuristic"
+
+[[entrant]]
+name = "p"
+command = "python3 agent.py --seed {seed}"
+budget = "about 5 ms"
+
+[[entrant]]
+name = "c"
+connect = "python3 agent.py {url} --invite {invite}"
+budget = "1 s"
+""",
+        encoding="utf-8",
+    )
+    config = load_config(path)
+    assert (config.ladder.players, config.ladder.victory_points, config.ladder.board) == (
+        4,
+        10,
+        "random",
+    )
+    assert config.ladder.workers is None and config.ladder.seed == 1
+    assert [e.way for e in config.entrant] == ["bot", "bot", "bot", "command", "connect"]
+    assert config.entrant[0].str_params == {
+        "rollouts": "50",
+        "trade_optimistic": "true",
+        "cp": "0.5",
+    }
+    assert config.budgets() == {
+        "u": "50 rollouts",
+        "t": "200 ms over 4 trees",
+        "h": "no search",
+        "p": "about 5 ms",
+        "c": "1 s",
+    }
+
+
+def test_the_strength_names_a_budget() -> None:
+    config = parse_config(
+        _doc(
+            {"name": "a", "bot": "uct", "params": {"strength": "easy"}},
+            {"name": "b", "bot": "random"},
+        )
+    )
+    assert config.budgets()["a"] == "200 rollouts"
+
+
+def test_identity_ignores_games_and_workers_but_not_the_rest() -> None:
+    base = _doc({"name": "a", "bot": "random"}, {"name": "b", "bot": "heuristic"})
+    one = parse_config(base)
+    more = parse_config({**base, "ladder": {**base["ladder"], "games": 400, "workers": 3}})
+    assert one.identity() == more.identity()
+    other_vp = parse_config({**base, "ladder": {**base["ladder"], "victory_points": 8}})
+    assert other_vp.identity() != one.identity()
+
+
+@pytest.mark.parametrize(
+    ("doc", "message"),
+    [
+        (_doc({"name": "a", "bot": "random"}), "[[entrant]]: List should have at least 2 items"),
+        (
+            _doc({"name": "a", "bot": "random", "command": "x"}, {"name": "b", "bot": "random"}),
+            "[[entrant]] 1 (a): entrant 'a' needs exactly one of bot, command or connect, "
+            "not bot and command",
+        ),
+        (
+            _doc({"name": "a"}, {"name": "b", "bot": "random"}),
+            "needs exactly one of bot, command or connect",
+        ),
+        (
+            _doc({"name": "a", "bot": "oracle"}, {"name": "b", "bot": "random"}),
+            "[[entrant]] 1 (a): unknown bot 'oracle'",
+        ),
+        (
+            _doc({"name": "a", "command": "prog"}, {"name": "b", "bot": "random"}),
+            "[[entrant]] 1 (a): entrant 'a': give the compute budget",
+        ),
+        (
+            _doc({"name": "a", "bot": "random"}, {"name": "a", "bot": "heuristic"}),
+            "entrant names must be unique: a given twice",
+        ),
+        (
+            _doc({"name": "a b", "bot": "random"}, {"name": "b", "bot": "random"}),
+            "[[entrant]] 1 (a b) name: an entrant name is",
+        ),
+        (
+            _doc({"name": "a", "bot": "random"}, {"name": "b", "bot": "random"}, players=5),
+            "[ladder] players: Input should be less than or equal to 4",
+        ),
+        (
+            _doc({"name": "a", "bot": "random"}, {"name": "b", "bot": "random"}, board="hex"),
+            "[ladder] board: Input should be 'random' or 'spiral'",
+        ),
+        (
+            _doc({"name": "a", "bot": "random", "colour": "red"}, {"name": "b", "bot": "random"}),
+            "[[entrant]] 1 (a) colour: Extra inputs are not permitted",
+        ),
+        (
+            _doc(
+                {"name": "a", "connect": "p {url} {invite} {port}", "budget": "1"},
+                {"name": "b", "bot": "random"},
+            ),
+            "unknown placeholder {port}",
+        ),
+        (
+            _doc(
+                {"name": "a", "connect": "p {url}", "budget": "1"}, {"name": "b", "bot": "random"}
+            ),
+            "a connect command needs {url} and {invite}",
+        ),
+        (
+            _doc(
+                {"name": "a", "bot": "uct", "params": {"rollout": 5}},
+                {"name": "b", "bot": "random"},
+            ),
+            "entrant 'a' params: unknown search parameter 'rollout'",
+        ),
+        (
+            _doc(
+                {"name": "a", "bot": "random", "params": {"x": 1}}, {"name": "b", "bot": "random"}
+            ),
+            "entrant 'a' params: the random bot takes no parameters",
+        ),
+        ({"entrant": []}, "l.toml: [ladder]: Field required"),
+    ],
+)
+def test_errors_name_the_field(doc: dict[str, Any], message: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_config(doc, "l.toml")
+    assert str(info.value).startswith("l.toml: ")
+    assert message in str(info.value)
+
+
+def test_a_file_that_is_not_toml_or_missing(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[ladder\nname = 1\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        load_config(bad)
+    with pytest.raises(ConfigError, match="cannot read"):
+        load_config(tmp_path / "none.toml")
+
+
+@pytest.mark.parametrize("path", sorted((REPO / "ladders").glob("*.toml")), ids=lambda p: p.name)
+def test_the_example_ladders_are_valid(path: Path) -> None:
+    config = load_config(path)
+    assert len(config.entrant) >= 2
+    assert all(config.budgets().values())
