@@ -16,10 +16,10 @@ _databases = itertools.count()
 
 @pytest.fixture(scope="session")
 def postgres_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    import pgserver
-
     with warnings.catch_warnings():  # platformdirs: no XDG_RUNTIME_DIR in CI
         warnings.simplefilter("ignore")
+        import pgserver
+
         server = pgserver.get_server(tmp_path_factory.mktemp("pg"), cleanup_mode="stop")
     try:
         yield server

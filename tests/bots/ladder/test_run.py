@@ -1,0 +1,271 @@
+"""Ladders run end to end on the process backend, through the command line: games stored
+once each, the leaderboard, resume after a kill, a changed file refused, the A/B test."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from bots.ladder.config import load_config
+from bots.ladder.ratings import Outcome, leaderboard
+from bots.ladder.schedule import make_ladder_schedule
+from bots.ladder.store import open_store
+from clients.cli import main
+
+REPO = Path(__file__).resolve().parents[3]
+STDIO_AGENT = REPO / "examples" / "stdio" / "agent.py"
+
+LADDER = f"""
+[ladder]
+name = "small"
+games = {{games}}
+seed = 11
+players = 4
+victory_points = {{vp}}
+
+[[entrant]]
+name = "random"
+bot = "random"
+
+[[entrant]]
+name = "heuristic"
+bot = "heuristic"
+
+[[entrant]]
+name = "uct-20"
+bot = "uct"
+params = {{{{ rollouts = 20 }}}}
+
+[[entrant]]
+name = "stdio"
+command = "{sys.executable} {STDIO_AGENT} {{{{seed}}}}"
+budget = "no search"
+
+[[entrant]]
+name = "heuristic-2"
+bot = "heuristic"
+"""
+
+
+def _write(tmp_path: Path, games: int = 8, vp: int = 5) -> Path:
+    path = tmp_path / "small.toml"
+    path.write_text(LADDER.format(games=games, vp=vp), encoding="utf-8")
+    return path
+
+
+def _cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(["ladder", *args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_a_ladder_runs_stores_every_game_once_and_shows_its_leaderboard(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config_path = _write(tmp_path)
+    db = str(tmp_path / "games.db")
+    code, out, err = _cli(["run", str(config_path), "--db", db, "--workers", "2"], capsys)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert "8 to play" in lines[0] and "2 workers" in lines[0]
+    per_game = [line for line in lines if line.startswith("[")]
+    assert len(per_game) == 8  # not a terminal: one plain line per game, with the rate
+    assert all("games/s" in line and " left]" in line for line in per_game)
+    assert per_game[-1].startswith("[8/8 ")
+
+    config = load_config(config_path)
+    schedule = make_ladder_schedule(5, 4, 8, seed=11)
+    with open_store(db) as store:
+        games = store.games("small")
+        assert [g.index for g in games] == list(range(8))
+        for game, planned in zip(games, schedule, strict=True):
+            assert game.labels == tuple(config.entrant[e].name for e in planned.seating)
+            assert game.seed == planned.seed and game.agent_seeds == planned.agent_seeds
+            assert game.config == {"players": 4, "victory_points": 5, "board": "random"}
+            assert game.backend == "process"
+            if game.winner is not None:
+                assert game.points[game.winner] >= 5 and game.ranks[game.winner] == 1
+            assert game.decisions is not None and all(d > 0 for d in game.decisions)
+        assert store.budgets("small")["uct-20"] == "20 rollouts"
+        outcomes = [
+            Outcome(g.labels, g.points, g.winner, g.decisions, g.decision_seconds) for g in games
+        ]
+    expected = leaderboard(outcomes, config.budgets())
+    for row in expected:  # the printed leaderboard names every entrant with its budget
+        assert any(line.split()[1:3] == [row.label, row.budget.split()[0]] for line in lines)
+
+    code, out, _ = _cli(["show", "small", "--db", db, "--json"], capsys)
+    assert code == 0
+    shown = json.loads(out)
+    assert shown["games"] == 8
+    assert [r["label"] for r in shown["rows"]] == [r.label for r in expected]
+    assert sum(r["games"] for r in shown["rows"]) == 32  # one per seat
+    assert [r["wins"] for r in shown["rows"]] == [r.wins for r in expected]
+    plot = tmp_path / "ratings.png"
+    code, out, _ = _cli(["show", str(config_path), "--db", db, "--plot", str(plot)], capsys)
+    assert code == 0 and out.startswith("ladder small: 8 game(s)")
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+    # Run again: nothing to play. More games extend the ladder without touching the first.
+    code, out, _ = _cli(["run", str(config_path), "--db", db, "--workers", "1"], capsys)
+    assert code == 0 and "0 to play" in out and "0 game(s) played" in out
+    code, out, _ = _cli(
+        ["run", str(config_path), "--db", db, "--workers", "1", "--games", "10"], capsys
+    )
+    assert code == 0 and "8 stored, 2 to play" in out
+    with open_store(db) as store:
+        again = store.games("small")
+    assert [g.index for g in again] == list(range(10))
+    assert again[:8] == games
+
+
+def test_a_changed_file_is_refused_unless_fresh(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = str(tmp_path / "games.db")
+    code, _, _ = _cli(["run", str(_write(tmp_path, games=4)), "--db", db, "--workers", "1"], capsys)
+    assert code == 0
+    changed = _write(tmp_path, games=4, vp=4)
+    code, _, err = _cli(["run", str(changed), "--db", db], capsys)
+    assert code == 2
+    assert "victory_points was 5, now 4" in err and "--fresh" in err
+    code, out, _ = _cli(["run", str(changed), "--db", db, "--workers", "1", "--fresh"], capsys)
+    assert code == 0 and "0 stored, 4 to play" in out
+    with open_store(db) as store:
+        assert {g.config["victory_points"] for g in store.games("small")} == {4}
+
+
+def test_bad_files_and_options_are_reported(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[ladder]\nname = "b"\ngames = 2\n[[entrant]]\nname = "a"\nbot = "random"\n')
+    code, _, err = _cli(["run", str(bad), "--db", str(tmp_path / "g.db")], capsys)
+    assert code == 2 and "[[entrant]]: List should have at least 2 items" in err
+    code, _, err = _cli(["show", "nothing", "--db", str(tmp_path / "g.db")], capsys)
+    assert code == 2 and "no ladder 'nothing'" in err
+    connects = tmp_path / "connects.toml"
+    connects.write_text(
+        '[ladder]\nname = "c"\ngames = 2\nplayers = 2\n'
+        '[[entrant]]\nname = "a"\nbot = "random"\n'
+        '[[entrant]]\nname = "x"\nconnect = "prog {url} {invite}"\nbudget = "1 s"\n'
+    )
+    code, _, err = _cli(["run", str(connects), "--db", str(tmp_path / "g.db")], capsys)
+    assert code == 1 and "x connect(s) to a server itself: run with --server URL" in err
+    code, _, err = _cli(["run", str(connects), "--address", "auto"], capsys)
+    assert code == 2 and "--address is for --backend ray" in err
+
+
+def test_a_ladder_killed_mid_run_resumes_with_every_game_exactly_once(tmp_path: Path) -> None:
+    config_path = _write(tmp_path, games=20, vp=6)
+    db = tmp_path / "games.db"
+    command = [sys.executable, "-m", "clients.cli", "ladder", "run", str(config_path)]
+    command += ["--db", str(db), "--workers", "1"]
+    proc = subprocess.Popen(
+        command,
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        stored = 0
+        while stored < 3:  # kill it once some games are stored, mid-way through others
+            assert proc.poll() is None, "the ladder ended before it was killed"
+            assert time.monotonic() < deadline, "no games were stored"
+            time.sleep(0.2)
+            if db.exists():
+                with sqlite3.connect(db) as conn:
+                    try:
+                        stored = conn.execute("SELECT COUNT(*) FROM ladder_game").fetchone()[0]
+                    except sqlite3.OperationalError:  # the tables are not made yet
+                        stored = 0
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    with open_store(str(db)) as store:
+        before = store.games("small")
+    assert 3 <= len(before) < 20
+    done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert f"{len(before)} stored, {20 - len(before)} to play" in done.stdout
+    with open_store(str(db)) as store:
+        after = store.games("small")
+    assert [g.index for g in after] == list(range(20))
+    assert [g for g in after if g.index in {b.index for b in before}] == before
+    with sqlite3.connect(db) as conn:
+        seats = conn.execute("SELECT COUNT(*), COUNT(DISTINCT idx) FROM ladder_seat").fetchone()
+    assert tuple(seats) == (80, 20)
+
+
+def test_ab_decides_for_the_stronger_entrant_and_resumes_decided(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "ab.toml"
+    path.write_text(
+        '[ladder]\nname = "duel"\ngames = 2\nplayers = 2\nvictory_points = 5\nseed = 3\n'
+        '[[entrant]]\nname = "heuristic"\nbot = "heuristic"\n'
+        '[[entrant]]\nname = "random"\nbot = "random"\n'
+    )
+    db = str(tmp_path / "games.db")
+    args = ["ab", str(path), "heuristic", "random", "--p0", "0.5", "--p1", "0.8", "--db", db]
+    code, out, err = _cli([*args, "--workers", "1", "--max-games", "60"], capsys)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert "H1 accepted: heuristic is stronger than random" in lines[-1]
+    game_lines = [line for line in lines if line.startswith("[")]
+    assert game_lines and all("LLR" in line and "in [-2.94, 2.94]" in line for line in game_lines)
+    assert "decided H1" in game_lines[-1] and "decided" not in game_lines[-2]
+    with open_store(db) as store:
+        games = store.games("duel:ab:heuristic:random")
+    assert len(games) == len(game_lines)
+    assert [g.labels for g in games[:2]] == [("heuristic", "random"), ("random", "heuristic")]
+    code, out, _ = _cli([*args, "--workers", "1"], capsys)
+    assert code == 0
+    assert f"{len(games)} game(s) stored" in out and "H1 accepted" in out
+    assert not any(line.startswith("[") for line in out.splitlines())
+
+
+def test_ab_without_a_difference_accepts_h0_or_runs_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "same.toml"
+    path.write_text(
+        '[ladder]\nname = "same"\ngames = 2\nplayers = 4\nvictory_points = 4\n'
+        '[[entrant]]\nname = "r1"\nbot = "random"\n'
+        '[[entrant]]\nname = "r2"\nbot = "random"\n'
+    )
+    code, out, err = _cli(
+        [
+            "ab",
+            str(path),
+            "r1",
+            "r2",
+            "--elo0",
+            "0",
+            "--elo1",
+            "400",
+            "--max-games",
+            "24",
+            "--workers",
+            "1",
+            "--db",
+            str(tmp_path / "g.db"),
+        ],
+        capsys,
+    )
+    assert code == 0, err
+    assert "H1 accepted" not in out
+    assert "H0 accepted" in out or "no decision after 24 games" in out
+    with open_store(str(tmp_path / "g.db")) as store:
+        games = store.games("same:ab:r1:r2")
+    assert all(sorted(g.labels) == ["r1", "r1", "r2", "r2"] for g in games)
