@@ -53,6 +53,7 @@ class ErrorCode(StrEnum):
     BAD_OPTIONS = "bad_options"
     TOO_LARGE = "too_large"
     RATE_LIMITED = "rate_limited"
+    GAME_NOT_OVER = "game_not_over"  # a game's record is public only once it is over
     INTERNAL = "internal"
 
 
@@ -156,18 +157,22 @@ class JoinGame(WireModel):
 
 
 class Rejoin(WireModel):
-    """Resume a seat with its token, from any connection."""
+    """Resume a seat with its token, from any connection. With ``history``, the events so
+    far follow the view (``history``), in this seat's form."""
 
     type: Literal["rejoin"] = "rejoin"
     game: GameId
     token: Token
+    history: bool = False
 
 
 class Watch(WireModel):
-    """Follow a game as a spectator."""
+    """Follow a game as a spectator. With ``history``, the events so far follow the view
+    (``history``), in a spectator's form."""
 
     type: Literal["watch"] = "watch"
     game: GameId
+    history: bool = False
 
 
 class Leave(WireModel):
@@ -202,6 +207,14 @@ class Ping(WireModel):
     nonce: Annotated[int, Field(ge=0, le=2**53)] = 0
 
 
+class GetRecord(WireModel):
+    """Ask for a finished game's record (``game_record``), to replay it. Refused with
+    ``unknown_game``, or ``game_not_over`` while it is played (or if it was abandoned)."""
+
+    type: Literal["get_record"] = "get_record"
+    game: GameId
+
+
 ClientMessage = Annotated[
     Hello
     | ListGames
@@ -213,7 +226,8 @@ ClientMessage = Annotated[
     | StartGame
     | Act
     | Chat
-    | Ping,
+    | Ping
+    | GetRecord,
     Field(discriminator="type"),
 ]
 
@@ -349,6 +363,82 @@ class Pong(WireModel):
     nonce: int = 0
 
 
+class HistoryBatch(WireModel):
+    """The events of one past action, in the recipient's form; the game was then at
+    ``state_id``."""
+
+    state_id: int
+    events: list[EventPayload]
+
+
+class ChatAt(WireModel):
+    """A chat line said when the game was at ``state_id``."""
+
+    state_id: int
+    seat: SeatNo | None
+    name: str
+    text: str
+
+
+class History(WireModel):
+    """The game so far, for a connection that rejoined or watches with ``history``: the
+    events of every action up to the view just sent, oldest first, in the recipient's form
+    (what it would have received as ``events``), and (in the first) the chat of this
+    server's run. A long game comes in several messages; ``more`` says another follows."""
+
+    type: Literal["history"] = "history"
+    game: GameId
+    batches: list[HistoryBatch]
+    chat: list[ChatAt] = Field(default_factory=list)
+    more: bool = False
+
+
+class SeatClock(WireModel):
+    seat: SeatNo
+    left: float
+    """Seconds the seat had left to act when the ``clock`` was sent."""
+
+
+class Clock(WireModel):
+    """Sent to everyone at each prompt of a game with a turn timer: the seats that must
+    act at ``state_id`` and the time each has left."""
+
+    type: Literal["clock"] = "clock"
+    game: GameId
+    state_id: int
+    seats: list[SeatClock]
+
+
+class SeatRecord(WireModel):
+    """Who played a seat: their name, and whether a bot played it."""
+
+    seat: SeatNo
+    name: str
+    bot: bool
+
+
+class RecordedAction(WireModel):
+    """One action of a game's record, with the seat that took it."""
+
+    seat: SeatNo
+    action: ActionPayload
+
+
+class GameRecord(WireModel):
+    """A finished game, all anyone needs to replay it: its options (with its board), the
+    seed (which hashes to ``seed_hash``), the seats and every action in order."""
+
+    type: Literal["game_record"] = "game_record"
+    game: GameId
+    options: GameOptions
+    seed: int
+    seed_hash: str
+    seats: list[SeatRecord]
+    actions: list[RecordedAction]
+    winner: SeatNo | None
+    points: list[int]
+
+
 ServerMessage = Annotated[
     Welcome
     | GameList
@@ -361,7 +451,10 @@ ServerMessage = Annotated[
     | ChatMessage
     | GameOver
     | Error
-    | Pong,
+    | Pong
+    | History
+    | Clock
+    | GameRecord,
     Field(discriminator="type"),
 ]
 
@@ -377,6 +470,7 @@ CLIENT_MESSAGES: tuple[type[WireModel], ...] = (
     Act,
     Chat,
     Ping,
+    GetRecord,
 )
 SERVER_MESSAGES: tuple[type[WireModel], ...] = (
     Welcome,
@@ -391,4 +485,7 @@ SERVER_MESSAGES: tuple[type[WireModel], ...] = (
     GameOver,
     Error,
     Pong,
+    History,
+    Clock,
+    GameRecord,
 )

@@ -35,7 +35,7 @@ from server.room import (
     seed_hash,
     with_board,
 )
-from server.store import Store
+from server.store import Store, game_record, is_played_out
 
 SERVER_NAME = "hexhaven 0.1.0"
 _ID_LETTERS = "abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789"
@@ -273,6 +273,8 @@ class HexhavenServer:
                 conn.send(m.GameList(games=games))
             case m.CreateGame():
                 self._create(conn, message.options)
+            case m.GetRecord():
+                self._record(conn, message.game)
             case m.JoinGame() if message.game is None:
                 game_id = self.invites.get(message.invite or "")
                 if game_id is None:
@@ -283,6 +285,22 @@ class HexhavenServer:
                     self._to_room(conn, game_id, message)
             case _:
                 self._to_room(conn, message.game, message)
+
+    def _record(self, conn: Connection, game_id: str) -> None:
+        """Send a finished game's record; a game still played (or abandoned) is refused
+        without a word of it."""
+        stored = self.store.load(game_id)
+        if stored is None:
+            conn.send(m.Error(code=ErrorCode.UNKNOWN_GAME, message=f"there is no game {game_id!r}"))
+        elif not is_played_out(stored):
+            conn.send(
+                m.Error(
+                    code=ErrorCode.GAME_NOT_OVER,
+                    message=f"game {game_id!r} is not over; its record is public once it ends",
+                )
+            )
+        else:
+            conn.send(game_record(stored))
 
     def _to_room(self, conn: Connection, game_id: str, message: Any) -> None:
         room = self.rooms.get(game_id)

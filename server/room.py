@@ -179,6 +179,10 @@ BOT_RELAUNCHES = 3
 """How many times a bot seat's process is started again after it exits early; after
 that the server plays the seat with default actions."""
 """Default actions played for away seats in one go, at most, before the room reads its queue."""
+HISTORY_CHUNK = 200
+"""Actions per ``history`` message."""
+CHAT_KEPT = 200
+"""Chat lines a room keeps for the ``history`` of late comers."""
 
 
 def _now() -> float:
@@ -224,6 +228,10 @@ class GameRoom:
         self.last_active = _now()
         self.launcher = launcher
         """Starts a bot process: (game, token, kind, name)."""
+        self.history: list[tuple[int, list[engine.Event]]] = []
+        """Every action's events (full forms), with the state id after it."""
+        self.chat: list[m.ChatAt] = []
+        """The chat said in this room since the server started."""
         self.log = structlog.get_logger("hexhaven.room").bind(game=game_id)
 
     @classmethod
@@ -232,7 +240,8 @@ class GameRoom:
         wait for their tokens; after a restart any seated player may start the game."""
         room = cls(stored.id, stored.options, stored.seed, None, store, stored.invite)
         for action in stored.actions:
-            engine.apply(room.state, action)
+            events = engine.apply(room.state, action)
+            room.history.append((room.state.actions_taken, events))
         for seat, (token, name, bot) in stored.seats.items():
             room.seats[seat] = SeatSlot(token=token, name=name, bot=bot)
         room.started = stored.started
@@ -363,6 +372,9 @@ class GameRoom:
                 peer.send(m.Joined(game=self.id, seat=None, token=None))
                 peer.send(self._players())
                 peer.send(m.GameView(game=self.id, view=self._view_for(None)))
+                if message.history:
+                    self._send_history(peer, None)
+                self._send_clock(peer)
             case m.Leave() | Disconnected():
                 self._drop(peer)
             case ProcessExited():
@@ -436,6 +448,9 @@ class GameRoom:
                 peer.send(m.Joined(game=self.id, seat=seat, token=slot.token))
                 self._broadcast(self._players())
                 peer.send(m.GameView(game=self.id, view=self._view_for(seat)))
+                if msg.history:
+                    self._send_history(peer, seat)
+                self._send_clock(peer)
                 self._prompt(only=peer)
                 return
         peer.send(_error(ErrorCode.BAD_TOKEN, "that token is not a seat of this game"))
@@ -577,6 +592,7 @@ class GameRoom:
         state = self.state
         index = state.actions_taken
         events = engine.apply(state, action)
+        self.history.append((state.actions_taken, events))
         # Recorded before anyone hears of it: a restart resumes from exactly here.
         dice = next((e.dice for e in events if isinstance(e, engine.DiceRolled)), None)
         self.store.append_action(self.id, index, action, dice)
@@ -608,6 +624,8 @@ class GameRoom:
         slot = self.seats[seat] if seat is not None else None
         name = slot.name if slot is not None else "spectator"
         self.store.add_chat(self.id, seat, name, msg.text)
+        said = m.ChatAt(state_id=self.state.actions_taken, seat=seat, name=name, text=msg.text)
+        self.chat = [*self.chat[-(CHAT_KEPT - 1) :], said]
         self._broadcast(m.ChatMessage(game=self.id, seat=seat, name=name, text=msg.text))
 
     def _prompt(self, only: Peer | None = None) -> None:
@@ -644,6 +662,9 @@ class GameRoom:
                         p.send(with_view)
                     else:
                         p.send(prompt)
+        clock = self._clock() if only is None else None
+        if clock is not None:
+            self._broadcast(clock)  # everyone sees who is on the clock, and for how long
 
     # --- what leaves the room ---------------------------------------------------------------
     def _audience(self) -> list[tuple[Peer, int | None]]:
@@ -665,6 +686,37 @@ class GameRoom:
     @staticmethod
     def _events_for(events: list[engine.Event], seat: int | None) -> list[Any]:
         return [event_from_engine(e.for_seat(seat)) for e in events]
+
+    def _send_history(self, peer: Peer, seat: int | None) -> None:
+        """The game so far to one connection, each action's events in ``seat``'s form
+        (what it would have received live), in chunks of :data:`HISTORY_CHUNK` actions."""
+        batches = [
+            m.HistoryBatch(state_id=state_id, events=self._events_for(events, seat))
+            for state_id, events in self.history
+        ]
+        chunks = [batches[i : i + HISTORY_CHUNK] for i in range(0, len(batches), HISTORY_CHUNK)]
+        chunks = chunks or [[]]
+        for i, chunk in enumerate(chunks):
+            last = i == len(chunks) - 1
+            peer.send(
+                m.History(game=self.id, batches=chunk, chat=[] if i else self.chat, more=not last)
+            )
+
+    def _clock(self) -> m.Clock | None:
+        """Who must act and their time left, in a game with a turn timer."""
+        if self.options.turn_timer is None or not self.started or self.state.is_over:
+            return None
+        now = _now()
+        seats = [
+            m.SeatClock(seat=seat, left=max(0.0, deadline - now))
+            for seat, deadline in sorted(self.deadlines.items())
+        ]
+        return m.Clock(game=self.id, state_id=self.state.actions_taken, seats=seats)
+
+    def _send_clock(self, peer: Peer) -> None:
+        clock = self._clock()
+        if clock is not None:
+            peer.send(clock)
 
     def _players(self) -> m.Players:
         return m.Players(

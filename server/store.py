@@ -81,6 +81,35 @@ class StoredGame:
     dice: list[tuple[int, tuple[int, int]]]  # (action index, dice) of every roll
 
 
+def is_played_out(stored: StoredGame) -> bool:
+    """Whether a game was played to its end (not abandoned, not going on): only then are
+    its seed and actions public."""
+    return stored.finished and stored.points is not None
+
+
+def game_record(stored: StoredGame) -> m.GameRecord:
+    """The public record of a game played out (:func:`is_played_out`): options, seed,
+    seats' names and actions; never the seats' tokens. Raises ValueError for any other."""
+    if not is_played_out(stored) or stored.points is None:
+        raise ValueError(f"game {stored.id} is not over")
+    return m.GameRecord(
+        game=stored.id,
+        options=stored.options,
+        seed=stored.seed,
+        seed_hash=stored.seed_hash,
+        seats=[
+            m.SeatRecord(seat=seat, name=name, bot=bot is not None)
+            for seat, (_, name, bot) in sorted(stored.seats.items())
+        ],
+        actions=[
+            m.RecordedAction(seat=a.seat, action=_ACTION.validate_python(action_from_engine(a)))
+            for a in stored.actions
+        ],
+        winner=stored.winner,
+        points=list(stored.points),
+    )
+
+
 class Store:
     """The games database. Every method commits before it returns."""
 
@@ -192,6 +221,15 @@ class Store:
             actions=actions,
             dice=dice,
         )
+
+    def played_out(self) -> list[tuple[str, float, int | None, list[int]]]:
+        """Every game played to its end, newest first: (id, when it ended, winner,
+        points)."""
+        rows = self.db.execute(
+            "SELECT id, finished, winner, points FROM games "
+            "WHERE finished IS NOT NULL AND points IS NOT NULL ORDER BY finished DESC"
+        )
+        return [(r[0], r[1], r[2], json.loads(r[3])) for r in rows]
 
     def unfinished(self) -> Iterator[StoredGame]:
         """Every game not yet over, oldest first."""

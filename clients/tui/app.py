@@ -131,17 +131,16 @@ class HexhavenApp(App[None]):
     #left { width: 64; height: 1fr; }
     #board { margin: 0 1 0 0; }
     #log { height: 1fr; min-height: 3; border: none; background: $surface; scrollbar-size: 1 1; }
-    #right { width: 1fr; min-width: 34; height: 1fr; }
-    #players { height: auto; text-wrap: nowrap; text-overflow: ellipsis; }
-    #hand { height: auto; border-top: solid $panel-lighten-2; text-wrap: nowrap;
-            text-overflow: ellipsis; }
+    #right { width: 1fr; min-width: 16; height: 1fr; }
+    #players { height: auto; }
+    #hand { height: auto; border-top: solid $panel-lighten-2; }
     #hint { height: auto; max-height: 6; border-top: solid $panel-lighten-2; color: $text; }
     #actions { height: 1fr; border: none; padding: 0; scrollbar-size: 1 1; }
     #actions:focus { border: none; }
     #chat { dock: bottom; display: none; }
     #chat.shown { display: block; }
-    .dialog { width: 64; height: auto; max-height: 100%; padding: 0 2; background: $panel;
-              border: thick $accent; }
+    .dialog { width: 64; max-width: 100%; height: auto; max-height: 100%; padding: 0 2;
+              background: $panel; border: thick $accent; }
     .dialog.wide { width: 90; }
     .dialog.tall { height: 90%; }
     .dialog-title { margin-bottom: 1; }
@@ -271,7 +270,7 @@ class HexhavenApp(App[None]):
         if self._labels != before:
             self._auto_open()
         kinds = {c.kind for c in self.choices}
-        self.query_one(PlayersPanel).show(model, model.deadline_left())
+        self.query_one(PlayersPanel).show(model)
         self.query_one(HandPanel).show(model, kinds)
         self.refresh_hint()
         self.refresh_status()
@@ -362,7 +361,15 @@ class HexhavenApp(App[None]):
         elif v is not None and v.trade is not None:
             t = v.trade
             who = "You offer" if t.offerer == model.seat else f"{model.name(t.offerer)} offers"
-            out.append(f"{who} {card_names(t.give)} for {card_names(t.get)}\n", style="bold")
+            asked = [q for q, a in enumerate(t.answers) if a != "not_asked" and q != t.offerer]
+            if len(asked) < v.players - 1:
+                names = ["you" if q == model.seat else model.name(q) for q in asked]
+                who_to = " to " + ", ".join(names)
+            else:
+                who_to = ""
+            out.append(
+                f"{who} {card_names(t.give)} for {card_names(t.get)}{who_to}\n", style="bold"
+            )
             answers = []
             for q, a in enumerate(t.answers):
                 if a == "not_asked" or q == t.offerer:
@@ -386,9 +393,9 @@ class HexhavenApp(App[None]):
         self.query_one("#hint", Static).update(out)
 
     def _tick(self) -> None:
-        if self.model.deadline_left() is not None:
+        if self.model.deadline_left() is not None or self.model.clock:
             self.refresh_status()
-            self.query_one(PlayersPanel).show(self.model, self.model.deadline_left())
+            self.query_one(PlayersPanel).redraw()
 
     # --- the action list --------------------------------------------------------------------
     def build_choices(self) -> list[Choice]:
@@ -684,14 +691,17 @@ class HexhavenApp(App[None]):
             if not self.current_actions("end_turn"):
                 self.notify("Offers are made in your turn, after the roll.", severity="warning")
                 return
-            self.act(OfferTrade(give=Cards.of(sides[0]), get=Cards.of(sides[1]), to=None))
+            give, get = Cards.of(sides[0]), Cards.of(sides[1])
+            self.act(OfferTrade(give=give, get=get, to=dialog.to))
 
+        others = [(q, self.model.name(q)) for q in range(v.players) if q != v.seat]
         dialog = CardDialog(
-            "Offer a trade to everyone",
-            "They answer; then you choose whom to trade with, or cancel.",
+            "Offer a trade",
+            "Those asked answer; then you choose whom to trade with, or cancel.",
             [Side("You give", hand), Side("You get", (19,) * 5)],
             check,
             confirm="offer",
+            recipients=others,
         )
         self.push_screen(dialog, done)
 

@@ -94,13 +94,50 @@ class CardGrid(Widget, can_focus=True):
         return out
 
 
+class Recipients(Static):
+    """Whom an offer goes to: every other seat, each one toggled by its number key."""
+
+    def __init__(self, seats: Sequence[tuple[int, str]]) -> None:
+        super().__init__(id="recipients")
+        self.seats = list(seats)
+        self.chosen = {seat for seat, _ in seats}
+
+    def toggle(self, index: int) -> None:
+        if 0 <= index < len(self.seats):
+            self.chosen ^= {self.seats[index][0]}
+            self.draw()
+
+    def to(self) -> list[int] | None:
+        """The seats asked: None when that is everyone."""
+        if len(self.chosen) == len(self.seats):
+            return None
+        return sorted(self.chosen)
+
+    def on_mount(self) -> None:
+        self.draw()
+
+    def draw(self) -> None:
+        out = Text("To: ", style="bold")
+        for i, (seat, name) in enumerate(self.seats):
+            on = seat in self.chosen
+            out.append(f"{i + 1}", style="dim")
+            out.append("☑ " if on else "☐ ", style="bold #ffe14d" if on else "dim")
+            out.append("██", style=SEAT_COLOURS[seat % 4])
+            out.append(f" {name}  ", style="bold" if on else "dim strike")
+        out.append("\n" + ("everyone" if self.to() is None else "only the ticked players"))
+        out.append(" · a number ticks or unticks", style="dim")
+        self.update(out)
+
+
 class CardDialog(ModalScreen[list[Counts] | None]):
     """Choose counts of cards in one or more columns; ``check`` says what is wrong with a
-    choice (None when it may be sent)."""
+    choice (None when it may be sent). With ``recipients`` (an offer), the number keys
+    choose whom it goes to (:attr:`to`)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "confirm", "confirm"),
         Binding("escape", "cancel", "back"),
+        *[Binding(str(k), f"recipient({k - 1})", show=False) for k in range(1, 4)],
     ]
 
     def __init__(
@@ -113,6 +150,7 @@ class CardDialog(ModalScreen[list[Counts] | None]):
         initial: Sequence[Counts] | None = None,
         confirm: str = "confirm",
         cancel: bool = True,
+        recipients: Sequence[tuple[int, str]] = (),
     ) -> None:
         super().__init__()
         self.title_text = title
@@ -121,6 +159,12 @@ class CardDialog(ModalScreen[list[Counts] | None]):
         self.check = check
         self.confirm_label = confirm
         self.can_cancel = cancel
+        self.recipients = Recipients(recipients) if recipients else None
+
+    @property
+    def to(self) -> list[int] | None:
+        """The seats the offer goes to (None: everyone)."""
+        return None if self.recipients is None else self.recipients.to()
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
@@ -128,6 +172,8 @@ class CardDialog(ModalScreen[list[Counts] | None]):
             if self.note:
                 yield Static(self.note, classes="dialog-note")
             yield self.grid
+            if self.recipients is not None:
+                yield self.recipients
             yield Static(id="problem")
             keys = f"↑/↓ resource  ←/→ fewer/more  Enter {self.confirm_label}"
             yield Static(keys + ("  Esc back" if self.can_cancel else ""), classes="dialog-keys")
@@ -137,13 +183,23 @@ class CardDialog(ModalScreen[list[Counts] | None]):
         self.grid.focus()
         self._update()
 
+    def _problem(self) -> str | None:
+        if self.recipients is not None and not self.recipients.chosen:
+            return "tick at least one player to offer to"
+        return self.check(self.grid.counts)
+
     def _update(self) -> None:
-        problem = self.check(self.grid.counts)
+        problem = self._problem()
         text = Text(problem, style="#ff9d1a") if problem else Text("ready", style="green")
         self.query_one("#problem", Static).update(text)
 
+    def action_recipient(self, index: int) -> None:
+        if self.recipients is not None:
+            self.recipients.toggle(index)
+            self._update()
+
     def action_confirm(self) -> None:
-        if self.check(self.grid.counts) is None:
+        if self._problem() is None:
             self.dismiss([list(c) for c in self.grid.counts])
 
     def action_cancel(self) -> None:

@@ -1,6 +1,6 @@
 """The commands that open the terminal UI: ``hexhaven play`` (an embedded server, a game
 against bots, no set-up), ``hexhaven host`` (a game on a running server, friends invited by
-code), ``hexhaven join`` and ``hexhaven watch``."""
+code), ``hexhaven join``, ``hexhaven watch`` and ``hexhaven replay``."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from clients.board_choice import board_fields
 from clients.tui.app import HexhavenApp
-from clients.tui.link import Link, Seating, SeatLost
+from clients.tui.link import Link, Seating, SeatLost, fetch_record
 from protocol import messages as m
 from server.log import configure_logging
 
@@ -230,3 +230,90 @@ def _farewell(app: HexhavenApp, url: str) -> None:
             "Your seat is kept. Back with:\n"
             f"  hexhaven join {url} {model.game} --token={model.token}"
         )
+
+
+def default_db() -> Path:
+    """The store ``hexhaven play`` keeps its games in."""
+    return data_dir() / "games.db"
+
+
+def _local_record(db: Path, game: str | None) -> m.GameRecord | int:
+    """The record of ``game`` in the store at ``db``, or (``game`` None) the list of its
+    finished games printed; an int is the exit code."""
+    import datetime
+
+    from server.store import Store, game_record, is_played_out
+
+    if not db.exists():
+        print(f"hexhaven replay: no games yet ({db} does not exist)", file=sys.stderr)
+        return 2
+    store = Store(db)
+    try:
+        if game is None:
+            rows = []
+            for gid, ended, winner, points in store.played_out():
+                stored = store.load(gid)
+                names = {q: name for q, (_, name, _) in (stored.seats if stored else {}).items()}
+                who = "nobody" if winner is None else names.get(winner, f"seat {winner}")
+                scores = ", ".join(f"{names.get(q, q)} {p}" for q, p in enumerate(points))
+                when = datetime.datetime.fromtimestamp(ended).strftime("%Y-%m-%d %H:%M")
+                count = len(stored.actions) if stored else 0
+                rows.append((gid, when, f"{who} won ({scores}); {count} actions"))
+            print(f"Finished games in {db}:")
+            print(replay_listing(rows))
+            if rows:
+                print(f"Replay one with: hexhaven replay {rows[0][0]}")
+            return 0
+        stored = store.load(game)
+        if stored is None:
+            print(f"hexhaven replay: no game {game!r} in {db}", file=sys.stderr)
+            return 2
+        if not is_played_out(stored):
+            print(
+                f"hexhaven replay: game {game!r} was not played to its end; "
+                "only finished games replay",
+                file=sys.stderr,
+            )
+            return 2
+        return game_record(stored)
+    finally:
+        store.close()
+
+
+def replay_listing(rows: list[tuple[str, str, str]]) -> str:
+    """The finished games as lines: id, when it ended, and the result."""
+    if not rows:
+        return "  none yet: games played to the end with `hexhaven play` show here."
+    width = max(len(r[0]) for r in rows)
+    return "\n".join(f"  {gid:<{width}}  {when}  {result}" for gid, when, result in rows)
+
+
+def replay(*, game: str | None, url: str | None, db: Path | None, seat: int | None) -> int:
+    """``hexhaven replay``: step through a finished game from the local store (or list
+    its finished games), or from a server."""
+    from clients.tui.replay import ReplayApp, ReplayError, ReplayGame
+
+    if url is not None:
+        if game is None:
+            print("hexhaven replay: give the game id after the server's URL", file=sys.stderr)
+            return 2
+        try:
+            record = asyncio.run(fetch_record(url, game))
+        except SeatLost as exc:
+            print(f"hexhaven replay: the server refused: {exc.error.message}", file=sys.stderr)
+            return 2
+        except (OSError, TimeoutError) as exc:
+            print(f"hexhaven replay: cannot reach the server: {exc}", file=sys.stderr)
+            return 2
+    else:
+        found = _local_record(db or default_db(), game)
+        if isinstance(found, int):
+            return found
+        record = found
+    try:
+        replayed = ReplayGame(record, seat)
+    except ReplayError as exc:
+        print(f"hexhaven replay: {exc}", file=sys.stderr)
+        return 2
+    ReplayApp(replayed).run()
+    return 0

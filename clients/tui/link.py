@@ -179,10 +179,10 @@ class Link:
             raise SeatLost(reply)
         s = self.seating
         if self.token is not None and self.game is not None:
-            message: WireModel = m.Rejoin(game=self.game, token=self.token)
+            message: WireModel = m.Rejoin(game=self.game, token=self.token, history=True)
         elif s.mode == "watch" or (not first and self.token is None and self.game is not None):
             assert self.game is not None
-            message = m.Watch(game=self.game)
+            message = m.Watch(game=self.game, history=True)
         elif s.mode == "create":
             assert s.options is not None
             reply, seen = await self._request(m.CreateGame(options=s.options), m.GameCreated)
@@ -221,3 +221,19 @@ async def wait_closed(link: Link) -> None:
     """Close a link, ignoring a connection already gone."""
     with contextlib.suppress(Exception):
         await link.close()
+
+
+async def fetch_record(url: str, game: str, subprotocol: str = SUBPROTOCOL_MSGPACK) -> m.GameRecord:
+    """A finished game's record from a server. Raises :class:`SeatLost` with the server's
+    error (``unknown_game``, ``game_not_over``), or OSError and the websockets errors when
+    the server cannot be reached."""
+    async with connect(url, subprotocols=[subprotocol]) as ws:  # type: ignore[list-item]
+        codec = Codec(ws.subprotocol)
+        await ws.send(codec.encode(m.Hello(protocol=PROTOCOL_VERSION, client=CLIENT_NAME)))
+        await ws.send(codec.encode(m.GetRecord(game=game)))
+        while True:
+            reply = codec.decode_server(await ws.recv())
+            if isinstance(reply, m.GameRecord):
+                return reply
+            if isinstance(reply, m.Error):
+                raise SeatLost(reply)

@@ -511,6 +511,11 @@ class GameModel:
     started: bool = False
     last_error: m.Error | None = None
     views_seen: int = 0
+    narrated: int = 0
+    """The state id the log has told the game up to."""
+    clock: dict[int, float] = field(default_factory=dict)
+    """Seat -> when (time.monotonic) its time to act runs out, from the last ``clock``."""
+    _pending_chat: list[m.ChatAt] = field(default_factory=list)
 
     def name(self, seat: int) -> str:
         for p in self.players:
@@ -537,6 +542,40 @@ class GameModel:
         if self.prompt is None or self.prompt.deadline is None:
             return None
         return max(0.0, self.prompt.deadline - (time.monotonic() - self.prompt_at))
+
+    def time_left(self, seat: int) -> float | None:
+        """Seconds ``seat`` has left to act, if it must act in a game with a turn timer."""
+        if seat == self.seat and self.prompt is not None and self.prompt.deadline is not None:
+            return self.deadline_left()
+        deadline = self.clock.get(seat)
+        return None if deadline is None else max(0.0, deadline - time.monotonic())
+
+    def _history(self, message: m.History) -> list[LogLine]:
+        """The log lines of the actions (and chat) this client has not told yet."""
+        out: list[LogLine] = []
+        narrator = self.narrator()
+        since = self.narrated
+        self._pending_chat.extend(c for c in message.chat if c.state_id >= since)
+        for batch in message.batches:
+            out.extend(self._chat_before(batch.state_id))
+            if batch.state_id <= self.narrated or narrator is None:
+                continue
+            events = [event_to_engine(e) for e in batch.events]
+            out.extend(log_lines(narrator, events))
+            self.narrated = batch.state_id
+        if not message.more:
+            out.extend(self._chat_before(None))
+        self.log.extend(out)
+        return out
+
+    def _chat_before(self, state_id: int | None) -> list[LogLine]:
+        """The kept chat lines said before the game reached ``state_id`` (all: None)."""
+        said = [c for c in self._pending_chat if state_id is None or c.state_id < state_id]
+        self._pending_chat = [c for c in self._pending_chat if c not in said]
+        return [LogLine("chat", f"{self._speaker(c.seat, c.name)}: {c.text}") for c in said]
+
+    def _speaker(self, seat: int | None, name: str) -> str:
+        return "you" if seat is not None and seat == self.seat else name
 
     def _say(self, kind: str, text: str) -> LogLine:
         line = LogLine(kind, text)
@@ -575,13 +614,18 @@ class GameModel:
                     self.view.state_id = message.state_id
                 if self.prompt is not None and self.prompt.state_id != message.state_id:
                     self.prompt = None
+                self.clock.clear()  # the next clock says who is on it now
                 narrator = self.narrator()
-                if narrator is not None:
-                    for text in narrator.batch(engine_events):
-                        kind = "turn" if text.startswith("-- ") else "event"
-                        if self.seat is not None and kind == "event" and _about_you(text):
-                            kind = "you"
-                        out.append(self._say(kind, text))
+                if narrator is not None and message.state_id > self.narrated:
+                    for line in log_lines(narrator, engine_events):
+                        self.log.append(line)
+                        out.append(line)
+                self.narrated = max(self.narrated, message.state_id)
+            case m.History():
+                out.extend(self._history(message))
+            case m.Clock():
+                now = time.monotonic()
+                self.clock = {c.seat: now + c.left for c in message.seats}
             case m.Prompt():
                 if message.seat == self.seat:
                     self.started = True
@@ -590,11 +634,7 @@ class GameModel:
                     if message.view is not None:
                         self.view = LiveView.from_payload(message.view)
             case m.ChatMessage():
-                who = (
-                    "you"
-                    if message.seat is not None and message.seat == self.seat
-                    else message.name
-                )
+                who = self._speaker(message.seat, message.name)
                 out.append(self._say("chat", f"{who}: {message.text}"))
             case m.GameOver():
                 self.over = message
@@ -617,6 +657,17 @@ class GameModel:
                 self.last_error = message
                 out.append(self._say("error", f"refused: {message.message}"))
         return out
+
+
+def log_lines(narrator: TableNarrator, events: Sequence[ev.Event]) -> list[LogLine]:
+    """The log lines of one action's events (in the narrator's viewer's form)."""
+    out = []
+    for text in narrator.batch(events):
+        kind = "turn" if text.startswith("-- ") else "event"
+        if narrator.viewer is not None and kind == "event" and _about_you(text):
+            kind = "you"
+        out.append(LogLine(kind, text))
+    return out
 
 
 def _about_you(text: str) -> bool:
@@ -646,4 +697,5 @@ __all__ = [
     "card_names",
     "dev_names",
     "hex_name",
+    "log_lines",
 ]

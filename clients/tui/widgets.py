@@ -167,37 +167,77 @@ def swatch(seat: int) -> Text:
     return Text("██", style=SEAT_COLOURS[seat % 4])
 
 
-class PlayersPanel(Static):
-    """A block per seat: name and colour, public points, cards, development cards,
-    knights, longest road and largest army, who is to act and the time left, who is away."""
+COMPACT = 30
+"""Panels narrower than this many columns use their compact form."""
 
-    def show(self, model: GameModel, seconds_left: float | None) -> None:
+
+class _Panel(Static):
+    """A panel drawn from the model, again when its width changes."""
+
+    def _width(self) -> int:
+        return self.size.width or 36
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self.redraw)  # the new width's form, laid out anew
+
+    def redraw(self) -> None:
+        """Draw again from what was last shown."""
+
+
+class PlayersPanel(_Panel):
+    """A block per seat: name and colour, public points, cards, development cards,
+    knights, longest road and largest army, who is to act and their time left (every
+    seat's, in a game with a turn timer), who is a bot, away or gone."""
+
+    _model: GameModel | None = None
+
+    def show(self, model: GameModel) -> None:
+        self._model = model
+        self.redraw()
+
+    def redraw(self) -> None:
+        model = self._model
+        if model is None:
+            return
         v = model.view
-        out = Text(no_wrap=True, overflow="ellipsis")
         if v is None:
             names = ", ".join(p.name for p in model.players) or "nobody yet"
             self.update(Text(f"Seated: {names}"))
             return
+        width = self._width()
+        compact = width < COMPACT
+        out = Text(no_wrap=True, overflow="ellipsis")
         for s in v.seats:
             info = model.player(s.seat)
             acting = s.seat in v.to_act and v.winner is None
-            out.append("▶ " if acting else "  ", style="bold #ffe14d")
+            left = model.time_left(s.seat) if acting else None
+            line_start = len(out.plain)
+            out.append("▶" if acting else " ", style="bold #ffe14d")
+            out.append("" if compact else " ")
             out.append_text(swatch(s.seat))
             name = model.name(s.seat)
-            if s.seat == model.seat and name.lower() != "you":
+            if s.seat == model.seat and name.lower() != "you" and not compact:
                 name += " (you)"
-            out.append(f" {name}"[:19].ljust(19), style="bold" if acting else "")
+            clock = "" if left is None else f" ⏱{left:.0f}s"
+            used = len(out.plain) - line_start
+            room = width - used - 1 - (4 if compact else 6) - len(clock)
+            room = max(3, min(19, room))
+            out.append(f" {name}"[: room + 1].ljust(room + 1), style="bold" if acting else "")
             points = s.points
             if s.seat == model.seat and v.own_points is not None:
                 points = v.own_points
             if v.final_points is not None:
                 points = v.final_points[s.seat]
-            out.append(f"{points:>2} VP", style="bold")
-            if acting and seconds_left is not None and s.seat == model.seat:
-                out.append(f" ⏱{seconds_left:.0f}s", style="bold #ffe14d")
-            out.append("\n\u00a0\u00a0\u00a0\u00a0")
-            out.append(f"{s.cards:>2} cards {s.dev_cards} dev")
-            out.append(f" ⚔{s.knights}" if s.knights else "   ")
+            out.append(f"{points:>2}VP" if compact else f"{points:>3} VP", style="bold")
+            if clock:
+                out.append(clock, style="bold #ffe14d")
+            out.append("\n" + ("\u00a0" if compact else "\u00a0" * 4))
+            if compact:
+                out.append(f"{s.cards}c {s.dev_cards}d")
+                out.append(f" ⚔{s.knights}" if s.knights else "")
+            else:
+                out.append(f"{s.cards:>2} cards {s.dev_cards} dev")
+                out.append(f" ⚔{s.knights}" if s.knights else "   ")
             if s.longest_road:
                 out.append(" LR", style="bold #35c3e0")
             if s.largest_army:
@@ -211,6 +251,7 @@ class PlayersPanel(Static):
             if s.discards_owed:
                 out.append(f" owes {s.discards_owed}", style="bold #ff9d1a")
             out.append("\n")
+        out.rstrip()
         self.update(out)
 
 
@@ -222,13 +263,29 @@ BUILD_KINDS = (
 )
 
 
-class HandPanel(Static):
+class HandPanel(_Panel):
     """Your cards, development cards, trade ratios and what you can build now."""
 
+    _shown: tuple[GameModel, set[str]] | None = None
+
     def show(self, model: GameModel, kinds: set[str]) -> None:
+        self._shown = (model, kinds)
+        self.redraw()
+
+    def redraw(self) -> None:
+        if self._shown is None:
+            return
+        model, kinds = self._shown
         v = model.view
         if v is None or v.hand is None:
             self.update(Text("Watching: hands are hidden.", style="dim") if model.spectator else "")
+            return
+        held = v.development or [0] * 5
+        new = v.development_new or [0] * 5
+        old = [max(0, h - n) for h, n in zip(held, new, strict=True)]
+        can = [label for kind, label in BUILD_KINDS if kind in kinds]
+        if self._width() < COMPACT:
+            self.update(self._compact(v.hand, old, new, can))
             return
         out = Text(no_wrap=True, overflow="ellipsis")
         out.append("Hand ", style="bold")
@@ -239,16 +296,28 @@ class HandPanel(Static):
             out.append(f" {name} ", style="" if v.hand[r] else "dim")
         out.append(f"  ({sum(v.hand)} cards)", style="dim")
         out.append("\nDev  ", style="bold")
-        held = v.development or [0] * 5
-        new = v.development_new or [0] * 5
-        old = [max(0, h - n) for h, n in zip(held, new, strict=True)]
         out.append(dev_names(old))
         if any(new):
             out.append(f"  new: {dev_names(new)}", style="dim")
-        can = [label for kind, label in BUILD_KINDS if kind in kinds]
         out.append("\nBuild ", style="bold")
         out.append(", ".join(can) if can else "nothing now", style="" if can else "dim")
         self.update(out)
+
+    @staticmethod
+    def _compact(
+        hand: Sequence[int], old: Sequence[int], new: Sequence[int], can: Sequence[str]
+    ) -> Text:
+        """The hand in few columns: only what is held, wrapped."""
+        out = Text()
+        out.append(f"Hand ({sum(hand)}): ", style="bold")
+        out.append(card_names(hand) if any(hand) else "no cards")
+        out.append("\nDev: ", style="bold")
+        out.append(dev_names(old))
+        if any(new):
+            out.append(f" (new: {dev_names(new)})", style="dim")
+        out.append("\nBuild: ", style="bold")
+        out.append(", ".join(can) if can else "nothing now", style="" if can else "dim")
+        return out
 
 
 def ratios_text(ratios: Sequence[int]) -> str:

@@ -290,3 +290,34 @@ async def test_a_spectator_is_offered_nothing() -> None:
         assert "hands are hidden" in str(app.query_one("#hand").render())
         await pilot.press("t", "b", "1")
         assert transport.sent == []
+
+
+async def test_an_offer_goes_to_the_chosen_players_only() -> None:
+    state = pos.setup_game(pos.config(players=4))
+    pos.main_phase(state, 0)
+    pos.set_hand(state, 0, pos.counts(brick=2, wool=1))
+    pos.set_hand(state, 1, pos.counts(lumber=2))
+    app, transport = client(state, 0, prompt(state, 0))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("t")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, CardDialog)
+        assert "To: 1☑ ██ Bo  2☑ ██ Cy  3☑ ██ Di" in str(dialog.query_one("#recipients").render())
+        await pilot.press("right", *["down"] * 6, "right")  # 1 brick for 1 lumber
+        await pilot.press("1", "2", "3")  # nobody: not sendable
+        assert "tick at least one player" in str(dialog.query_one("#problem").render())
+        await pilot.press("enter")
+        assert app.screen is dialog and not transport.sent
+        await pilot.press("1", "3")  # Bo and Di
+        assert "only the ticked players" in str(dialog.query_one("#recipients").render())
+        await pilot.press("enter")
+        await pilot.pause()
+        offer = sent(transport, state, 0)
+        assert isinstance(offer, OfferTrade) and offer.to == (1, 3)
+        transport.push(events(state, apply(state, offer), 0), prompt(state, 0))
+        await pilot.pause()
+        hint = str(app.query_one("#hint").render())
+        assert "You offer 1 brick for 1 lumber to Bo, Di" in hint
+        assert "Bo: pending" in hint and "Cy" not in hint

@@ -155,6 +155,9 @@ def client_samples() -> list[p.WireModel]:
         m.JoinGame(invite="K7QX", name="Bob"),
         m.Rejoin(game="g1", token="t-" + "5b0d3c7e" * 4),
         m.Watch(game="g1"),
+        m.Rejoin(game="g1", token="t-x", history=True),
+        m.Watch(game="g1", history=True),
+        m.GetRecord(game="g1"),
         m.Leave(game="g1"),
         m.StartGame(game="g1"),
         *(
@@ -226,6 +229,30 @@ def server_samples() -> list[p.WireModel]:
         m.Error(code=ErrorCode.STALE_STATE, message="resend for state 17"),
         m.Error(code=ErrorCode.ILLEGAL_ACTION, message="cannot afford", detail="cannot_afford"),
         m.Pong(nonce=99),
+        m.History(
+            game="g1",
+            batches=[
+                m.HistoryBatch(state_id=42, events=events),
+                m.HistoryBatch(state_id=43, events=[]),
+            ],
+            chat=[m.ChatAt(state_id=40, seat=None, name="watcher", text="hi")],
+            more=True,
+        ),
+        m.History(game="g1", batches=[]),
+        m.Clock(game="g1", state_id=44, seats=[m.SeatClock(seat=1, left=12.5)]),
+        m.GameRecord(
+            game="g1",
+            options=m.GameOptions(players=2),
+            seed=2**63 - 1,
+            seed_hash="ab" * 32,
+            seats=[
+                m.SeatRecord(seat=0, name="Ada", bot=False),
+                m.SeatRecord(seat=1, name="b", bot=True),
+            ],
+            actions=[m.RecordedAction(seat=0, action=a) for a in action_samples()],
+            winner=0,
+            points=[10, 4],
+        ),
     ]
 
 
