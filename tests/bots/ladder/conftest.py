@@ -46,3 +46,44 @@ def db(request: pytest.FixtureRequest, tmp_path: Path) -> str:
         return str(tmp_path / "games.db")
     url: str = request.getfixturevalue("postgres_url")
     return url
+
+
+@pytest.fixture
+def server_url() -> Iterator[str]:
+    """A real server on 127.0.0.1 on a free port, in its own thread and event loop (the
+    ladder runs its own loop), stopped after the test."""
+    import asyncio
+    import threading
+
+    from server.app import HexhavenServer
+
+    ready = threading.Event()
+    state: dict[str, Any] = {}
+
+    async def serve() -> None:
+        state["loop"] = asyncio.get_running_loop()
+        state["stop"] = asyncio.Event()
+        srv = HexhavenServer()
+        async with srv.running("127.0.0.1", 0) as ws_server:
+            state["port"] = srv.port_of(ws_server)
+            ready.set()
+            await state["stop"].wait()
+
+    def run() -> None:
+        try:
+            asyncio.run(serve())
+        except BaseException as exc:  # reported to the test below
+            state["error"] = exc
+            ready.set()
+
+    thread = threading.Thread(target=run, name="ladder-test-server")
+    thread.start()
+    try:
+        assert ready.wait(10), "the server did not start"
+        assert "error" not in state, state.get("error")
+        yield f"ws://127.0.0.1:{state['port']}"
+    finally:
+        if "loop" in state:
+            state["loop"].call_soon_threadsafe(state["stop"].set)
+        thread.join(15)
+        assert not thread.is_alive(), "the server did not stop"
