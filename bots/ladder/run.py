@@ -392,6 +392,12 @@ def run_ladder(
                 f"{', '.join(connecting)} connect(s) to a server itself: run with --server URL"
             )
     workers = workers or config.ladder.workers or default_workers(config)
+    most = max(search_processes(e) for e in config.entrant)
+    if backend == "process" and workers * most > (os.cpu_count() or 1):
+        out(
+            f"ladder {name}: note: {workers} workers x up to {most} search processes each is "
+            f"more than the {os.cpu_count()} cores; decision times will suffer"
+        )
     before = store.open_ladder(name, config.identity(), entrant_rows(config), fresh=fresh)
     schedule = make_ladder_schedule(
         len(config.entrant), config.ladder.players, total, config.ladder.seed
