@@ -269,3 +269,49 @@ def test_ab_without_a_difference_accepts_h0_or_runs_out(
     with open_store(str(tmp_path / "g.db")) as store:
         games = store.games("same:ab:r1:r2")
     assert all(sorted(g.labels) == ["r1", "r1", "r2", "r2"] for g in games)
+
+
+def test_a_stored_game_replays_exactly_from_its_seeds() -> None:
+    from bots.ladder.config import parse_config
+    from bots.ladder.games import make_tasks, play_game
+
+    config = parse_config(
+        {
+            "ladder": {"name": "x", "games": 2, "players": 2, "victory_points": 4},
+            "entrant": [
+                {"name": "u", "bot": "uct", "params": {"rollouts": 20}},
+                {"name": "h", "bot": "heuristic"},
+            ],
+        }
+    )
+    task = make_tasks(config, make_ladder_schedule(2, 2, 2, seed=1), config.entrant)[1]
+    first, second = play_game(task), play_game(task)
+    assert (first.points, first.winner, first.actions, first.decisions) == (
+        second.points,
+        second.winner,
+        second.actions,
+        second.decisions,
+    )
+    assert first.seating == (1, 0) and first.index == 1
+
+
+def test_default_workers_leave_room_for_search_processes(monkeypatch: pytest.MonkeyPatch) -> None:
+    from bots.ladder.config import parse_config
+    from bots.ladder.run import default_workers
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 8)
+    entrants: list[dict[str, object]] = [{"name": "r", "bot": "random"}]
+    plain = parse_config(
+        {
+            "ladder": {"name": "x", "games": 1},
+            "entrant": [*entrants, {"name": "u", "bot": "uct", "params": {"rollouts": 5}}],
+        }
+    )
+    assert default_workers(plain) == 8
+    hard = parse_config(
+        {
+            "ladder": {"name": "x", "games": 1},
+            "entrant": [*entrants, {"name": "u", "bot": "uct", "params": {"strength": "hard"}}],
+        }
+    )
+    assert default_workers(hard) == 4  # hard searches 10 trees in 2 processes
