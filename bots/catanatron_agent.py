@@ -27,10 +27,14 @@ are refused when the seat is taken (:class:`UnsupportedGame`).
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import random
+import sys
 import time
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import structlog
@@ -78,22 +82,37 @@ class UnsupportedGame(ValueError):
 
 
 def load_player(path: str) -> type[Player]:
-    """The catanatron ``Player`` class at ``path`` (``module:Class``, ``module.Class`` or a
-    short name of :data:`SHIPPED_PLAYERS`). Raises ValueError saying what is wrong."""
+    """The catanatron ``Player`` class at ``path``: ``module:Class``, ``module.Class``,
+    ``path/to/file.py:Class`` or a short name of :data:`SHIPPED_PLAYERS`. Raises ValueError
+    saying what is wrong."""
     path = SHIPPED_PLAYERS.get(path, path)
-    module_name, colon, name = path.partition(":")
+    module_name, colon, name = path.rpartition(":")
     if not colon:
         module_name, _, name = path.rpartition(".")
     if not module_name or not name:
         raise ValueError(f"player={path!r}: write module:Class, e.g. {DEFAULT_PLAYER}")
     try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
+        if module_name.endswith(".py"):
+            module = _load_file(Path(module_name))
+        else:
+            module = importlib.import_module(module_name)
+    except (ImportError, OSError) as exc:
         raise ValueError(f"player={path!r}: cannot import {module_name!r} ({exc})") from exc
     cls = getattr(module, name, None)
     if not isinstance(cls, type) or not issubclass(cls, Player):
         raise ValueError(f"player={path!r}: {name!r} is not a catanatron Player class")
     return cls
+
+
+def _load_file(file: Path) -> ModuleType:
+    """The module in a Python file (not on the import path)."""
+    spec = importlib.util.spec_from_file_location(f"hexhaven_player_{file.stem}", file)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"{file} is not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 def check_game(view: View) -> None:

@@ -191,6 +191,8 @@ DOC_COMMANDS = (
     "npm ci --prefix examples/js",
     "node examples/js/agent.js",
     "hexhaven agent",
+    "hexhaven bot",
+    "hexhaven arena",
 )
 """Every command line of the document starts with one of these; a test runs each."""
 

@@ -23,6 +23,7 @@ RUN_BY_TESTS = {
     "examples/js/agent.js": "test_examples.py",
     "examples/stdio/agent.py": "test_bridge.py",
     "bots/random_player.py": "tests/server/test_bots.py (the server's random bots)",
+    "examples/catanatron/player.py": "test_catanatron.py",
 }
 """The files the page may quote, each played in whole games by the test named."""
 _EVENT: TypeAdapter[Any] = TypeAdapter(EventPayload)
