@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,6 +15,7 @@ from protocol import messages as m
 from server.app import HexhavenServer
 from tests.agents.helpers import Proxy
 from tests.server.client import Client
+from tests.server.test_restart import free_port, server_process
 
 
 class Counting(Agent):
@@ -24,6 +26,10 @@ class Counting(Agent):
     def __init__(self) -> None:
         self.rnd = random.Random(5)
         self.states: list[int] = []
+        self.seat: int | None = None
+
+    def on_seated(self, table: Table) -> None:
+        self.seat = table.seat
 
     def choose(self, prompt: m.Prompt, table: Table) -> Any:
         self.states.append(prompt.state_id)
@@ -134,3 +140,33 @@ async def test_without_a_policy_a_lost_connection_ends_play() -> None:
 async def test_the_first_connection_failing_is_not_retried() -> None:
     with pytest.raises(OSError):
         await play(Counting(), "ws://127.0.0.1:9", "nosuchgame")
+
+
+async def test_both_seats_come_back_after_the_server_restarts(tmp_path: Path) -> None:
+    """The server is killed mid-game and started again on its database: each SDK agent
+    reconnects, rejoins with its token and the game is played to the end."""
+    db, port = tmp_path / "games.db", free_port()
+    url = f"ws://127.0.0.1:{port}"
+    policy = Reconnect(first_delay=0.2, max_delay=1.0, attempts=40, give_up_after=60)
+    agents = [Counting(), Counting()]
+    async with server_process(db, port) as first:
+        host = await Client.open(port)
+        await host.hello()
+        await host.send(m.CreateGame(options=m.GameOptions(players=2, victory_points=5)))
+        game = (await host.expect(m.GameCreated)).game
+        tasks = [asyncio.create_task(play(a, url, game, reconnect=policy)) for a in agents]
+        async with asyncio.timeout(30):
+            while any(a.seat is None for a in agents):
+                await asyncio.sleep(0.02)
+            await host.send(m.StartGame(game=game))
+            while sum(len(a.states) for a in agents) < 30:
+                await asyncio.sleep(0.02)
+        first.kill()  # a crash: no goodbye to anyone
+        first.wait()
+        before = max(max(a.states) for a in agents)
+        await host.close()
+    async with server_process(db, port):
+        overs = await asyncio.wait_for(asyncio.gather(*tasks), 120)
+    assert all(o is not None and o.winner is not None for o in overs)
+    assert overs[0] == overs[1]
+    assert max(max(a.states) for a in agents) > before  # play went on after the restart
