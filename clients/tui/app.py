@@ -363,8 +363,9 @@ class HexhavenApp(App[None]):
             who = "You offer" if t.offerer == model.seat else f"{model.name(t.offerer)} offers"
             asked = [q for q, a in enumerate(t.answers) if a != "not_asked" and q != t.offerer]
             if len(asked) < v.players - 1:
-                names = ["you" if q == model.seat else model.name(q) for q in asked]
-                who_to = " to " + ", ".join(names)
+                who_to = " to " + ", ".join(
+                    "you" if q == model.seat else model.name(q) for q in asked
+                )
             else:
                 who_to = ""
             out.append(

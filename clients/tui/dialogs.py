@@ -125,7 +125,7 @@ class Recipients(Static):
             out.append("██", style=SEAT_COLOURS[seat % 4])
             out.append(f" {name}  ", style="bold" if on else "dim strike")
         out.append("\n" + ("everyone" if self.to() is None else "only the ticked players"))
-        out.append(" · a number ticks or unticks", style="dim")
+        out.append("  · a number ticks or unticks", style="dim")
         self.update(out)
 
 
@@ -246,7 +246,7 @@ HELP = """\
   Enter         build there / move the robber there (a click works too)
   Esc           back
 [b]Any time[/b]
-  t             offer a trade to the other players (in your turn, after the roll)
+  t             offer a trade (in your turn, after the roll); 1-3 there tick whom to ask
   b             trade with the bank (your ratio per resource is shown)
   c             chat with the table        l   the whole game log
   s             start the game (the host, before it starts)

@@ -163,7 +163,10 @@ class Slider(Widget):
         width = self._bar_width()
         filled = 0 if self.length == 0 else round(width * self.position / self.length)
         out = Text(no_wrap=True, overflow="ellipsis")
-        out.append(f"action {self.position} of {self.length}\n", style="bold")
+        label = f"action {self.position} of {self.length}"
+        if len(label) > self.size.width:
+            label = f"{self.position}/{self.length}"
+        out.append(label + "\n", style="bold")
         out.append("━" * filled, style="bold #ffe14d")
         out.append("●" if filled < width else "", style="bold #ffe14d")
         out.append("─" * max(0, width - filled - 1), style="#6c7a89")
@@ -190,10 +193,11 @@ class ReplayApp(App[None]):
     CSS = (
         HexhavenApp.CSS
         + """
-    #now { height: auto; max-height: 8; border-top: solid $panel-lighten-2; }
+    #now { height: 1fr; min-height: 2; border-top: solid $panel-lighten-2; }
+    #where { dock: bottom; height: auto; }
     #slider { border-top: solid $panel-lighten-2; height: 3; }
     #keys { height: auto; color: $text-muted; border-top: solid $panel-lighten-2; }
-    #spacer { height: 1fr; }
+    .short #keys { display: none; }
     """
     )
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -236,13 +240,16 @@ class ReplayApp(App[None]):
                 yield PlayersPanel(id="players")
                 yield HandPanel(id="hand")
                 yield Static(id="now")
-                yield Static(id="spacer")
-                yield Slider(self.game.length, id="slider")
-                yield Static(HELP, id="keys")
+                with Vertical(id="where"):
+                    yield Slider(self.game.length, id="slider")
+                    yield Static(HELP, id="keys")
         yield Footer()
 
     def on_mount(self) -> None:
         self.show()
+
+    def on_resize(self) -> None:
+        self.screen.set_class(self.size.height < 30, "short")  # the footer has the keys
 
     # --- moving -------------------------------------------------------------------------------
     def go(self, position: int) -> None:

@@ -3,7 +3,8 @@
 ``python -m clients.tui.screenshot [DIR]`` plays a seeded game with the engine (random
 builders at every seat) to the middle, shows it to the client as the server would (the
 view, the last turns' events, a prompt) and saves ``play.svg`` (the board and the action
-list) and ``offer.svg`` (an offer being made) in DIR (default ``docs/screenshots``).
+list), ``offer.svg`` (an offer being made), ``narrow.svg`` (the same at 80x24) and
+``replay.svg`` (a finished game replayed) in DIR (default ``docs/screenshots``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from clients.tui.app import HexhavenApp
 from clients.tui.offline import OfflineTransport
 from protocol import messages as m
 from protocol.payloads import action_from_engine, event_from_engine, view_from_engine
+from server.room import seed_hash
 
 GAME = "demo"
 NAMES = ("Ana", "Bo", "Cy", "Di")
@@ -75,18 +77,55 @@ def _messages(state: engine.GameState, history: list[m.Events]) -> list[Any]:
     ]
 
 
+def _finished(seed: int) -> m.GameRecord:
+    """The record of a game played to its end by random builders."""
+    config = engine.GameConfig(players=4)
+    state = engine.new_game(config, seed)
+    rnd = random.Random(seed)
+    actions: list[m.RecordedAction] = []
+    while not state.is_over:
+        acts = engine.legal_actions(state)
+        busy = [a for a in acts if not isinstance(a, engine.EndTurn | engine.MaritimeTrade)]
+        action = rnd.choice(busy if busy and rnd.random() < 0.85 else acts)
+        wire: Any = action_from_engine(action)
+        actions.append(m.RecordedAction(seat=action.seat, action=wire))
+        engine.apply(state, action)
+    return m.GameRecord(
+        game=GAME,
+        options=m.GameOptions(players=4),
+        seed=seed,
+        seed_hash=seed_hash(seed),
+        seats=[m.SeatRecord(seat=q, name=NAMES[q], bot=q != 0) for q in range(4)],
+        actions=actions,
+        winner=state.winner,
+        points=[state.victory_points(q) for q in range(4)],
+    )
+
+
 async def save(directory: Path, seed: int = 12, turns: int = 24) -> list[Path]:
     """Save the screenshots; returns their paths."""
+    from clients.tui.replay import ReplayApp, ReplayGame
+
     directory.mkdir(parents=True, exist_ok=True)
     state, history = _position(seed, turns)
-    app = HexhavenApp(OfflineTransport(_messages(state, history)))
     out: list[Path] = []
+    app = HexhavenApp(OfflineTransport(_messages(state, history)))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         out.append(Path(app.save_screenshot("play.svg", str(directory))))
         await pilot.press("t", "down", "down", "right", *["down"] * 7, "right")  # wool for ore
+        await pilot.press("2")  # not to Cy
         await pilot.pause()
         out.append(Path(app.save_screenshot("offer.svg", str(directory))))
+    app = HexhavenApp(OfflineTransport(_messages(state, history)))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        out.append(Path(app.save_screenshot("narrow.svg", str(directory))))
+    replayed = ReplayGame(_finished(seed), viewer=0)
+    replay = ReplayApp(replayed, position=replayed.turns[len(replayed.turns) * 2 // 3] + 1)
+    async with replay.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        out.append(Path(replay.save_screenshot("replay.svg", str(directory))))
     return out
 
 

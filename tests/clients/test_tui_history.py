@@ -1,0 +1,124 @@
+"""The terminal client after a rejoin or a late watch: the log tells the game so far from
+the server's ``history`` (in the seat's own form, chat in its place, nothing twice after a
+reconnect), and the player panels show every acting seat's clock."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import engine
+from clients.tui.app import HexhavenApp
+from clients.tui.offline import OfflineTransport
+from clients.tui.widgets import PlayersPanel
+from protocol import messages as m
+from protocol.payloads import event_from_engine, view_from_engine
+from tests.clients.test_tui_dialogs import GAME, NAMES, SIZE
+
+SEED = 21
+
+
+def played(actions: int) -> tuple[engine.GameState, list[tuple[int, list[engine.Event]]]]:
+    """A 4-seat game played by random builders for ``actions`` actions, with every
+    action's events."""
+    state = engine.new_game(engine.GameConfig(players=4), SEED)
+    rnd = random.Random(SEED)
+    done: list[tuple[int, list[engine.Event]]] = []
+    while state.actions_taken < actions:
+        acts = engine.legal_actions(state)
+        busy = [a for a in acts if not isinstance(a, engine.EndTurn | engine.MaritimeTrade)]
+        action = rnd.choice(busy if busy and rnd.random() < 0.85 else acts)
+        done.append((state.actions_taken + 1, engine.apply(state, action)))
+    return state, done
+
+
+def history(done: list[tuple[int, list[engine.Event]]], seat: int | None, **kw: Any) -> m.History:
+    batches = [
+        m.HistoryBatch(state_id=s, events=[event_from_engine(e.for_seat(seat)) for e in evs])
+        for s, evs in done
+    ]
+    return m.History(game=GAME, batches=batches, **kw)
+
+
+def opening(state: engine.GameState, seat: int | None) -> list[Any]:
+    players = [
+        m.PlayerInfo(seat=q, name=NAMES[q], bot=q != seat, connected=True, away=False)
+        for q in range(state.n)
+    ]
+    return [
+        m.Joined(game=GAME, seat=seat, token=None if seat is None else "tok"),
+        m.Players(game=GAME, players=players),
+        m.GameView(game=GAME, view=view_from_engine(engine.view(state, seat))),
+    ]
+
+
+async def test_a_rejoining_seat_reads_the_game_so_far_and_only_its_own_secrets() -> None:
+    state, done = played(400)
+    bought = [e for _, evs in done for e in evs if isinstance(e, engine.DevCardBought)]
+    mine = [e for e in bought if e.seat == 1]
+    theirs = [e for e in bought if e.seat != 1]
+    assert mine and theirs, "the seeded game has draws by seat 1 and by others"
+    chat = [m.ChatAt(state_id=3, seat=2, name="Cy", text="hello all")]
+    first = history(done[:250], 1, chat=chat, more=True)
+    rest = history(done[250:], 1)
+    transport = OfflineTransport([*opening(state, 1), first, rest])
+    app = HexhavenApp(transport)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        log = [line.text for line in app.model.log]
+        assert len(log) > 300
+        assert log.index("Cy: hello all") < next(i for i, t in enumerate(log) if "turn 2:" in t)
+        own = [t for t in log if t.startswith("You bought a ")]
+        assert len(own) == len(mine) and not any("development card" in t for t in own)
+        others = [t for t in log if " bought " in t and not t.startswith("You")]
+        assert len(others) == len(theirs)
+        assert all(t.endswith("bought a development card") for t in others)
+        shown = app.query_one("#log")
+        assert len(shown.lines) >= 300  # type: ignore[attr-defined]
+        # Reconnected later: only what happened meanwhile is added, chat included once.
+        state2, done2 = played(430)
+        assert done2[:400] == done
+        transport.push(
+            m.GameView(game=GAME, view=view_from_engine(engine.view(state2, 1))),
+            history(done2, 1, chat=[*chat, m.ChatAt(state_id=410, seat=0, name="Ana", text="x")]),
+        )
+        await pilot.pause()
+        again = [line.text for line in app.model.log]
+        assert again[: len(log)] == log
+        added = again[len(log) :]
+        assert "Ana: x" in added and "Cy: hello all" not in added
+        narrated = app.model.narrated
+        assert narrated == 430
+
+
+async def test_a_late_spectator_sees_no_secrets_in_the_log() -> None:
+    state, done = played(400)
+    app = HexhavenApp(OfflineTransport([*opening(state, None), history(done, None)]))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        log = [line.text for line in app.model.log]
+        bought = [t for t in log if " bought " in t]
+        stole = [t for t in log if " stole " in t]
+        assert bought and all(t.endswith("bought a development card") for t in bought)
+        assert all(" stole a card from " in t for t in stole)
+
+
+async def test_the_clock_of_another_seat_counts_down_in_its_panel() -> None:
+    state, _ = played(60)
+    actor = engine.seats_to_act(state)[0]
+    viewer = (actor + 1) % 4
+    clock = m.Clock(
+        game=GAME, state_id=state.actions_taken, seats=[m.SeatClock(seat=actor, left=42.0)]
+    )
+    app = HexhavenApp(OfflineTransport([*opening(state, viewer), clock]))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        lines = str(app.query_one(PlayersPanel).render()).splitlines()
+        row = next(t for t in lines if NAMES[actor] in t)
+        assert row.startswith("▶") and ("⏱42s" in row or "⏱41s" in row)
+        assert not any("⏱" in t for t in lines if NAMES[actor] not in t)
+        # The next action's events stop it until the next clock says who is on it.
+        app.model.clock.clear()
+        app.refresh_all()
+        await pilot.pause()
+        assert "⏱" not in str(app.query_one(PlayersPanel).render())

@@ -1,0 +1,116 @@
+"""The terminal client at several sizes: from 80x24 up, the whole board, every player, the
+hand and the action list are on the screen, and nothing essential is cut off; the offer
+dialog and the replay fit too."""
+
+from __future__ import annotations
+
+import pytest
+from textual.app import App
+from textual.geometry import Region
+from textual.widget import Widget
+
+from clients.tui.app import HexhavenApp
+from clients.tui.board import layout
+from clients.tui.dialogs import CardDialog
+from clients.tui.offline import OfflineTransport
+from clients.tui.replay import ReplayApp, ReplayGame, Slider
+from clients.tui.screenshot import NAMES, _messages, _position
+from clients.tui.widgets import BoardView, HandPanel, PlayersPanel
+from server.store import Store, game_record
+from tests.clients.test_replay import store_game
+
+SIZES = [(80, 24), (90, 30), (100, 30), (120, 40), (160, 50)]
+BOARD = layout(3)
+
+
+def inside(app: App[None], widget: Widget, size: tuple[int, int]) -> Region:
+    """The widget's region, checked to be on the screen above the footer."""
+    region = widget.region
+    width, height = size
+    assert region.width > 0 and region.height > 0, widget
+    assert region.right <= width and region.bottom <= height - 1, (widget, region)
+    return region
+
+
+def lines_fit(widget: Widget) -> list[str]:
+    """The widget's lines as drawn on the screen, checked to hold all of its text: every
+    word, in order, nothing cut off at the right or the bottom."""
+    rendered = widget.render()
+    text = getattr(rendered, "plain", str(rendered)).replace("\u00a0", " ")
+    drawn = widget.render_lines(Region(0, 0, *widget.outer_size))
+    shown = [strip.text.rstrip() for strip in drawn if strip.text.strip("─ ")]  # no border
+    assert " ".join(shown).split() == text.split(), (widget, shown)
+    return shown
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_the_game_screen_at_each_size(size: tuple[int, int]) -> None:
+    state, history = _position(12, 24)
+    app = HexhavenApp(OfflineTransport(_messages(state, history)))
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        board = inside(app, app.query_one(BoardView), size)
+        assert (board.width, board.height) == (BOARD.width, BOARD.height)  # never clipped
+        players = lines_fit(app.query_one(PlayersPanel))
+        text = "\n".join(players)
+        for name in NAMES:
+            row = next(line for line in players if name in line)
+            assert "VP" in row, row
+        assert "▶" in text  # who is to act
+        hand = lines_fit(app.query_one(HandPanel))
+        assert hand[0].startswith("Hand") and "lumber" in " ".join(hand)
+        inside(app, app.query_one("#hint"), size)
+        actions = inside(app, app.query_one("#actions"), size)
+        assert actions.height >= 3
+        assert app.choices and app.query_one("#actions").highlighted == 0  # type: ignore[attr-defined]
+        inside(app, app.query_one("#log"), size)
+        # More room, more of it used: the log and the side column grow with the screen.
+        if size[0] >= 100:
+            assert "Hand " in hand[0] and "(you)" in text  # the full forms
+        # The offer dialog fits as a whole, its keys line included.
+        await pilot.press("t")
+        await pilot.pause()
+        assert isinstance(app.screen, CardDialog)
+        box = app.screen.query_one(".dialog")
+        assert box.region.bottom <= size[1] and box.region.right <= size[0]
+        keys = app.screen.query_one(".dialog-keys")
+        assert keys.region.bottom <= size[1] - 1 and keys.region.height >= 1
+
+
+async def test_the_log_and_the_side_column_grow_with_the_screen() -> None:
+    heights = {}
+    widths = {}
+    state, history = _position(12, 24)
+    for size in ((100, 30), (160, 50)):
+        app = HexhavenApp(OfflineTransport(_messages(state, history)))
+        async with app.run_test(size=size) as pilot:
+            await pilot.pause()
+            heights[size] = app.query_one("#log").region.height
+            widths[size] = app.query_one("#actions").region.width
+    assert heights[(160, 50)] > heights[(100, 30)] and widths[(160, 50)] > widths[(100, 30)]
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_the_replay_at_each_size(size: tuple[int, int]) -> None:
+    store = Store()
+    store_game(store, "done1", seed=3)
+    stored = store.load("done1")
+    assert stored is not None
+    game = ReplayGame(game_record(stored), viewer=1)
+    app = ReplayApp(game, position=game.length // 2)
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        board = inside(app, app.query_one(BoardView), size)
+        assert (board.width, board.height) == (BOARD.width, BOARD.height)
+        players = lines_fit(app.query_one(PlayersPanel))
+        assert all(any(name in line for line in players) for name in ("Ana", "Bo", "Cy", "Di"))
+        inside(app, app.query_one(HandPanel), size)
+        slider = app.query_one(Slider)
+        inside(app, slider, size)
+        shown = str(slider.render())
+        assert f"{game.length // 2} of {game.length}" in shown or (
+            f"{game.length // 2}/{game.length}" in shown
+        )
+        assert "━" in shown or "●" in shown  # the bar itself is visible
+        inside(app, app.query_one("#now"), size)
+    store.close()
