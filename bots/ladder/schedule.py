@@ -10,7 +10,8 @@ combination of ``P`` entrants once (up to :data:`MAX_COMBINATIONS` of them), so 
 of a cycle every entrant has played as often as every other and every pair has met equally
 often; within a cycle the next combination is the one whose entrants have played least,
 then whose most-met pair has met least, then whose pairs have met least in all, ties broken
-by an order drawn from the seed. With more combinations than that, each block is built
+by an order drawn from the seed (so within a cycle entrants' block counts stay within 2 of
+each other). With more combinations than that, each block is built
 greedily one entrant at a time by the same measures. With fewer entrants than seats
 (self-play) a block has one game per entrant and an entrant fills several seats, as in
 ``hexhaven arena``.
