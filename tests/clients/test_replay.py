@@ -25,14 +25,18 @@ NAMES = ("Ana", "Bo", "Cy", "Di")
 OPTIONS = m.GameOptions(players=4, victory_points=6, bots=[m.BotSeat()] * 3)
 
 
-def store_game(store: Store, game_id: str, seed: int, *, finish: bool = True) -> int:
+def store_game(
+    store: Store, game_id: str, seed: int, *, finish: bool = True, bots: bool = True
+) -> int:
     """A game played by random builders (to the end, or 100 actions when not
-    ``finish``) written to the store as the server writes it; returns its action count."""
+    ``finish``) written to the store as the server writes it, seats 1-3 marked as bots
+    unless not ``bots``; returns its action count."""
     config = engine.GameConfig(players=4, victory_points=6)
     state = engine.new_game(config, seed)
     store.create_game(game_id, OPTIONS, seed, seed_hash(seed), None)
     for q, name in enumerate(NAMES):
-        store.set_seat(game_id, q, f"token-{q}", name, None if q == 0 else "heuristic")
+        bot = "heuristic" if bots and q else None
+        store.set_seat(game_id, q, f"token-{q}", name, bot)
     store.start_game(game_id)
     rnd = random.Random(seed)
     while not state.is_over and (finish or state.actions_taken < 100):
@@ -203,3 +207,25 @@ def test_the_command_lists_finished_games_and_refuses_others(
     assert main(["replay", "done1", "--db", db, "--seat", "7"]) == 2
     assert "seats 0 to 3" in capsys.readouterr().err
     assert main(["replay", "--db", str(tmp_path / "none.db")]) == 2
+
+
+async def test_a_record_is_fetched_from_a_server_and_refused_while_unfinished(
+    tmp_path: Path,
+) -> None:
+    from clients.tui.link import SeatLost, fetch_record
+    from server.app import HexhavenServer
+
+    store = Store(tmp_path / "served.db")
+    store_game(store, "done1", seed=3)
+    store_game(store, "going1", seed=5, finish=False, bots=False)  # resumed: no bots to start
+    srv = HexhavenServer(store)
+    async with srv.running("127.0.0.1", 0):
+        fetched = await fetch_record(srv.url, "done1")
+        assert fetched == record(store)
+        game = ReplayGame(fetched, viewer=None)
+        assert game.over and game.view(game.length).winner == fetched.winner
+        for game_id, code in (("going1", "game_not_over"), ("nosuch", "unknown_game")):
+            with pytest.raises(SeatLost) as refused:
+                await fetch_record(srv.url, game_id)
+            assert refused.value.error.code == code
+    store.close()

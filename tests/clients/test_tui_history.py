@@ -4,6 +4,7 @@ reconnect), and the player panels show every acting seat's clock."""
 
 from __future__ import annotations
 
+import asyncio
 import random
 from typing import Any
 
@@ -122,3 +123,42 @@ async def test_the_clock_of_another_seat_counts_down_in_its_panel() -> None:
         app.refresh_all()
         await pilot.pause()
         assert "⏱" not in str(app.query_one(PlayersPanel).render())
+
+
+async def test_through_a_real_server_a_resumed_seat_and_a_late_watcher_read_the_past() -> None:
+    from clients.tui.link import Link, Seating
+    from server.app import HexhavenServer
+    from tests.server.client import Client
+    from tests.server.test_play import seated_game
+
+    srv = HexhavenServer()
+    async with srv.running("127.0.0.1", 0) as ws_server:
+        port = srv.port_of(ws_server)
+        game, clients = await seated_game(port, "hexhaven.v1.msgpack", players=2)
+        token = next(x for x in clients[1].received if isinstance(x, m.Joined)).token
+        assert token is not None
+        await clients[0].send(m.Chat(game=game, text="have fun"))
+        await asyncio.gather(*(c.play_randomly(game, seed=5 + i) for i, c in enumerate(clients)))
+        told: dict[str, list[str]] = {}
+        for name, seating in (
+            ("seat", Seating("rejoin", game=game, token=token)),
+            ("watch", Seating("watch", game=game)),
+        ):
+            link = Link(srv.url, seating)
+            await link.open()
+            app = HexhavenApp(link)
+            async with app.run_test(size=SIZE) as pilot:
+                for _ in range(100):
+                    await pilot.pause(0.05)
+                    if any(" won!" in line.text for line in app.model.log):
+                        break
+                told[name] = [line.text for line in app.model.log]
+            await link.close()
+        for c in clients:
+            await Client.close(c)
+    for log in told.values():
+        assert any(t.startswith("-- turn 2:") for t in log)
+        assert "p0: have fun" in log
+        assert any(" won!" in t for t in log)
+    assert any(t.startswith("You ") for t in told["seat"])
+    assert not any(t.startswith("You ") for t in told["watch"])

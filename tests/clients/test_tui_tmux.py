@@ -71,3 +71,43 @@ def test_hexhaven_play_in_a_real_terminal(tmp_path: Path) -> None:
         assert (tmp_path / "hexhaven" / "last_game.json").exists()
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], check=False, capture_output=True)
+
+
+@pytest.mark.skipif(TMUX is None, reason="tmux is not installed: the terminal smoke test needs it")
+def test_hexhaven_replay_in_a_small_real_terminal(tmp_path: Path) -> None:
+    from server.store import Store
+    from tests.clients.test_replay import store_game
+
+    db = tmp_path / "games.db"
+    store = Store(db)
+    length = store_game(store, "done1", seed=3)
+    store.close()
+    session = f"hexhaven-test-{uuid.uuid4().hex[:8]}"
+    hexhaven = Path(sys.executable).with_name("hexhaven")
+    command = (
+        f"env -u COLUMNS -u LINES TERM=xterm-256color "
+        f"{hexhaven} replay done1 --db {shlex.quote(str(db))} --seat 0; sleep 5"
+    )
+    subprocess.run(
+        ["tmux", "new-session", "-d", "-s", session, "-x", "80", "-y", "24", command], check=True
+    )
+    try:
+        subprocess.run(
+            ["tmux", "resize-window", "-t", session, "-x", "80", "-y", "24"],
+            check=False,
+            capture_output=True,
+        )
+        screen = _wait_for(session, f"action 0 of {length}")
+        assert "[Ana's view]" in screen and "Hand (0)" in screen
+        subprocess.run(["tmux", "send-keys", "-t", session, "Right", "Right", "n"], check=True)
+        _wait_for(session, f"action 3 of {length}")
+        subprocess.run(["tmux", "send-keys", "-t", session, "End"], check=True)
+        screen = _wait_for(session, f"action {length} of {length}")
+        assert " won" in screen
+        subprocess.run(["tmux", "send-keys", "-t", session, "q"], check=True)
+        deadline = time.monotonic() + 10
+        while "Replay" in _screen(session) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert "Replay" not in _screen(session)
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], check=False, capture_output=True)
