@@ -69,7 +69,7 @@ async def test_the_event_loop_runs_while_the_agent_thinks() -> None:
         await asyncio.sleep(0.3)  # runs only if the agent's thinking leaves the loop free
         assert agent.decisions == 0 and not game.done()
         release.set()
-        over = await asyncio.wait_for(game, 60)
+        over = await asyncio.wait_for(game, 180)
         assert over is not None and over.winner is not None
         assert agent.decisions > 10 and agent.events > 10
         assert agent.overlaps == 0  # hooks never ran during a decision
@@ -102,7 +102,7 @@ async def test_a_refused_answer_is_replaced_by_a_listed_action() -> None:
     async with srv.running("127.0.0.1", 0) as ws_server:
         agent = OnceWrong()
         host, game = await _against_a_random_bot(srv, srv.port_of(ws_server), agent)
-        over = await asyncio.wait_for(game, 60)  # no turn timer: a stalled seat never ends
+        over = await asyncio.wait_for(game, 180)  # no turn timer: a stalled seat never ends
         assert over is not None and over.winner is not None
         assert agent.wrong and [e.code for e in agent.errors] == [m.ErrorCode.ILLEGAL_ACTION]
         await host.close()
