@@ -315,3 +315,32 @@ def test_default_workers_leave_room_for_search_processes(monkeypatch: pytest.Mon
         }
     )
     assert default_workers(hard) == 4  # hard searches 10 trees in 2 processes
+
+
+def test_a_ladder_runs_and_resumes_on_either_store(
+    db: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "tiny.toml"
+    path.write_text(
+        '[ladder]\nname = "tiny"\ngames = 6\nplayers = 2\nvictory_points = 4\n'
+        '[[entrant]]\nname = "random"\nbot = "random"\n'
+        '[[entrant]]\nname = "heuristic"\nbot = "heuristic"\n'
+        '[[entrant]]\nname = "uct-5"\nbot = "uct"\nparams = { rollouts = 5 }\n',
+        encoding="utf-8",
+    )
+    code, out, err = _cli(["run", str(path), "--games", "4", "--workers", "1", "--db", db], capsys)
+    assert code == 0, err
+    code, out, err = _cli(["run", str(path), "--workers", "1", "--db", db], capsys)
+    assert code == 0, err
+    assert "4 stored, 2 to play" in out
+    code, out, _ = _cli(["show", "tiny", "--db", db, "--json"], capsys)
+    assert code == 0
+    shown = json.loads(out)
+    assert shown["games"] == 6 and sum(r["games"] for r in shown["rows"]) == 12
+    assert {r["label"]: r["budget"] for r in shown["rows"]} == {
+        "random": "no search",
+        "heuristic": "no search",
+        "uct-5": "5 rollouts",
+    }
+    with open_store(db) as store:
+        assert [g.index for g in store.games("tiny")] == list(range(6))
