@@ -191,8 +191,8 @@ def _ab(args: argparse.Namespace) -> int:
     return 0
 
 
-def _add_run_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--workers", type=int, default=None, help="games at once (default: per core)")
+def _add_run_options(p: argparse.ArgumentParser, workers: str) -> None:
+    p.add_argument("--workers", type=int, default=None, help=f"games at once (default: {workers})")
     p.add_argument(
         "--backend",
         choices=["process", "ray"],
@@ -237,13 +237,13 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     )
     run.add_argument("config", help="the ladder file (TOML)")
     run.add_argument("--games", type=int, default=None, help="games in all (default: the file's)")
-    _add_run_options(run)
+    _add_run_options(run, "the file's workers, else one per core")
     run.set_defaults(run=_run)
     show = sub.add_parser(
         "show",
         help="print a ladder's leaderboard",
         description="The leaderboard of a stored ladder: per entrant its budget, games, wins, "
-        "win rate with its 95%% Wilson interval, mean victory points, mean rank, ms per "
+        "win rate with its 95% Wilson interval, mean victory points, mean rank, ms per "
         "decision and openskill rating (mu ± sigma; sorted by the ordinal mu - 3 sigma).",
     )
     show.add_argument("ladder", help="the ladder's name, or its file")
@@ -273,6 +273,6 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     ab.add_argument(
         "--max-games", type=int, default=1000, help="give up undecided after this many games"
     )
-    _add_run_options(ab)
+    _add_run_options(ab, "the file's workers, else 1")
     ab.set_defaults(run=_ab)
     return ladder

@@ -344,3 +344,21 @@ def test_a_ladder_runs_and_resumes_on_either_store(
     }
     with open_store(db) as store:
         assert [g.index for g in store.games("tiny")] == list(range(6))
+
+
+def test_progress_counts_rate_and_time_left(capsys: pytest.CaptureFixture[str]) -> None:
+    from bots.ladder.run import Progress
+
+    lines: list[str] = []
+    plain = Progress(10, 4, bar=False, out=lines.append)
+    plain.start -= 2.0  # two seconds ago
+    plain.advance("game 5")
+    plain.advance("game 6")
+    assert plain.rate() == pytest.approx(1.0, rel=0.05)  # 2 games in this run's 2 s
+    left = plain.left()
+    assert left is not None and left == pytest.approx(4.0, rel=0.05)
+    assert lines[-1].startswith("[6/10  1.0") and lines[-1].endswith("left]  game 6")
+    bar = Progress(3, 0, bar=True)  # the rich bar, drawn to a non-terminal here
+    bar.advance("game 1")
+    bar.close()
+    assert "game 1" in capsys.readouterr().out
