@@ -362,3 +362,22 @@ def test_progress_counts_rate_and_time_left(capsys: pytest.CaptureFixture[str]) 
     bar.advance("game 1")
     bar.close()
     assert "game 1" in capsys.readouterr().out
+
+
+def test_a_game_that_cannot_be_played_stops_the_run_and_says_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "broken.toml"
+    path.write_text(
+        '[ladder]\nname = "broken"\ngames = 4\nplayers = 2\nvictory_points = 4\n'
+        '[[entrant]]\nname = "random"\nbot = "random"\n'
+        f'[[entrant]]\nname = "ghost"\ncommand = "{tmp_path / "no-such-program"}"\n'
+        'budget = "none"\n',
+        encoding="utf-8",
+    )
+    db = str(tmp_path / "games.db")
+    code, _, err = _cli(["run", str(path), "--workers", "2", "--db", db], capsys)
+    assert code == 1
+    assert "stopped: game " in err and "cannot start" in err and "run again to go on" in err
+    with open_store(db) as store:
+        assert store.games("broken") == []
