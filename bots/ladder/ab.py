@@ -26,7 +26,7 @@ from typing import Any
 from bots.arena import GameRecord, ScheduledGame, agent_seed, ranks
 from bots.ladder.config import EntrantConfig, LadderConfig
 from bots.ladder.games import GameTask, make_tasks
-from bots.ladder.run import Backend, LadderError, Progress, describe, run_tasks
+from bots.ladder.run import Backend, LadderError, Progress, describe, run_tasks, say
 from bots.ladder.sprt import SPRT
 from bots.ladder.store import LadderStore
 
@@ -102,7 +102,7 @@ def run_ab(
     server: str | None = None,
     fresh: bool = False,
     bar: bool | None = None,
-    out: Callable[[str], None] = print,
+    out: Callable[[str], None] = say,
 ) -> ABResult:
     """Run the test (see the module docstring), printing the log-likelihood ratio after
     each game. Raises :class:`LadderError` for unknown entrants or a game that fails."""

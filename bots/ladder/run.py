@@ -53,6 +53,11 @@ IN_FLIGHT = 2
 """Games queued per worker, so a worker never waits for the driver."""
 
 
+def say(line: str) -> None:
+    """Print a line now (a pipe or a CI log sees each game as it finishes)."""
+    print(line, flush=True)
+
+
 class LadderError(Exception):
     """A ladder that cannot run: a bad option, a game that could not be played (the games
     stored so far are kept), a backend that cannot start."""
@@ -262,7 +267,7 @@ class Progress:
         done: int,
         *,
         bar: bool | None = None,
-        out: Callable[[str], None] = print,
+        out: Callable[[str], None] = say,
         title: str = "ladder",
     ) -> None:
         self.total = total
@@ -375,7 +380,7 @@ def run_ladder(
     server: str | None = None,
     fresh: bool = False,
     bar: bool | None = None,
-    out: Callable[[str], None] = print,
+    out: Callable[[str], None] = say,
 ) -> RunResult:
     """Play what the ladder's schedule still lacks and store each game as it finishes.
     ``games`` overrides the file's count (more extends the ladder). Raises
