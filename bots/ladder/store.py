@@ -110,8 +110,6 @@ class StoredGame:
 
 class _Connection(Protocol):
     def execute(self, sql: str, params: Sequence[Any] = ...) -> Any: ...
-    def commit(self) -> None: ...
-    def rollback(self) -> None: ...
     def close(self) -> None: ...
 
 
@@ -151,14 +149,15 @@ class LadderStore:
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
-        if not self.postgres:
-            self._conn.execute("BEGIN IMMEDIATE")
+        """One transaction (both connections are in autocommit mode outside of these);
+        SQLite takes its write lock at the start, so concurrent writers queue."""
+        self._conn.execute("BEGIN" if self.postgres else "BEGIN IMMEDIATE")
         try:
             yield
         except BaseException:
-            self._conn.rollback()
+            self._conn.execute("ROLLBACK")
             raise
-        self._conn.commit()
+        self._conn.execute("COMMIT")
 
     def close(self) -> None:
         self._conn.close()
@@ -357,7 +356,7 @@ def open_store(db: str | None = None) -> LadderStore:
                 "a PostgreSQL store needs psycopg 3: pip install 'hexhaven[postgres]'"
             ) from exc
         try:
-            pg = psycopg.connect(where)
+            pg = psycopg.connect(where, autocommit=True)
         except psycopg.Error as exc:
             raise StoreError(f"cannot connect to the PostgreSQL store: {exc}") from exc
         return LadderStore(pg, postgres=True, where=_redact(where))
