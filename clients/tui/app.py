@@ -135,6 +135,7 @@ class HexhavenApp(App[None]):
     #players { height: auto; }
     #hand { height: auto; border-top: solid $panel-lighten-2; }
     #hint { height: auto; max-height: 6; border-top: solid $panel-lighten-2; color: $text; }
+    #hint.lobby { max-height: 100%; }
     #actions { height: 1fr; border: none; padding: 0; scrollbar-size: 1 1; }
     #actions:focus { border: none; }
     #chat { dock: bottom; display: none; }
@@ -199,6 +200,8 @@ class HexhavenApp(App[None]):
         self.run_worker(self._connect(), name="link", exclusive=True)
         self.set_interval(1.0, self._tick)
         self.query_one("#actions", OptionList).focus()
+        if self.note:
+            self.say("info", " ".join(self.note.split()))  # one line to copy, at any width
         self.refresh_all()
 
     async def _connect(self) -> None:
@@ -391,7 +394,9 @@ class HexhavenApp(App[None]):
         else:
             out.append("Your move ", style="bold #ffe14d")
             out.append("(↑/↓ Enter, or 1-9)", style="dim")
-        self.query_one("#hint", Static).update(out)
+        hint = self.query_one("#hint", Static)
+        hint.set_class(not model.started, "lobby")  # the invite, whole even in 80 columns
+        hint.update(out)
 
     def _tick(self) -> None:
         if self.model.deadline_left() is not None or self.model.clock:

@@ -212,10 +212,19 @@ def join(*, url: str, code: str, name: str, token: str | None) -> int:
 
 
 def watch(*, url: str, game: str) -> int:
-    """``hexhaven watch``: follow a game as a spectator."""
+    """``hexhaven watch``: follow a game as a spectator (from its start: the log tells
+    what happened before)."""
 
     async def main() -> int:
-        await run_app(Link(url, Seating("watch", game=game)))
+        try:
+            await run_app(Link(url, Seating("watch", game=game)))
+        except SeatLost as exc:
+            if exc.error.code == m.ErrorCode.UNKNOWN_GAME:
+                print(f"hexhaven: {exc.error.message}", file=sys.stderr)
+                hint = f"A finished game replays with: hexhaven replay {url} {game}"
+                print(hint, file=sys.stderr)
+                return 2
+            raise
         return 0
 
     return _run(main)

@@ -200,7 +200,7 @@ class PlayersPanel(_Panel):
         if model is None:
             return
         v = model.view
-        if v is None:
+        if v is None or not model.started:
             names = ", ".join(p.name for p in model.players) or "nobody yet"
             self.update(Text(f"Seated: {names}"))
             return
@@ -277,6 +277,7 @@ class HandPanel(_Panel):
             return
         model, kinds = self._shown
         v = model.view
+        self.display = model.started  # nothing in hand before the start
         if v is None or v.hand is None:
             self.update(Text("Watching: hands are hidden.", style="dim") if model.spectator else "")
             return

@@ -34,12 +34,13 @@ def inside(app: App[None], widget: Widget, size: tuple[int, int]) -> Region:
 
 def lines_fit(widget: Widget) -> list[str]:
     """The widget's lines as drawn on the screen, checked to hold all of its text: every
-    word, in order, nothing cut off at the right or the bottom."""
+    character, in order (words longer than the width fold), nothing cut off at the right
+    or the bottom."""
     rendered = widget.render()
     text = getattr(rendered, "plain", str(rendered)).replace("\u00a0", " ")
     drawn = widget.render_lines(Region(0, 0, *widget.outer_size))
     shown = [strip.text.rstrip() for strip in drawn if strip.text.strip("─ ")]  # no border
-    assert " ".join(shown).split() == text.split(), (widget, shown)
+    assert "".join("".join(shown).split()) == "".join(text.split()), (widget, shown)
     return shown
 
 
@@ -114,3 +115,31 @@ async def test_the_replay_at_each_size(size: tuple[int, int]) -> None:
         assert "━" in shown or "●" in shown  # the bar itself is visible
         inside(app, app.query_one("#now"), size)
     store.close()
+
+
+async def test_the_lobby_shows_the_whole_invite_in_80_columns() -> None:
+    import engine
+    from protocol import messages as m
+    from protocol.payloads import view_from_engine
+
+    state = engine.new_game(engine.GameConfig(players=4), 1)
+    join = "hexhaven join ws://192.168.1.20:8765 A1B2C3 --name NAME"
+    messages = [
+        m.GameCreated(game="g1", invite="A1B2C3", seed_hash="ab" * 32),
+        m.Joined(game="g1", seat=0, token="tok"),
+        m.Players(
+            game="g1",
+            players=[m.PlayerInfo(seat=0, name="Ana", bot=False, connected=True, away=False)],
+        ),
+        m.GameView(game="g1", view=view_from_engine(engine.view(state, 0))),
+    ]
+    app = HexhavenApp(
+        OfflineTransport(messages), note=f"Invite code A1B2C3. Friends type:\n  {join}", host=True
+    )
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        hint = app.query_one("#hint")
+        inside(app, hint, (80, 24))
+        shown = " ".join(lines_fit(hint))
+        assert "A1B2C3" in shown and "Press s to start" in shown
+        assert "".join(join.split()) in "".join(shown.split())
