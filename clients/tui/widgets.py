@@ -263,8 +263,26 @@ BUILD_KINDS = (
 )
 
 
+ROOMY = 36
+"""Screens at least this many lines tall also show the bank in the hand panel."""
+
+
+def _counts_lines(title: str, counts: Sequence[int], tail: str) -> Text:
+    """``Hand  0 brick  2 lumber  2 wool`` and the other two resources under them."""
+    out = Text(no_wrap=True, overflow="ellipsis")
+    out.append(f"{title:<5}", style="bold")
+    for r, name in enumerate(RESOURCE_NAMES):
+        if r == 3:
+            out.append("\n     ")
+        out.append(f" {counts[r]}", style="bold" if counts[r] else "dim")
+        out.append(f" {name} ", style="" if counts[r] else "dim")
+    out.append(f"  ({tail})", style="dim")
+    return out
+
+
 class HandPanel(_Panel):
-    """Your cards, development cards, trade ratios and what you can build now."""
+    """Your cards, development cards, trade ratios and what you can build now; on a tall
+    screen, the bank and the development cards left too."""
 
     _shown: tuple[GameModel, set[str]] | None = None
 
@@ -278,8 +296,12 @@ class HandPanel(_Panel):
         model, kinds = self._shown
         v = model.view
         self.display = model.started  # nothing in hand before the start
+        bank = Text()
+        if v is not None and self.app.size.height >= ROOMY and self._width() >= COMPACT:
+            bank = Text("\n").append_text(_counts_lines("Bank", v.bank, f"{v.deck} dev cards"))
         if v is None or v.hand is None:
-            self.update(Text("Watching: hands are hidden.", style="dim") if model.spectator else "")
+            watching = Text("Watching: hands are hidden.", style="dim") if model.spectator else ""
+            self.update(Text.assemble(watching, bank) if bank else watching)
             return
         held = v.development or [0] * 5
         new = v.development_new or [0] * 5
@@ -288,21 +310,14 @@ class HandPanel(_Panel):
         if self._width() < COMPACT:
             self.update(self._compact(v.hand, old, new, can))
             return
-        out = Text(no_wrap=True, overflow="ellipsis")
-        out.append("Hand ", style="bold")
-        for r, name in enumerate(RESOURCE_NAMES):
-            if r == 3:
-                out.append("\n     ")
-            out.append(f" {v.hand[r]}", style="bold" if v.hand[r] else "dim")
-            out.append(f" {name} ", style="" if v.hand[r] else "dim")
-        out.append(f"  ({sum(v.hand)} cards)", style="dim")
+        out = _counts_lines("Hand", v.hand, f"{sum(v.hand)} cards")
         out.append("\nDev  ", style="bold")
         out.append(dev_names(old))
         if any(new):
             out.append(f"  new: {dev_names(new)}", style="dim")
         out.append("\nBuild ", style="bold")
         out.append(", ".join(can) if can else "nothing now", style="" if can else "dim")
-        self.update(out)
+        self.update(out.append_text(bank))
 
     @staticmethod
     def _compact(

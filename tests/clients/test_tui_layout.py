@@ -81,6 +81,7 @@ async def test_the_game_screen_at_each_size(size: tuple[int, int]) -> None:
 async def test_the_log_and_the_side_column_grow_with_the_screen() -> None:
     heights = {}
     widths = {}
+    hands = {}
     state, history = _position(12, 24)
     for size in ((100, 30), (160, 50)):
         app = HexhavenApp(OfflineTransport(_messages(state, history)))
@@ -88,7 +89,13 @@ async def test_the_log_and_the_side_column_grow_with_the_screen() -> None:
             await pilot.pause()
             heights[size] = app.query_one("#log").region.height
             widths[size] = app.query_one("#actions").region.width
+            hands[size] = "\n".join(lines_fit(app.query_one(HandPanel)))
     assert heights[(160, 50)] > heights[(100, 30)] and widths[(160, 50)] > widths[(100, 30)]
+    # A tall screen shows the bank and the development cards left as well.
+    bank = state.bank
+    assert "Bank" not in hands[(100, 30)]
+    assert f"Bank  {bank[0]} brick" in hands[(160, 50)]
+    assert f"({sum(state.deck)} dev cards)" in hands[(160, 50)]
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
