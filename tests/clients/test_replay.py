@@ -229,3 +229,26 @@ async def test_a_record_is_fetched_from_a_server_and_refused_while_unfinished(
                 await fetch_record(srv.url, game_id)
             assert refused.value.error.code == code
     store.close()
+
+
+async def test_the_whole_log_so_far_is_one_key_away(store: Store) -> None:
+    from clients.tui.dialogs import LogScreen
+
+    game = ReplayGame(record(store))
+    app = ReplayApp(game, position=40)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("l")
+        await pilot.pause()
+        assert isinstance(app.screen, LogScreen)
+        shown = [line.plain for line in app.screen.lines]
+        assert shown == [line.text for line in game.lines(0, 40)]
+        await pilot.press("escape")
+        assert not isinstance(app.screen, LogScreen)
+
+
+def test_the_command_reports_a_server_it_cannot_reach(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["replay", "ws://127.0.0.1:9", "g1"]) == 2
+    assert "cannot reach the server" in capsys.readouterr().err
+    assert main(["replay", "ws://127.0.0.1:9"]) == 2
+    assert "give the game id" in capsys.readouterr().err
