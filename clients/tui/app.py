@@ -20,6 +20,7 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.events import Resize
 from textual.widgets import Footer, Input, OptionList, RichLog, Static
 from textual.widgets.option_list import Option
 
@@ -203,6 +204,9 @@ class HexhavenApp(App[None]):
         if self.note:
             self.say("info", " ".join(self.note.split()))  # one line to copy, at any width
         self.refresh_all()
+
+    def on_resize(self, event: Resize) -> None:
+        self.query_one(BoardView).fit(event.size)  # doubled on a large screen
 
     async def _connect(self) -> None:
         try:

@@ -13,7 +13,9 @@ their outline::
     ·\\•••••/·
       \\·/
 
-(drawn with the box-drawing diagonals U+2571 and U+2572).
+(drawn with the box-drawing diagonals U+2571 and U+2572). At ``scale=2`` (for large
+terminals) every distance doubles: a hex is seventeen columns wide and nine lines high,
+with room inside for its name, token, dots and the robber on lines of their own.
 
 What a board shows comes from a :class:`~clients.tui.model.LiveView`; nothing here knows
 a rule of the game.
@@ -81,7 +83,8 @@ def harbour_label(kind: str) -> str:
 
 @dataclass(frozen=True)
 class Layout:
-    """Where everything of a board of one radius goes on the character grid."""
+    """Where everything of a board of one radius (at one scale) goes on the character
+    grid."""
 
     radius: int
     width: int
@@ -95,17 +98,17 @@ class Layout:
     """Per harbour slot: (column, line, alignment) of its label; alignment is ``left``
     (the label starts there), ``right`` (ends there) or ``centre``."""
 
+    scale: int = 1
+    interiors: tuple[tuple[tuple[int, int], ...], ...] = ()
+    """Per hex, the cells inside its outline, line by line."""
+
     def interior(self, hex_id: int) -> list[tuple[int, int]]:
-        """The cells inside a hex, line by line (5, 7 and 5 cells)."""
-        c, line = self.hex_cells[hex_id]
-        cells = [(c + dx, line - 1) for dx in range(-2, 3)]
-        cells += [(c + dx, line) for dx in range(-3, 4)]
-        cells += [(c + dx, line + 1) for dx in range(-2, 3)]
-        return cells
+        """The cells inside a hex, line by line (5, 7 and 5 cells at scale 1)."""
+        return list(self.interiors[hex_id])
 
 
-def _cell(x: float, y: float) -> tuple[int, int]:
-    return (round(x * COLUMNS_PER_UNIT), round(-y * LINES_PER_UNIT))
+def _cell(x: float, y: float, scale: int = 1) -> tuple[int, int]:
+    return (round(x * COLUMNS_PER_UNIT * scale), round(-y * LINES_PER_UNIT * scale))
 
 
 def _edge_line(a: tuple[int, int], b: tuple[int, int]) -> tuple[tuple[int, int, str], ...]:
@@ -118,17 +121,43 @@ def _edge_line(a: tuple[int, int], b: tuple[int, int]) -> tuple[tuple[int, int, 
     return ((x1 + 1, y1, ch), (x2 - 1, y2, ch))
 
 
+def _long_edge_line(a: tuple[int, int], b: tuple[int, int]) -> tuple[tuple[int, int, str], ...]:
+    """An edge at a larger scale: a bar on every line between the ends of a side, and a
+    run of diagonals along a slanted edge, one cell per column between its ends."""
+    (x1, y1), (x2, y2) = sorted((a, b))
+    if x1 == x2:
+        return tuple((x1, y, "│") for y in range(min(y1, y2) + 1, max(y1, y2)))
+    ch = RISING if y2 < y1 else FALLING
+    return tuple((x, round(y1 + (x - x1) * (y2 - y1) / (x2 - x1)), ch) for x in range(x1 + 1, x2))
+
+
+def _interior(centre: int, outline: Iterable[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+    """The cells strictly inside a hex's outline (its corners and edge cells), the hex's
+    centre being in column ``centre``."""
+    c = centre
+    by_line: dict[int, list[int]] = {}
+    for x, y in outline:
+        by_line.setdefault(y, []).append(x)
+    top, bottom = min(by_line), max(by_line)
+    cells: list[tuple[int, int]] = []
+    for y in range(top + 1, bottom):
+        left = max(x for x in by_line[y] if x < c)
+        right = min(x for x in by_line[y] if x > c)
+        cells.extend((x, y) for x in range(left + 1, right))
+    return tuple(cells)
+
+
 _LABEL_ROOM = len(harbour_label("lumber"))
 
 
 @cache
-def layout(radius: int) -> Layout:
-    """The grid layout of a board radius (computed once)."""
+def layout(radius: int, scale: int = 1) -> Layout:
+    """The grid layout of a board radius at a scale, 1 or 2 (computed once)."""
     topo = topology(radius)
-    vertices = [_cell(x, y) for x, y in topo.vertex_xy]
+    vertices = [_cell(x, y, scale) for x, y in topo.vertex_xy]
     hexes = []
     for q, r in topo.hex_coords:
-        hexes.append(_cell(math.sqrt(3) * (q + r / 2), -1.5 * r))
+        hexes.append(_cell(math.sqrt(3) * (q + r / 2), -1.5 * r, scale))
     anchors: list[tuple[int, int, str]] = []
     for e in topo.harbour_slots:
         a, b = topo.edge_vertices[e]
@@ -136,7 +165,7 @@ def layout(radius: int) -> Layout:
         mx, my = (xa + xb) / 2, (ya + yb) / 2
         norm = math.hypot(mx, my) or 1.0
         dx, dy = mx / norm, my / norm
-        col, line = _cell(mx + dx * 0.75, my + dy * 0.75)
+        col, line = _cell(mx + dx * 0.75, my + dy * 0.75, scale)
         if dx > 0.5:
             align = "left"
             col = max(vertices[a][0], vertices[b][0]) + 2
@@ -154,17 +183,28 @@ def layout(radius: int) -> Layout:
     def shift(cell: tuple[int, int]) -> tuple[int, int]:
         return (cell[0] - min_x, cell[1] - min_y)
 
+    line_of = _edge_line if scale == 1 else _long_edge_line
+    edges = tuple(
+        tuple((x - min_x, y - min_y, ch) for x, y, ch in line_of(vertices[a], vertices[b]))
+        for a, b in topo.edge_vertices
+    )
+    vertex_cells = tuple(shift(v) for v in vertices)
+    hex_cells = tuple(shift(h) for h in hexes)
+    interiors = []
+    for h, centre in enumerate(hex_cells):
+        outline = [vertex_cells[v] for v in topo.hex_vertices[h]]
+        outline.extend((x, y) for e in topo.hex_edges[h] for x, y, _ in edges[e])
+        interiors.append(_interior(centre[0], outline))
     return Layout(
         radius=radius,
         width=max_x - min_x + 1,
         height=max_y - min_y + 1,
-        hex_cells=tuple(shift(h) for h in hexes),
-        vertex_cells=tuple(shift(v) for v in vertices),
-        edge_cells=tuple(
-            tuple((x - min_x, y - min_y, ch) for x, y, ch in _edge_line(vertices[a], vertices[b]))
-            for a, b in topo.edge_vertices
-        ),
+        hex_cells=hex_cells,
+        vertex_cells=vertex_cells,
+        edge_cells=edges,
         harbour_anchors=tuple((x - min_x, y - min_y, al) for x, y, al in anchors),
+        scale=scale,
+        interiors=tuple(interiors),
     )
 
 
@@ -231,9 +271,28 @@ def token_dots(token: int) -> str:
     return "•" * DICE_DOTS.get(token, 0) if token else ""
 
 
-def render_board(picture: BoardPicture, marks: Marks = Marks()) -> Text:
-    """The board as styled text, ``layout(radius).width`` columns wide."""
-    lay = layout(picture.radius)
+@dataclass(frozen=True)
+class _HexFace:
+    """Where a hex's labels go, in lines from its centre, at one scale."""
+
+    token: int
+    dots: int
+    robber: int
+    name_width: int
+    mark: int
+    """Columns from the centre of the ``?`` on a hex that may be chosen."""
+
+
+_FACES = {
+    1: _HexFace(token=-1, dots=1, robber=1, name_width=7, mark=-3),
+    2: _HexFace(token=-2, dots=-1, robber=2, name_width=9, mark=-6),
+}
+
+
+def render_board(picture: BoardPicture, marks: Marks = Marks(), scale: int = 1) -> Text:
+    """The board as styled text, ``layout(radius, scale).width`` columns wide."""
+    lay = layout(picture.radius, scale)
+    face = _FACES[scale]
     topo = topology(picture.radius)
     grid = _Grid(lay.width, lay.height)
     chosen_hex = marks.current if marks.kind == "hex" else None
@@ -254,20 +313,24 @@ def render_board(picture: BoardPicture, marks: Marks = Marks()) -> Text:
             label = _centred(str(token), 3)
             if hot and h != chosen_hex:
                 grid.write(
-                    c - 1, line - 1, label, Style(color="#ffffff", bgcolor="#c01818", bold=True)
+                    c - 1,
+                    line + face.token,
+                    label,
+                    Style(color="#ffffff", bgcolor="#c01818", bold=True),
                 )
             else:
-                grid.write(c - 1, line - 1, label, token_style)
-        grid.write(c - 3, line, _centred(RESOURCE_OF_TERRAIN[terrain], 7), base)
+                grid.write(c - 1, line + face.token, label, token_style)
+        width = face.name_width
+        name = _centred(RESOURCE_OF_TERRAIN[terrain], width)
+        grid.write(c - width // 2, line, name, base)
+        dots_style = token_style + Style(color="#c01818") if hot else token_style
+        grid.write(c - 2, line + face.dots, _centred(token_dots(token), 5), dots_style)
         if h == picture.robber:
-            grid.write(
-                c - 2, line + 1, " ROB ", Style(color="#ffffff", bgcolor="#000000", bold=True)
-            )
-        else:
-            dots_style = token_style + Style(color="#c01818") if hot else token_style
-            grid.write(c - 2, line + 1, _centred(token_dots(token), 5), dots_style)
+            robber = Style(color="#ffffff", bgcolor="#000000", bold=True)
+            grid.write(c - 2, line + face.robber, " ROB ", robber)
         if h in hex_spots and h != chosen_hex:
-            grid.put(c - 3, line, "?", base + Style(bold=True, color=HIGHLIGHT, bgcolor="#000000"))
+            mark = base + Style(bold=True, color=HIGHLIGHT, bgcolor="#000000")
+            grid.put(c + face.mark, line, "?", mark)
     edge_spots = set(marks.spots) if marks.kind == "edge" else set()
     for e, cells in enumerate(lay.edge_cells):
         owner = picture.roads.get(e)
@@ -321,8 +384,8 @@ def nearest(
     return best
 
 
-def edge_centre(radius: int, edge: int) -> tuple[int, int]:
+def edge_centre(radius: int, edge: int, scale: int = 1) -> tuple[int, int]:
     """The middle cell of an edge's line."""
-    cells = layout(radius).edge_cells[edge]
+    cells = layout(radius, scale).edge_cells[edge]
     x, y, _ = cells[len(cells) // 2]
     return (x, y)

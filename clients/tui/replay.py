@@ -19,7 +19,7 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.events import Click
+from textual.events import Click, Resize
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Footer, RichLog, Static
@@ -248,8 +248,9 @@ class ReplayApp(App[None]):
     def on_mount(self) -> None:
         self.show()
 
-    def on_resize(self) -> None:
-        self.screen.set_class(self.size.height < 30, "short")  # the footer has the keys
+    def on_resize(self, event: Resize) -> None:
+        self.screen.set_class(event.size.height < 30, "short")  # the footer has the keys
+        self.query_one(BoardView).fit(event.size)  # doubled on a large screen
 
     # --- moving -------------------------------------------------------------------------------
     def go(self, position: int) -> None:

@@ -3,8 +3,9 @@
 ``python -m clients.tui.screenshot [DIR]`` plays a seeded game with the engine (random
 builders at every seat) to the middle, shows it to the client as the server would (the
 view, the last turns' events, a prompt) and saves ``play.svg`` (the board and the action
-list), ``offer.svg`` (an offer being made), ``narrow.svg`` (the same at 80x24) and
-``replay.svg`` (a finished game replayed) in DIR (default ``docs/screenshots``).
+list), ``offer.svg`` (an offer being made), ``narrow.svg`` (the same at 80x24),
+``large.svg`` (at 160x50, the board doubled) and ``replay.svg`` (a finished game replayed)
+in DIR (default ``docs/screenshots``).
 """
 
 from __future__ import annotations
@@ -117,10 +118,11 @@ async def save(directory: Path, seed: int = 12, turns: int = 24) -> list[Path]:
         await pilot.press("2")  # not to Cy
         await pilot.pause()
         out.append(Path(app.save_screenshot("offer.svg", str(directory))))
-    app = HexhavenApp(OfflineTransport(_messages(state, history)))
-    async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
-        out.append(Path(app.save_screenshot("narrow.svg", str(directory))))
+    for name, size in (("narrow.svg", (80, 24)), ("large.svg", (160, 50))):
+        app = HexhavenApp(OfflineTransport(_messages(state, history)))
+        async with app.run_test(size=size) as pilot:
+            await pilot.pause()
+            out.append(Path(app.save_screenshot(name, str(directory))))
     replayed = ReplayGame(_finished(seed), viewer=0)
     replay = ReplayApp(replayed, position=replayed.turns[len(replayed.turns) * 2 // 3] + 1)
     async with replay.run_test(size=SIZE) as pilot:

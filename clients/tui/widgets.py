@@ -10,6 +10,7 @@ from typing import ClassVar
 from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.events import Click
+from textual.geometry import Size
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
@@ -25,10 +26,21 @@ from clients.tui.board import (
 from clients.tui.model import GameModel, LiveView, card_names, dev_names
 from protocol.payloads import RESOURCE_NAMES
 
+SIDE_ROOM = (40, 10)
+"""Columns beside and lines under the board that a doubled board must leave free."""
+
+
+def board_scale(screen: Size, radius: int) -> int:
+    """2 when the screen has room for the doubled board and the panels, else 1."""
+    big = layout(radius, 2)
+    fits = screen.width >= big.width + 1 + SIDE_ROOM[0]
+    return 2 if fits and screen.height >= big.height + 2 + SIDE_ROOM[1] else 1
+
 
 class BoardView(Widget, can_focus=True):
-    """The island. While a spot is being picked, arrows move between the legal spots
-    (Tab and Shift+Tab cycle in reading order), Enter or a click chooses, Escape backs off."""
+    """The island, doubled in size on a large screen. While a spot is being picked, arrows
+    move between the legal spots (Tab and Shift+Tab cycle in reading order), Enter or a
+    click chooses, Escape backs off. Its container is made as wide as the board."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left", "move(-1, 0)", "left", show=False),
@@ -61,14 +73,26 @@ class BoardView(Widget, can_focus=True):
         self.kind = ""
         self.spots: list[int] = []
         self.index = 0
+        self.scale = 1
+        self.screen_size: Size | None = None
+        """The terminal's size, as the last resize said (else the app's)."""
 
     # --- what it shows ----------------------------------------------------------------------
+    def fit(self, screen: Size) -> None:
+        """The terminal is now ``screen`` large: draw at the scale it has room for."""
+        self.screen_size = screen
+        self.show(self.view)
+
     def show(self, view: LiveView | None) -> None:
+        """Show a view, at the scale the screen has room for."""
         self.view = view
         if view is not None:
-            lay = layout(view.radius)
+            self.scale = board_scale(self.screen_size or self.app.size, view.radius)
+            lay = layout(view.radius, self.scale)
             self.styles.width = lay.width
             self.styles.height = lay.height
+            if isinstance(self.parent, Widget):
+                self.parent.styles.width = lay.width + 1
         self.refresh()
 
     def marks(self) -> Marks:
@@ -79,7 +103,7 @@ class BoardView(Widget, can_focus=True):
     def render(self) -> Text:
         if self.view is None:
             return Text("waiting for the board…")
-        return render_board(self.view.picture(), self.marks())
+        return render_board(self.view.picture(), self.marks(), self.scale)
 
     # --- picking ------------------------------------------------------------------------------
     @property
@@ -92,11 +116,11 @@ class BoardView(Widget, can_focus=True):
 
     def _cell(self, spot: int) -> tuple[int, int]:
         assert self.view is not None
-        lay = layout(self.view.radius)
+        lay = layout(self.view.radius, self.scale)
         if self.kind == "vertex":
             return lay.vertex_cells[spot]
         if self.kind == "edge":
-            return edge_centre(self.view.radius, spot)
+            return edge_centre(self.view.radius, spot, self.scale)
         return lay.hex_cells[spot]
 
     def pick(self, kind: str, spots: Sequence[int]) -> None:
@@ -153,7 +177,7 @@ class BoardView(Widget, can_focus=True):
         if not self.picking:
             return
         found = nearest(((i, self._cell(s)) for i, s in enumerate(self.spots)), event.x, event.y)
-        if found is None or found[1] > 6:
+        if found is None or found[1] > 6 * self.scale:
             return
         if found[0] == self.index:
             self.action_choose()

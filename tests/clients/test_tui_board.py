@@ -9,6 +9,7 @@ from rich.text import Text
 from clients.tui.board import (
     CITY,
     HIGHLIGHT,
+    RESOURCE_OF_TERRAIN,
     SEAT_COLOURS,
     SETTLEMENT,
     Marks,
@@ -138,3 +139,67 @@ def test_larger_boards_draw_too() -> None:
     for h, (c, y) in enumerate(lay.hex_cells):
         if v.tokens[h]:
             assert lines[y - 1][c - 1 : c + 2].strip() == str(v.tokens[h])
+
+
+def test_the_doubled_board_keeps_everything_in_its_place() -> None:
+    v = _position()
+    lay = layout(v.radius, 2)
+    small = layout(v.radius)
+    assert lay.width > 1.5 * small.width and lay.height > 1.5 * small.height
+    lines, styles = _grid(render_board(v.picture(), scale=2))
+    assert len(lines) == lay.height
+    outline = {c for c in lay.vertex_cells} | {
+        (x, y) for cells in lay.edge_cells for x, y, _ in cells
+    }
+    seen: set[tuple[int, int]] = set()
+    for h, (c, y) in enumerate(lay.hex_cells):
+        inside = lay.interior(h)
+        assert len(inside) == 77 and not (set(inside) & outline) and not (set(inside) & seen)
+        seen |= set(inside)
+        assert RESOURCE_OF_TERRAIN[v.terrain[h]] in lines[y][c - 4 : c + 5]
+        token = v.tokens[h]
+        assert lines[y - 2][c - 1 : c + 2].strip() == (str(token) if token else "")
+        assert lines[y - 1][c - 2 : c + 3].strip() == token_dots(token)
+        assert (lines[y + 2][c - 2 : c + 3].strip() == "ROB") == (h == v.robber)
+        for x, yy in inside:
+            if lines[yy][x] == " ":
+                assert styles[yy][x].bgcolor is not None  # filled with its terrain's colour
+    for vertex, seat in v.settlements.items():
+        x, y = lay.vertex_cells[vertex]
+        assert lines[y][x] == SETTLEMENT and styles[y][x].color.name == SEAT_COLOURS[seat]  # type: ignore[union-attr]
+    for edge, seat in v.roads.items():
+        assert len(lay.edge_cells[edge]) >= 3
+        for x, y, _ in lay.edge_cells[edge]:
+            assert styles[y][x].bgcolor.name == SEAT_COLOURS[seat]  # type: ignore[union-attr]
+    text = "\n".join(lines)
+    assert text.count("3:1") == v.harbours.count("generic")
+
+
+async def test_a_large_screen_doubles_the_board_and_a_click_still_picks_a_spot() -> None:
+    from clients.tui.app import HexhavenApp
+    from clients.tui.offline import OfflineTransport
+    from clients.tui.widgets import BoardView
+    from engine import legal_actions, new_game
+    from tests.clients.test_tui_dialogs import opening, prompt
+
+    state = new_game(GameConfig(players=3), 4)
+    app = HexhavenApp(OfflineTransport([*opening(state, 0), prompt(state, 0)]))
+    async with app.run_test(size=(160, 50)) as pilot:
+        await pilot.pause()
+        board = app.query_one(BoardView)
+        big = layout(3, 2)
+        assert board.scale == 2 and board.region.size == (big.width, big.height)
+        assert app.query_one("#left").region.width == big.width + 1
+        assert board.picking and board.kind == "vertex"  # the set-up's first settlement
+        target = next(s for s in board.spots if s != board.current)
+        x, y = big.vertex_cells[target]
+        await pilot.click(BoardView, offset=(x, y))
+        assert board.current == target
+        await pilot.click(BoardView, offset=(x, y))
+        await pilot.pause()
+        act = app.transport.sent[-1]  # type: ignore[attr-defined]
+        assert act.action.vertex == target
+        assert any(getattr(a, "vertex", None) == target for a in legal_actions(state, 0))
+        await pilot.resize_terminal(100, 30)
+        await pilot.pause()
+        assert board.scale == 1 and board.region.size == (layout(3).width, layout(3).height)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 from textual.app import App
-from textual.geometry import Region
+from textual.geometry import Region, Size
 from textual.widget import Widget
 
 from clients.tui.app import HexhavenApp
@@ -15,12 +15,17 @@ from clients.tui.dialogs import CardDialog
 from clients.tui.offline import OfflineTransport
 from clients.tui.replay import ReplayApp, ReplayGame, Slider
 from clients.tui.screenshot import NAMES, _messages, _position
-from clients.tui.widgets import BoardView, HandPanel, PlayersPanel
+from clients.tui.widgets import BoardView, HandPanel, PlayersPanel, board_scale
 from server.store import Store, game_record
 from tests.clients.test_replay import store_game
 
 SIZES = [(80, 24), (90, 30), (100, 30), (120, 40), (160, 50)]
-BOARD = layout(3)
+
+
+def board_size(size: tuple[int, int]) -> tuple[int, int]:
+    """The board's size on a screen: doubled when there is room."""
+    lay = layout(3, board_scale(Size(*size), 3))
+    return (lay.width, lay.height)
 
 
 def inside(app: App[None], widget: Widget, size: tuple[int, int]) -> Region:
@@ -51,7 +56,7 @@ async def test_the_game_screen_at_each_size(size: tuple[int, int]) -> None:
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
         board = inside(app, app.query_one(BoardView), size)
-        assert (board.width, board.height) == (BOARD.width, BOARD.height)  # never clipped
+        assert (board.width, board.height) == board_size(size)  # never clipped
         players = lines_fit(app.query_one(PlayersPanel))
         text = "\n".join(players)
         for name in NAMES:
@@ -109,7 +114,7 @@ async def test_the_replay_at_each_size(size: tuple[int, int]) -> None:
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
         board = inside(app, app.query_one(BoardView), size)
-        assert (board.width, board.height) == (BOARD.width, BOARD.height)
+        assert (board.width, board.height) == board_size(size)
         players = lines_fit(app.query_one(PlayersPanel))
         assert all(any(name in line for line in players) for name in ("Ana", "Bo", "Cy", "Di"))
         inside(app, app.query_one(HandPanel), size)
