@@ -155,3 +155,17 @@ async def test_the_lobby_shows_the_whole_invite_in_80_columns() -> None:
         shown = " ".join(lines_fit(hint))
         assert "A1B2C3" in shown and "Press s to start" in shown
         assert "".join(join.split()) in "".join(shown.split())
+
+
+async def test_a_larger_island_gets_a_wider_board_column() -> None:
+    import engine
+    from tests.clients.test_tui_dialogs import opening
+
+    state = engine.new_game(engine.GameConfig(players=4, radius=4), 3)
+    app = HexhavenApp(OfflineTransport(opening(state, 0)))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        board = inside(app, app.query_one(BoardView), (100, 30))
+        assert (board.width, board.height) == (layout(4).width, layout(4).height)
+        assert app.query_one("#left").region.width == layout(4).width + 1
+        lines_fit(app.query_one(PlayersPanel))
