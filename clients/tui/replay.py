@@ -30,7 +30,7 @@ from clients.tui.dialogs import LogScreen
 from clients.tui.model import GameModel, LiveView, LogLine, PlaceNames, TableNarrator, log_lines
 from clients.tui.widgets import BoardView, HandPanel, PlayersPanel
 from protocol import messages as m
-from protocol.payloads import action_to_engine, view_from_engine
+from protocol.payloads import action_from_engine, action_to_engine, view_from_engine
 from server.room import game_config
 
 LOG_TAIL = 400
@@ -101,12 +101,13 @@ class ReplayGame:
             view_from_engine(engine.view(self.states[position], self.viewer))
         )
 
-    def build_kinds(self, position: int) -> set[str]:
-        """The kinds of action the viewer's seat could take at ``position``."""
+    def action_kinds(self, position: int) -> set[str]:
+        """The kinds of action (as the protocol names them) the viewer's seat could take
+        at ``position``."""
         if self.viewer is None:
             return set()
-        state = self.states[position]
-        return {type(a).__name__ for a in engine.legal_actions(state, self.viewer)}
+        legal = engine.legal_actions(self.states[position], self.viewer)
+        return {str(action_from_engine(a).kind) for a in legal}  # type: ignore[attr-defined]
 
     def lines(self, start: int, stop: int) -> list[LogLine]:
         """The log lines of the actions ``start+1`` to ``stop``."""
@@ -125,14 +126,6 @@ class ReplayGame:
     def seed_check(self) -> str:
         digest = hashlib.sha256(str(self.record.seed).encode()).hexdigest()
         return "seed ✓" if digest == self.record.seed_hash else "seed ✗ (does not match its hash)"
-
-
-_KIND_OF_ACTION = {
-    "BuildRoad": "build_road",
-    "BuildSettlement": "build_settlement",
-    "BuildCity": "build_city",
-    "BuyDevCard": "buy_dev_card",
-}
 
 
 class Slider(Widget):
@@ -284,8 +277,7 @@ class ReplayApp(App[None]):
         self.model.view = view
         self.query_one(BoardView).show(view)
         self.query_one(PlayersPanel).show(self.model)
-        kinds = {_KIND_OF_ACTION[n] for n in g.build_kinds(k) if n in _KIND_OF_ACTION}
-        self.query_one(HandPanel).show(self.model, kinds)
+        self.query_one(HandPanel).show(self.model, g.action_kinds(k))
         self.query_one(Slider).set(k)
         self._show_log()
         self._show_now()

@@ -189,6 +189,15 @@ async def test_a_seats_replay_shows_its_hand(store: Store) -> None:
         hand = plain(app.query_one(HandPanel))
         assert hand.startswith("Hand")
         assert "Cy's view" in plain(app.query_one("#status", Static))
+        # What the seat could build then, from the rules at that position.
+        k = next(k for k in range(game.length) if "build_road" in game.action_kinds(k))
+        app.go(k)
+        await pilot.pause()
+        assert "Build road" in plain(app.query_one(HandPanel))
+        idle = next(k for k in range(game.length) if not game.action_kinds(k))
+        app.go(idle)  # not Cy's move: nothing to build
+        await pilot.pause()
+        assert "Build nothing now" in plain(app.query_one(HandPanel))
 
 
 def test_the_command_lists_finished_games_and_refuses_others(
