@@ -8,6 +8,8 @@ import asyncio
 import random
 from typing import Any
 
+import pytest
+
 import engine
 from clients.tui.app import HexhavenApp
 from clients.tui.offline import OfflineTransport
@@ -15,6 +17,7 @@ from clients.tui.widgets import PlayersPanel
 from protocol import messages as m
 from protocol.payloads import event_from_engine, view_from_engine
 from tests.clients.test_tui_dialogs import GAME, NAMES, SIZE
+from tests.clients.test_tui_layout import lines_fit
 
 SEED = 21
 
@@ -162,3 +165,34 @@ async def test_through_a_real_server_a_resumed_seat_and_a_late_watcher_read_the_
         assert any(" won!" in t for t in log)
     assert any(t.startswith("You ") for t in told["seat"])
     assert not any(t.startswith("You ") for t in told["watch"])
+
+
+@pytest.mark.parametrize("size", [(100, 30), (80, 24)], ids=["100x30", "80x24"])
+async def test_the_panels_mark_away_and_gone_seats_and_the_clock(size: tuple[int, int]) -> None:
+    state, _ = played(60)
+    actor = engine.seats_to_act(state)[0]
+    viewer = (actor + 1) % 4
+    away, gone = (actor + 2) % 4, (actor + 3) % 4
+    players = [
+        m.PlayerInfo(
+            seat=q,
+            name=NAMES[q],
+            bot=False,
+            connected=q != gone,
+            away=q == away,
+        )
+        for q in range(4)
+    ]
+    clock = m.Clock(
+        game=GAME, state_id=state.actions_taken, seats=[m.SeatClock(seat=actor, left=9)]
+    )
+    messages = [*opening(state, viewer), m.Players(game=GAME, players=players), clock]
+    app = HexhavenApp(OfflineTransport(messages))
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        lines = lines_fit(app.query_one(PlayersPanel))
+        rows = {q: " ".join(lines[2 * q : 2 * q + 2]) for q in range(4)}
+        assert "away" in rows[away] and "gone" in rows[gone]
+        assert "away" not in rows[gone] and "gone" not in rows[away]
+        assert "⏱9s" in rows[actor] or "⏱8s" in rows[actor]
+        assert all("⏱" not in rows[q] for q in range(4) if q != actor)
