@@ -96,6 +96,10 @@ class SearchConfig:
     setup_pruning: int = 0
     """Beyond the paper: in the set-up, consider only this many settlement spots, the best
     by dice dots and new resources (0: all)."""
+    heuristic_setup: bool = False
+    """Beyond the paper: place the set-up settlements and roads by the ``heuristic``
+    player's rules (production, diversity, harbours) instead of searching: rollouts from
+    the empty board say little about a spot."""
 
     def __post_init__(self) -> None:
         if self.setup_pruning < 0 or self.rollout_turns < 0:

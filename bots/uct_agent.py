@@ -23,6 +23,7 @@ from typing import Any
 
 from bots.belief import HandTracker
 from bots.ensemble import Ensemble, Guess, TreeJob
+from bots.heuristic import Decision
 from bots.uct import PRICES, RootStats, SearchConfig, missing, optimistic_moves
 from clients.sdk import Agent, Table
 from engine.actions import (
@@ -55,6 +56,9 @@ DEADLINE_SHARE = 0.7
 """The share of the time left on a turn timer that a search may use."""
 DEADLINE_MARGIN = 0.3
 """Seconds kept back from a turn timer for the answer to reach the server."""
+
+
+_SETUP_PHASES = ("setup_settlement", "setup_road")
 
 
 class UCTAgent(Agent):
@@ -102,6 +106,8 @@ class UCTAgent(Agent):
         payload = prompt.view or table.view
         if payload is None or payload.seat is None:
             return self.rnd.choice(prompt.actions)
+        if self.config.heuristic_setup and payload.phase in _SETUP_PHASES:
+            return Decision(payload, prompt.actions, self.rnd).best()
         view = view_to_engine(payload)
         seat = payload.seat
         if self.tracker is None:

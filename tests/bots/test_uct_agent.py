@@ -16,10 +16,10 @@ from bots.local import play_local
 from bots.uct import RootStats, SearchConfig
 from bots.uct_agent import STRENGTHS, UCTAgent
 from clients.sdk import Agent, Table
-from engine import EndTurn, GameConfig, apply, events, is_legal, legal_actions, view
+from engine import EndTurn, GameConfig, apply, events, is_legal, legal_actions, new_game, view
 from engine import OfferTrade as EngineOffer
 from protocol import messages as m
-from protocol.payloads import OfferTrade, action_from_engine, view_from_engine
+from protocol.payloads import OfferTrade, action_from_engine, action_to_engine, view_from_engine
 from tests.engine.positions import config, counts, main_phase, set_hand, setup_game
 
 
@@ -170,3 +170,38 @@ def test_trees_that_run_in_turn_share_the_time(trees: int, processes: int, waves
     ends = sorted({round(job.deadline - start, 1) for job in seen if job.deadline})
     assert len(seen) == trees and len(ends) == waves
     assert ends[-1] == pytest.approx(0.9, abs=0.1)  # together they use the whole budget
+
+
+def test_heuristic_setup_places_as_the_heuristic_player_does_and_searches_later() -> None:
+    bot = UCTAgent(SearchConfig(rollouts=30, heuristic_setup=True), seed=4)
+    plain = UCTAgent(SearchConfig(rollouts=30), seed=4)
+    heuristic = HeuristicAgent(seed=4)
+    state = new_game(GameConfig(players=4), 9)
+    for _ in range(2):  # a settlement, then its road
+        seat = state.current
+        prompt = m.Prompt(
+            game="t",
+            state_id=state.actions_taken,
+            seat=seat,
+            actions=[action_from_engine(a) for a in legal_actions(state, seat)],  # type: ignore[misc]
+            view=view_from_engine(view(state, seat)),
+        )
+        table = Table(game="t", seat=seat)
+        chosen = bot.choose(prompt, table)
+        assert chosen == heuristic.choose(prompt, table)
+        assert bot.last_stats is None  # no search ran
+        plain.choose(prompt, table)
+        assert plain.last_stats is not None and plain.last_stats.rollouts > 0
+        apply(state, action_to_engine(chosen, seat))
+    state = setup_game(config())
+    main_phase(state, 0)
+    set_hand(state, 0, counts(brick=2, lumber=2, wool=1, grain=1))
+    prompt = m.Prompt(
+        game="t",
+        state_id=state.actions_taken,
+        seat=0,
+        actions=[action_from_engine(a) for a in legal_actions(state, 0)],  # type: ignore[misc]
+        view=view_from_engine(view(state, 0)),
+    )
+    bot.choose(prompt, Table(game="t", seat=0))
+    assert bot.last_stats is not None  # past the set-up it searches
