@@ -7,7 +7,7 @@ games = 48
 seed = 1                # block b plays game seed seed + b
 players = 4             # 2 to 4 seats
 victory_points = 10
-board = "random"        # or "spiral"
+board = "random"        # spiral, balanced, fair (min_fairness = 0.97) or preset:NAME
 workers = 2             # parallel games (default: one per core)
 
 [[entrant]]
@@ -41,6 +41,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from boards.presets import preset_names
 from bots import KINDS, make_agent
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:+=#-]{0,31}$")
@@ -49,6 +50,7 @@ PLACEHOLDERS = ("url", "invite", "name", "seed")
 """What a ``connect`` command may name in braces."""
 
 Param = str | int | float | bool
+BOARD_KINDS = ("random", "spiral", "balanced", "fair")
 
 
 class ConfigError(Exception):
@@ -67,8 +69,30 @@ class LadderSection(_Model):
     seed: int = 1
     players: Annotated[int, Field(ge=2, le=4)] = 4
     victory_points: Annotated[int, Field(ge=3, le=20)] = 10
-    board: Literal["random", "spiral"] = "random"
+    board: str = "random"
+    """``random``, ``spiral``, ``balanced``, ``fair`` or ``preset:NAME``; every block of
+    games plays on one board, made from the block's seed (boards/play.py)."""
+    min_fairness: Annotated[float, Field(ge=0, le=0.99)] | None = None
+    """With ``board = "fair"``: the fairness its boards reach (default 0.95)."""
     workers: Annotated[int, Field(ge=1, le=1024)] | None = None
+
+    @field_validator("board")
+    @classmethod
+    def _known_board(cls, board: str) -> str:
+        if board in BOARD_KINDS:
+            return board
+        if board.startswith("preset:"):
+            name = board.removeprefix("preset:")
+            if name not in preset_names():
+                raise ValueError(f"no preset {name!r}; there are {', '.join(preset_names())}")
+            return board
+        raise ValueError(f"board is one of {', '.join(BOARD_KINDS)} or preset:NAME, not {board!r}")
+
+    @model_validator(mode="after")
+    def _fairness_for_fair(self) -> LadderSection:
+        if self.min_fairness is not None and self.board != "fair":
+            raise ValueError('min_fairness goes with board = "fair"')
+        return self
 
 
 class EntrantConfig(_Model):

@@ -21,6 +21,7 @@ from typing import Literal
 import structlog
 
 import engine
+from boards.play import DEFAULT_MIN_FAIRNESS, BoardUnavailable, board_for_game
 from bots import make_agent
 from bots.arena import Entrant, GameRecord, ScheduledGame, bot_command
 from bots.ladder.config import EntrantConfig, LadderConfig
@@ -83,7 +84,8 @@ class GameTask:
     seats: tuple[SeatSpec, ...]
     players: int
     victory_points: int
-    board: Literal["random", "spiral"]
+    board: str
+    min_fairness: float | None = None
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -92,11 +94,41 @@ class GameTask:
     @property
     def config_json(self) -> dict[str, object]:
         """The game's options as stored with it."""
-        return {
+        out: dict[str, object] = {
             "players": self.players,
             "victory_points": self.victory_points,
             "board": self.board,
         }
+        if self.min_fairness is not None:
+            out["min_fairness"] = self.min_fairness
+        return out
+
+    def engine_config(self) -> engine.GameConfig:
+        """The engine's configuration of this game: a ``balanced``, ``fair`` or preset board
+        is made here from the block's seed, so every game of a block plays on the same one.
+        Raises :class:`GameError` when no such board can be had."""
+        if self.board in ("random", "spiral"):
+            return engine.GameConfig(
+                players=self.players,
+                victory_points=self.victory_points,
+                board_setup=self.board,  # type: ignore[arg-type]
+            )
+        kind, _, preset = self.board.partition(":")
+        try:
+            chosen = board_for_game(
+                kind,
+                self.game.seed,
+                players=self.players,
+                min_fairness=(
+                    DEFAULT_MIN_FAIRNESS if self.min_fairness is None else self.min_fairness
+                ),
+                preset=preset or None,
+            )
+        except BoardUnavailable as exc:
+            raise GameError(f"game {self.game.index + 1}: {exc}") from None
+        return engine.GameConfig.with_board(
+            chosen.board, players=self.players, victory_points=self.victory_points
+        )
 
 
 def make_tasks(
@@ -112,6 +144,7 @@ def make_tasks(
             players=section.players,
             victory_points=section.victory_points,
             board=section.board,
+            min_fairness=section.min_fairness,
         )
         for game in schedule
     ]
@@ -135,9 +168,7 @@ def play_game(task: GameTask) -> GameRecord:
     """Play the task's game here and now; raises :class:`GameError` if it cannot be
     played to its end (a game still going after the action limit ends without winner)."""
     game = task.game
-    config = engine.GameConfig(
-        players=task.players, victory_points=task.victory_points, board_setup=task.board
-    )
+    config = task.engine_config()
     start = time.perf_counter()
     agents: list[Agent] = []
     over: m.GameOver | None = None

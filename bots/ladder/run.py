@@ -42,6 +42,7 @@ from bots.ladder.games import (
 from bots.ladder.schedule import block_size, make_ladder_schedule
 from bots.ladder.store import LadderStore
 from protocol import messages as m
+from protocol.payloads import board_to_payload
 
 if TYPE_CHECKING:
     from bots.ladder.ratings import Outcome
@@ -170,11 +171,16 @@ async def _server_games(
     stop = asyncio.Event()
 
     async def play(task: GameTask) -> tuple[GameTask, GameRecord]:
+        if task.board in ("random", "spiral"):
+            board: dict[str, Any] = {"board": task.board}
+        else:  # the block's own board, made here so that the whole block shares it
+            layout = board_to_payload(task.engine_config().make_board(task.game.seed).to_dict())
+            board = {"board": "layout", "layout": layout}
         options = m.GameOptions(
             players=task.players,
             victory_points=task.victory_points,
-            board=task.board,
             private=True,
+            **board,
         )
         game = task.game
         record = await server_game(

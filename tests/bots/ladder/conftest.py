@@ -49,9 +49,15 @@ def db(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 
 
 @pytest.fixture
-def server_url() -> Iterator[str]:
+def server_url(served: tuple[str, Any]) -> str:
+    """The URL of :func:`served`'s server."""
+    return served[0]
+
+
+@pytest.fixture
+def served() -> Iterator[tuple[str, Any]]:
     """A real server on 127.0.0.1 on a free port, in its own thread and event loop (the
-    ladder runs its own loop), stopped after the test."""
+    ladder runs its own loop), stopped after the test: its URL and the server."""
     import asyncio
     import threading
 
@@ -63,7 +69,7 @@ def server_url() -> Iterator[str]:
     async def serve() -> None:
         state["loop"] = asyncio.get_running_loop()
         state["stop"] = asyncio.Event()
-        srv = HexhavenServer()
+        srv = state["server"] = HexhavenServer()
         async with srv.running("127.0.0.1", 0) as ws_server:
             state["port"] = srv.port_of(ws_server)
             ready.set()
@@ -81,7 +87,7 @@ def server_url() -> Iterator[str]:
     try:
         assert ready.wait(10), "the server did not start"
         assert "error" not in state, state.get("error")
-        yield f"ws://127.0.0.1:{state['port']}"
+        yield f"ws://127.0.0.1:{state['port']}", state["server"]
     finally:
         if "loop" in state:
             state["loop"].call_soon_threadsafe(state["stop"].set)

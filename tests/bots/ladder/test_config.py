@@ -126,7 +126,21 @@ def test_identity_ignores_games_and_workers_but_not_the_rest() -> None:
         ),
         (
             _doc({"name": "a", "bot": "random"}, {"name": "b", "bot": "random"}, board="hex"),
-            "[ladder] board: Input should be 'random' or 'spiral'",
+            "[ladder] board: board is one of random, spiral, balanced, fair or "
+            "preset:NAME, not 'hex'",
+        ),
+        (
+            _doc({"name": "a", "bot": "random"}, {"name": "b", "bot": "random"}, board="preset:x"),
+            "[ladder] board: no preset 'x'",
+        ),
+        (
+            _doc(
+                {"name": "a", "bot": "random"},
+                {"name": "b", "bot": "random"},
+                board="balanced",
+                min_fairness=0.9,
+            ),
+            'min_fairness goes with board = "fair"',
         ),
         (
             _doc({"name": "a", "bot": "random", "colour": "red"}, {"name": "b", "bot": "random"}),

@@ -381,3 +381,45 @@ def test_a_game_that_cannot_be_played_stops_the_run_and_says_why(
     assert "stopped: game " in err and "cannot start" in err and "run again to go on" in err
     with open_store(db) as store:
         assert store.games("broken") == []
+
+
+@pytest.mark.parametrize("board", ["balanced", "fair", "preset:balanced-227"])
+def test_every_block_plays_on_one_board_of_the_kind_asked_for(board: str) -> None:
+    from boards.fairness import FairnessParams, FairnessScorer
+    from boards.options import BalanceOptions
+    from boards.presets import load_preset
+    from boards.validate import layout_violations
+    from bots.ladder.config import parse_config
+    from bots.ladder.games import make_tasks, play_game
+
+    ladder: dict[str, object] = {
+        "name": "b",
+        "games": 4,
+        "players": 2,
+        "victory_points": 3,
+        "board": board,
+    }
+    if board == "fair":
+        ladder["min_fairness"] = 0.96
+    config = parse_config(
+        {
+            "ladder": ladder,
+            "entrant": [{"name": "r", "bot": "random"}, {"name": "h", "bot": "heuristic"}],
+        }
+    )
+    tasks = make_tasks(config, make_ladder_schedule(2, 2, 4, seed=5), config.entrant)
+    boards = [t.engine_config().make_board(t.game.seed) for t in tasks]
+    assert boards[0] == boards[1] and boards[2] == boards[3]  # a block shares its board
+    for b in boards:
+        if board == "balanced":
+            assert layout_violations(b.terrain, b.tokens, 3, BalanceOptions()) == []
+        elif board == "fair":
+            scorer = FairnessScorer(3, FairnessParams(players=2))
+            assert scorer.fairness(b.terrain, b.tokens, b.harbours) >= 0.96
+        else:
+            assert b == load_preset("balanced-227")
+    if board != "preset:balanced-227":
+        assert boards[0] != boards[2]  # the next block draws another
+    record = play_game(tasks[0])
+    assert record.winner is not None
+    assert tasks[0].config_json["board"] == board

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -47,3 +48,30 @@ def test_a_ladder_through_a_server_with_external_entrants(
         assert game.decisions is None and game.actions > 0  # not measured on a server
     played = {label for g in games for label in g.labels}
     assert played == set(names)
+
+
+def test_through_a_server_a_block_plays_on_its_own_board(
+    served: tuple[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from boards.presets import load_preset
+    from engine import Board
+    from protocol.payloads import board_from_payload
+
+    url, server = served
+    path = tmp_path / "preset.toml"
+    path.write_text(
+        '[ladder]\nname = "p"\ngames = 2\nplayers = 2\nvictory_points = 3\n'
+        'board = "preset:balanced-236"\n'
+        '[[entrant]]\nname = "h"\nbot = "heuristic"\n'
+        '[[entrant]]\nname = "r"\nbot = "random"\n',
+        encoding="utf-8",
+    )
+    db = str(tmp_path / "games.db")
+    code = main(["ladder", "run", str(path), "--server", url, "--db", db])
+    assert code == 0, capsys.readouterr().err
+    options = [room.options for room in list(server.rooms.values())]  # the server's thread
+    assert len(options) == 2  # holds them; they are frozen
+    for game in options:
+        assert game.board == "layout" and game.layout is not None
+        board = Board.from_layout(**board_from_payload(game.layout))
+        assert board == load_preset("balanced-236")
