@@ -7,7 +7,6 @@ import asyncio
 import json
 import math
 import re
-import threading
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,6 +30,7 @@ from bots.arena import (
 )
 from clients.cli import main
 from protocol import messages as m
+from tests.threaded_server import server_in_thread
 
 ROW = re.compile(
     r"^(?P<name>\S+)\s+(?P<games>\d+)\s+(?P<wins>\d+)\s+(?P<rate>[\d.]+)%\s+"
@@ -299,38 +299,8 @@ def test_bad_arguments_are_reported(capsys: pytest.CaptureFixture[str]) -> None:
 def server_url() -> Iterator[str]:
     """A real server on 127.0.0.1 on a free port, in its own thread and event loop (the
     arena runs its own loop), stopped after the test."""
-    from server.app import HexhavenServer
-
-    ready = threading.Event()
-    state: dict[str, Any] = {}
-
-    async def serve() -> None:
-        state["loop"] = asyncio.get_running_loop()
-        state["stop"] = asyncio.Event()
-        srv = HexhavenServer()  # its in-memory store belongs to this thread
-        async with srv.running("127.0.0.1", 0) as ws_server:
-            state["port"] = srv.port_of(ws_server)
-            ready.set()
-            await state["stop"].wait()
-
-    def run() -> None:
-        try:
-            asyncio.run(serve())
-        except BaseException as exc:  # reported to the test below
-            state["error"] = exc
-            ready.set()
-
-    thread = threading.Thread(target=run, name="arena-test-server")
-    thread.start()
-    try:
-        assert ready.wait(10), "the server did not start"
-        assert "error" not in state, state.get("error")
-        yield f"ws://127.0.0.1:{state['port']}"
-    finally:
-        if "loop" in state:
-            state["loop"].call_soon_threadsafe(state["stop"].set)
-        thread.join(15)
-        assert not thread.is_alive(), "the server did not stop"
+    with server_in_thread("arena-test-server") as (url, _):
+        yield url
 
 
 def test_a_game_on_a_real_server_with_bot_processes(

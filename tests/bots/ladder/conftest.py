@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from tests.threaded_server import server_in_thread
+
 _databases = itertools.count()
 
 
@@ -58,38 +60,5 @@ def server_url(served: tuple[str, Any]) -> str:
 def served() -> Iterator[tuple[str, Any]]:
     """A real server on 127.0.0.1 on a free port, in its own thread and event loop (the
     ladder runs its own loop), stopped after the test: its URL and the server."""
-    import asyncio
-    import threading
-
-    from server.app import HexhavenServer
-
-    ready = threading.Event()
-    state: dict[str, Any] = {}
-
-    async def serve() -> None:
-        state["loop"] = asyncio.get_running_loop()
-        state["stop"] = asyncio.Event()
-        srv = state["server"] = HexhavenServer()
-        async with srv.running("127.0.0.1", 0) as ws_server:
-            state["port"] = srv.port_of(ws_server)
-            ready.set()
-            await state["stop"].wait()
-
-    def run() -> None:
-        try:
-            asyncio.run(serve())
-        except BaseException as exc:  # reported to the test below
-            state["error"] = exc
-            ready.set()
-
-    thread = threading.Thread(target=run, name="ladder-test-server")
-    thread.start()
-    try:
-        assert ready.wait(10), "the server did not start"
-        assert "error" not in state, state.get("error")
-        yield f"ws://127.0.0.1:{state['port']}", state["server"]
-    finally:
-        if "loop" in state:
-            state["loop"].call_soon_threadsafe(state["stop"].set)
-        thread.join(15)
-        assert not thread.is_alive(), "the server did not stop"
+    with server_in_thread("ladder-test-server") as pair:
+        yield pair
