@@ -55,13 +55,14 @@ from bots.catanatron_map import (
     catan_map,
     to_freqdeck,
 )
+from bots.tracking import track
 from clients.sdk import Agent, Table
 from engine import actions as ea
 from engine.constants import MAX_PLAYERS, MIN_PLAYERS, N_RESOURCES, DevCard
 from engine.rebuild import config_of
 from engine.view import View
 from protocol import messages as m
-from protocol.payloads import action_from_engine, action_to_engine, event_to_engine, view_to_engine
+from protocol.payloads import action_from_engine, action_to_engine, view_to_engine
 
 COLORS: tuple[Color, ...] = (Color.RED, Color.BLUE, Color.ORANGE, Color.WHITE)
 """The catanatron colour of each seat, in seat (and turn) order."""
@@ -371,14 +372,7 @@ class CatanatronAgent(Agent):
             check_game(view_to_engine(table.view))
 
     def on_event(self, event: Any, table: Table) -> None:
-        if self.tracker is None:
-            if table.view is None or table.view.seat is None:
-                return
-            self.tracker = HandTracker(view_to_engine(table.view))
-            for e in table.events:  # the events since that view, this one included
-                self.tracker.observe(event_to_engine(e))
-            return
-        self.tracker.observe(event_to_engine(event))
+        self.tracker = track(self.tracker, event, table)
 
     def choose(self, prompt: m.Prompt, table: Table) -> Any:
         payload = prompt.view or table.view

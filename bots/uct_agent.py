@@ -24,6 +24,7 @@ from typing import Any
 from bots.belief import HandTracker
 from bots.ensemble import Ensemble, Guess, TreeJob
 from bots.heuristic import Decision
+from bots.tracking import track
 from bots.uct import PRICES, RootStats, SearchConfig, missing, optimistic_moves
 from clients.sdk import Agent, Table
 from engine.actions import (
@@ -37,7 +38,7 @@ from engine.actions import (
 from engine.rebuild import state_from_view
 from engine.view import View
 from protocol import messages as m
-from protocol.payloads import action_from_engine, action_to_engine, event_to_engine, view_to_engine
+from protocol.payloads import action_from_engine, action_to_engine, view_to_engine
 
 STRENGTHS: dict[str, SearchConfig] = {
     "easy": SearchConfig(rollouts=200),
@@ -93,14 +94,7 @@ class UCTAgent(Agent):
 
     # --- what the seat sees -----------------------------------------------------------------
     def on_event(self, event: Any, table: Table) -> None:
-        if self.tracker is None:
-            if table.view is None:
-                return
-            self.tracker = HandTracker(view_to_engine(table.view))
-            for e in table.events:  # the events since that view, this one included
-                self.tracker.observe(event_to_engine(e))
-            return
-        self.tracker.observe(event_to_engine(event))
+        self.tracker = track(self.tracker, event, table)
 
     def choose(self, prompt: m.Prompt, table: Table) -> Any:
         payload = prompt.view or table.view
