@@ -42,7 +42,7 @@ from protocol.payloads import action_from_engine, action_to_engine, view_to_engi
 
 STRENGTHS: dict[str, SearchConfig] = {
     "easy": SearchConfig(rollouts=200),
-    "medium": SearchConfig(rollouts=1000, trees=10, trade_optimistic=True),
+    "medium": SearchConfig(rollouts=1000, trees=10, trade_optimistic=True, heuristic_setup=True),
     "hard": SearchConfig(
         rollouts=10000,
         trees=10,
@@ -50,6 +50,7 @@ STRENGTHS: dict[str, SearchConfig] = {
         trade_optimistic=True,
         counter_offers=True,
         rollout_turns=8,
+        heuristic_setup=True,
     ),
 }
 """Named configurations (``strength=NAME``); other parameters adjust them."""

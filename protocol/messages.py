@@ -79,8 +79,8 @@ BOT_KINDS: dict[str, tuple[str, ...]] = {
 }
 """The bot kinds a server launches for empty seats, with the strengths each offers (the
 ``uct`` search bot: easy 200 rollouts a move, medium 1,000 in 10 trees with trading, hard
-10,000 cut at 8 turns in 10 trees over 2 processes with trading and counter-offers;
-docs/bots.md)."""
+10,000 cut at 8 turns in 10 trees over 2 processes with trading and counter-offers; medium
+and hard place the set-up by the heuristic's rules; docs/bots.md)."""
 
 
 class BotSeat(WireModel):
