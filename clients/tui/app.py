@@ -20,6 +20,7 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.events import Resize
 from textual.widgets import Footer, Input, OptionList, RichLog, Static
 from textual.widgets.option_list import Option
@@ -210,15 +211,30 @@ class HexhavenApp(App[None]):
 
     async def _connect(self) -> None:
         try:
-            await self.transport.run(self.deliver, self.on_status)
+            await self.transport.run(self._quietly(self.deliver), self._quietly(self.on_status))
         except SeatLost as exc:
             self.failure = exc.error.message
-            self.say("error", f"the server refused: {exc.error.message}")
-            self.set_banner(f"The server refused the seat: {exc.error.message}")
+            self._quietly(self._show_failure)("the server refused", "The server refused the seat")
         except Exception as exc:
             self.failure = str(exc) or type(exc).__name__
-            self.say("error", f"cannot reach the server: {self.failure}")
-            self.set_banner(f"Cannot reach the server: {self.failure}")
+            self._quietly(self._show_failure)("cannot reach the server", "Cannot reach the server")
+
+    def _show_failure(self, logged: str, banner: str) -> None:
+        self.say("error", f"{logged}: {self.failure}")
+        self.set_banner(f"{banner}: {self.failure}")
+
+    def _quietly(self, show: Callable[..., None]) -> Callable[..., None]:
+        """Wrap a transport callback: while the app closes its widgets go away, and a
+        message arriving then is dropped instead of failing the link's worker."""
+
+        def call(*args: Any) -> None:
+            try:
+                show(*args)
+            except NoMatches:
+                if self.is_running:  # a missing widget in a running app is a bug
+                    raise
+
+        return call
 
     # --- messages from the server --------------------------------------------------------------
     def deliver(self, message: Any) -> None:

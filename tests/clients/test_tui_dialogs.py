@@ -3,6 +3,7 @@ positions built with the engine: what the client sends must be legal there."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from typing import Any
 
@@ -321,3 +322,32 @@ async def test_an_offer_goes_to_the_chosen_players_only() -> None:
         hint = str(app.query_one("#hint").render())
         assert "You offer 1 brick for 1 lumber to Bo, Di" in hint
         assert "Bo: pending" in hint and "Cy" not in hint
+
+
+class LateTransport(OfflineTransport):
+    """A connection with one more message in flight when the app closes its widgets."""
+
+    def __init__(self, messages: list[Any], late: Any) -> None:
+        super().__init__(messages)
+        self.late = late
+        self.delivered_late = False
+
+    async def run(self, deliver: Any, status: Any) -> None:
+        try:
+            await super().run(deliver, status)
+        except asyncio.CancelledError:
+            deliver(self.late)  # the app is shutting down: its screens are already gone
+            self.delivered_late = True
+            raise
+
+
+async def test_a_message_arriving_while_the_app_closes_is_dropped_quietly() -> None:
+    state = pos.setup_game(pos.config(players=3))
+    chat = m.ChatMessage(game=GAME, seat=1, name=NAMES[1], text="bye")
+    transport = LateTransport(opening(state, 0), chat)
+    app = HexhavenApp(transport)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.model.view is not None
+    assert transport.delivered_late  # and run_test raised nothing from the link's worker
+    assert any("bye" in line.text for line in app.model.log)  # the model still took it in
