@@ -100,6 +100,10 @@ class SearchConfig:
     """Beyond the paper: place the set-up settlements and roads by the ``heuristic``
     player's rules (production, diversity, harbours) instead of searching: rollouts from
     the empty board say little about a spot."""
+    heuristic_chores: bool = False
+    """Beyond the paper: discard and move the robber by the ``heuristic`` player's rules
+    (what it needs least; the leader's best hex) instead of searching: these choices are
+    many and a small budget spreads thin over them."""
 
     def __post_init__(self) -> None:
         if self.setup_pruning < 0 or self.rollout_turns < 0:

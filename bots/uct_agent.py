@@ -61,6 +61,7 @@ DEADLINE_MARGIN = 0.3
 
 
 _SETUP_PHASES = ("setup_settlement", "setup_road")
+_CHORE_PHASES = ("discard", "move_robber")
 
 
 class UCTAgent(Agent):
@@ -101,7 +102,9 @@ class UCTAgent(Agent):
         payload = prompt.view or table.view
         if payload is None or payload.seat is None:
             return self.rnd.choice(prompt.actions)
-        if self.config.heuristic_setup and payload.phase in _SETUP_PHASES:
+        if (self.config.heuristic_setup and payload.phase in _SETUP_PHASES) or (
+            self.config.heuristic_chores and payload.phase in _CHORE_PHASES
+        ):
             return Decision(payload, prompt.actions, self.rnd).best()
         view = view_to_engine(payload)
         seat = payload.seat

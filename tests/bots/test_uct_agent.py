@@ -16,11 +16,29 @@ from bots.local import play_local
 from bots.uct import RootStats, SearchConfig
 from bots.uct_agent import STRENGTHS, UCTAgent
 from clients.sdk import Agent, Table
-from engine import EndTurn, GameConfig, apply, events, is_legal, legal_actions, new_game, view
+from engine import (
+    EndTurn,
+    GameConfig,
+    Phase,
+    apply,
+    events,
+    is_legal,
+    legal_actions,
+    new_game,
+    view,
+)
 from engine import OfferTrade as EngineOffer
 from protocol import messages as m
 from protocol.payloads import OfferTrade, action_from_engine, action_to_engine, view_from_engine
-from tests.engine.positions import config, counts, main_phase, set_hand, setup_game
+from tests.engine.positions import (
+    config,
+    counts,
+    force_roll,
+    main_phase,
+    pre_roll,
+    set_hand,
+    setup_game,
+)
 
 
 def test_kinds_strengths_and_parameters_make_the_configuration() -> None:
@@ -205,3 +223,36 @@ def test_heuristic_setup_places_as_the_heuristic_player_does_and_searches_later(
     )
     bot.choose(prompt, Table(game="t", seat=0))
     assert bot.last_stats is not None  # past the set-up it searches
+
+
+def _prompt(state: Any, seat: int) -> m.Prompt:
+    return m.Prompt(
+        game="t",
+        state_id=state.actions_taken,
+        seat=seat,
+        actions=[action_from_engine(a) for a in legal_actions(state, seat)],  # type: ignore[misc]
+        view=view_from_engine(view(state, seat)),
+    )
+
+
+def test_heuristic_chores_discard_and_rob_by_the_rules_and_search_the_rest() -> None:
+    bot = UCTAgent(SearchConfig(rollouts=30, heuristic_chores=True), seed=4)
+    heuristic = HeuristicAgent(seed=4)
+    state = setup_game(config())
+    pre_roll(state, 0)
+    set_hand(state, 0, counts(brick=4, lumber=3, wool=1, grain=1))
+    force_roll(state, 7)
+    chores = 0
+    while state.phase in (Phase.DISCARD, Phase.MOVE_ROBBER):
+        seat = next((q for q in range(4) if state.owed[q]), state.current)
+        prompt, table = _prompt(state, seat), Table(game="t", seat=seat)
+        bot.last_stats = None
+        chosen = bot.choose(prompt, table)
+        assert chosen == heuristic.choose(prompt, table)
+        assert bot.last_stats is None  # no search ran
+        apply(state, action_to_engine(chosen, seat))
+        chores += 1
+    assert chores == 5  # four cards to discard, then the robber
+    assert state.phase == Phase.MAIN
+    bot.choose(_prompt(state, 0), Table(game="t", seat=0))
+    assert bot.last_stats is not None  # the main phase is searched
