@@ -100,6 +100,10 @@ class SearchConfig:
     """Beyond the paper: place the set-up settlements and roads by the ``heuristic``
     player's rules (production, diversity, harbours) instead of searching: rollouts from
     the empty board say little about a spot."""
+    heuristic_default: float = 0.0
+    """Beyond the paper: play the ``heuristic`` player's choice unless the search's own
+    pick has a better mean by this many standard errors (0: always the search's pick). A
+    small budget then errs toward sound play instead of toward noise."""
     heuristic_chores: bool = False
     """Beyond the paper: discard and move the robber by the ``heuristic`` player's rules
     (what it needs least; the leader's best hex) instead of searching: these choices are
@@ -441,6 +445,24 @@ class RootStats:
     def mean(self, action: Action) -> float:
         n = self.visits.get(action, 0.0)
         return self.wins.get(action, 0.0) / n if n else 0.0
+
+    def best_over(self, default: Action | None, z: float) -> Action:
+        """The most visited action if its mean beats ``default``'s by ``z`` standard
+        errors of the difference (or ``default`` was not searched, or ``z`` is 0), else
+        ``default``."""
+        best = self.best()
+        if not z or default is None or default == best or not self.visits.get(default):
+            return best
+        n_best, n_default = self.visits[best], self.visits[default]
+        p_best, p_default = self.mean(best), self.mean(default)
+        se = math.sqrt(_variance(p_best) / n_best + _variance(p_default) / n_default)
+        return best if p_best - p_default > z * se else default
+
+
+def _variance(p: float) -> float:
+    """A Bernoulli variance, kept off zero so that a few equal results still leave doubt."""
+    p = min(max(p, 0.05), 0.95)
+    return p * (1.0 - p)
 
 
 class Search:

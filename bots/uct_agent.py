@@ -79,6 +79,7 @@ class UCTAgent(Agent):
         self.target: Action | None = None  # the build the queued 1:1 offers are for
         self.offers_left = 0
         self.last_stats: RootStats | None = None
+        self.default: Action | None = None  # the heuristic's choice (heuristic_default)
 
     @classmethod
     def from_params(cls, params: Mapping[str, str], seed: int | None = None) -> UCTAgent:
@@ -115,6 +116,10 @@ class UCTAgent(Agent):
         if view.turn != self.turn:
             self.turn, self.traded, self.target, self.offers_left = view.turn, False, None, 0
         legal = [action_to_engine(a, seat) for a in prompt.actions]
+        self.default = None
+        if self.config.heuristic_default:
+            pick = Decision(payload, prompt.actions, self.rnd).best()
+            self.default = action_to_engine(pick, seat)
         action = self.decide(view, seat, legal, prompt.deadline)
         return None if action is None else action_from_engine(action)
 
@@ -130,7 +135,7 @@ class UCTAgent(Agent):
             root: list[Action] = list(legal)
             if self.config.counter_offers:
                 root.extend(self._counters(view, seat))
-            return self._search(view, seat, deadline, root_actions=root).best()
+            return self._pick(self._search(view, seat, deadline, root_actions=root))
         if len(legal) == 1:
             return legal[0]
         if view.phase == "main" and view.current == seat:
@@ -139,7 +144,7 @@ class UCTAgent(Agent):
                 return offer
             if self.config.trade_optimistic and not self.traded:
                 stats = self._search(view, seat, deadline, optimistic=True)
-                best = stats.best()
+                best = self._pick(stats)
                 if best not in legal and type(best) in PRICES:
                     self.traded = True
                     self.target = best
@@ -148,9 +153,13 @@ class UCTAgent(Agent):
                     offer = self._next_offer(view, seat)
                     if offer is not None:
                         return offer
-                    return self._search(view, seat, deadline).best()
+                    return self._pick(self._search(view, seat, deadline))
                 return best if best in legal else legal[0]
-        return self._search(view, seat, deadline).best()
+        return self._pick(self._search(view, seat, deadline))
+
+    def _pick(self, stats: RootStats) -> Action:
+        """The search's choice, or the heuristic's where ``heuristic_default`` keeps it."""
+        return stats.best_over(self.default, self.config.heuristic_default)
 
     def _as_offerer(self, view: View, seat: int) -> Action | None:
         """Confirm with a seat that accepted; wait while answers are pending; else cancel.

@@ -216,6 +216,19 @@ def test_root_statistics_are_summed() -> None:
     assert a.rollouts == 10 and a.best() == BuyDevCard(0)
 
 
+def test_the_heuristic_default_stands_unless_the_search_clearly_beats_it() -> None:
+    end, buy, roll = EndTurn(0), BuyDevCard(0), RollDice(0)
+    stats = RootStats({buy: 100.0, end: 60.0}, {buy: 30.0, end: 15.0}, 160)  # 0.30 vs 0.25
+    assert stats.best() == buy
+    assert stats.best_over(end, 0.0) == buy  # z = 0: the search's pick, as in the paper
+    assert stats.best_over(end, 1.0) == end  # 0.05 apart is less than one standard error
+    assert stats.best_over(None, 1.0) == buy
+    assert stats.best_over(roll, 1.0) == buy  # never searched: nothing to weigh it by
+    clear = RootStats({buy: 400.0, end: 200.0}, {buy: 200.0, end: 20.0}, 600)  # 0.5 vs 0.1
+    assert clear.best_over(end, 2.0) == buy
+    assert clear.best_over(buy, 2.0) == buy
+
+
 def _truth(state: GameState) -> Guess:
     return Guess(
         hands=tuple(state.hand_of(q) for q in range(state.n)),

@@ -256,3 +256,23 @@ def test_heuristic_chores_discard_and_rob_by_the_rules_and_search_the_rest() -> 
     assert state.phase == Phase.MAIN
     bot.choose(_prompt(state, 0), Table(game="t", seat=0))
     assert bot.last_stats is not None  # the main phase is searched
+
+
+def test_heuristic_default_keeps_the_rules_choice_unless_the_search_is_sure() -> None:
+    state = setup_game(config())
+    main_phase(state, 0)
+    set_hand(state, 0, counts(brick=3, lumber=3, wool=2, grain=2, ore=1))
+    prompt, table = _prompt(state, 0), Table(game="t", seat=0)
+    rules_pick = HeuristicAgent(seed=4).choose(prompt, table)
+    searched = []
+    for z in (0.0, 1000.0):
+        bot = UCTAgent(SearchConfig(rollouts=400, heuristic_default=z), seed=4)
+        chosen = bot.choose(prompt, table)
+        assert bot.last_stats is not None
+        searched.append(bot.last_stats.best())
+        if z:
+            assert bot.default == action_to_engine(rules_pick, 0)
+            assert chosen == rules_pick  # no search result is that sure
+        else:
+            assert action_to_engine(chosen, 0) == bot.last_stats.best()
+    assert searched[0] != action_to_engine(rules_pick, 0)  # so the default made a difference
