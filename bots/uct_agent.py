@@ -42,7 +42,14 @@ from protocol.payloads import action_from_engine, action_to_engine, view_to_engi
 
 STRENGTHS: dict[str, SearchConfig] = {
     "easy": SearchConfig(rollouts=200),
-    "medium": SearchConfig(rollouts=1000, trees=10, trade_optimistic=True, heuristic_setup=True),
+    "medium": SearchConfig(
+        rollouts=1000,
+        trees=10,
+        trade_optimistic=True,
+        heuristic_setup=True,
+        heuristic_chores=True,
+        heuristic_default=1.0,
+    ),
     "hard": SearchConfig(
         rollouts=10000,
         trees=10,
