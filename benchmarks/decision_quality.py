@@ -7,7 +7,8 @@ Run it from the repository root::
 Positions come from games of four ``heuristic`` players (the opponents the bots are
 measured against): set-up settlement placements, and main-phase turns where the seat to
 move has at least three moves after move pruning. Each position is searched on its true
-state (this measures the search, not the guessing of hidden cards).
+state, or with ``--hidden`` as the ``uct`` bot searches it: each tree on its own guess at
+the hidden cards, drawn from the seat's hand tracker (which followed the game's events).
 
 * **Reference**: every root move's win rate for the seat to move by flat Monte Carlo,
   ``--reference`` pruned random rollouts per move (the same rollouts the search runs).
@@ -23,12 +24,15 @@ picked move's, in percentage points) and how often the pick is the reference's b
 from __future__ import annotations
 
 import argparse
+import copy
 import math
 import random
 import statistics
 import time
 from collections import defaultdict
 
+from bots.belief import HandTracker
+from bots.ensemble import Guess, TreeJob, run_tree
 from bots.heuristic import Decision
 from bots.uct import RootStats, Search, SearchConfig, pruned_actions, rollout
 from engine import (
@@ -46,22 +50,26 @@ from engine.actions import Action
 from protocol.payloads import action_from_engine, action_to_engine, view_from_engine
 
 RULES = ("visits", "mean", "lcb")
+Position = tuple[GameState, HandTracker]
 
 
-def positions(count: int, seed: int) -> list[GameState]:
-    """Seeded positions from heuristic self-play: about a third set-up placements."""
+def positions(count: int, seed: int) -> list[Position]:
+    """Seeded positions from heuristic self-play, about a third of them set-up placements,
+    each with the hand tracker of the seat to move."""
     rnd = random.Random(seed)
-    out: list[GameState] = []
+    out: list[Position] = []
     game = seed
     setups = 0
     while len(out) < count:
         state = new_game(GameConfig(), 10_000 + game)
         game += 1
+        trackers = [HandTracker(view(state, q)) for q in range(state.n)]
         while not state.is_over and len(out) < count:
             seat = state.current
             phase = state.phase
+            take = False
             if phase == Phase.SETUP_SETTLEMENT and setups * 3 < count and rnd.random() < 0.15:
-                out.append(state.copy())
+                take = True
                 setups += 1
             elif (
                 phase == Phase.MAIN
@@ -69,13 +77,17 @@ def positions(count: int, seed: int) -> list[GameState]:
                 and len(pruned_actions(state, seat, True)) >= 3
                 and rnd.random() < 0.05
             ):
-                out.append(state.copy())
+                take = True
+            if take:
+                out.append((state.copy(), copy.deepcopy(trackers[seat])))
             q = seats_to_act(state)[0]
             engine_actions = legal_actions(state, q)
             payload = view_from_engine(view(state, q))
             wire = [action_from_engine(a) for a in engine_actions]
             pick = Decision(payload, wire, rnd).best()
-            apply(state, action_to_engine(pick, q))
+            for event in apply(state, action_to_engine(pick, q)):
+                for r, tracker in enumerate(trackers):
+                    tracker.observe(event.for_seat(r))
     return out
 
 
@@ -94,20 +106,39 @@ def reference(state: GameState, per_move: int, rnd: random.Random) -> dict[Actio
     return out
 
 
-def search(state: GameState, rollouts: int, trees: int, rnd: random.Random) -> RootStats:
-    """Ensemble UCT on the true state: ``trees`` trees of rollouts/trees each, merged."""
+def search(
+    position: Position, rollouts: int, trees: int, hidden: bool, rnd: random.Random
+) -> RootStats:
+    """Ensemble UCT: ``trees`` trees of rollouts/trees each, merged; each on the true state,
+    or (``hidden``) on its own guess from the tracker, as the bot runs them."""
+    state, tracker = position
+    seat = state.current
     config = SearchConfig(rollouts=rollouts, trees=trees)
     total = RootStats({}, {})
+    seen = view(state, seat)
+    if hidden:
+        tracker.resync(seen)
     for t in range(trees):
         share = rollouts // trees + (1 if t < rollouts % trees else 0)
-        total.add(Search(state.copy(), state.current, config, rnd).run(share, None))
+        if not hidden:
+            total.add(Search(state.copy(), seat, config, rnd).run(share, None))
+            continue
+        sample = tracker.sample(rnd)
+        guess = Guess(
+            hands=tuple(tuple(h) for h in sample.hands),
+            development=tuple(tuple(d) for d in sample.development),
+            deck=tuple(sample.deck),
+            development_new=tuple(seen.development_new or (0, 0, 0, 0, 0)),
+        )
+        job = TreeJob(seen, (guess,), seat, config, share, None, rnd.getrandbits(63))
+        total.add(run_tree(job))
     return total
 
 
 def pick(stats: RootStats, rule: str) -> Action:
     """The move a final-move rule takes from merged root statistics."""
-    if rule == "visits":
-        return stats.best()
+    if rule != "lcb":
+        return stats.best(rule)
     tried = [a for a, n in stats.visits.items() if n]
 
     def lcb(a: Action) -> float:
@@ -115,8 +146,7 @@ def pick(stats: RootStats, rule: str) -> Action:
         p = stats.mean(a)
         return p - math.sqrt(max(p * (1 - p), 0.0025) / n)
 
-    key = stats.mean if rule == "mean" else lcb
-    return max(tried, key=key)
+    return max(tried, key=lcb)
 
 
 def main() -> None:
@@ -126,21 +156,24 @@ def main() -> None:
     parser.add_argument("--rollouts", type=int, default=1000)
     parser.add_argument("--trees", type=int, nargs="+", default=[1, 2, 4, 10])
     parser.add_argument("--repeats", type=int, default=4)
-    parser.add_argument("--reference", type=int, default=300, help="rollouts per root move")
+    parser.add_argument("--reference", type=int, default=400, help="rollouts per root move")
+    parser.add_argument("--hidden", action="store_true", help="search guesses, as the bot")
     args = parser.parse_args()
     rnd = random.Random(args.seed)
     start = time.perf_counter()
     states = positions(args.positions, args.seed)
-    print(f"{len(states)} positions in {time.perf_counter() - start:.0f} s", flush=True)
+    kind = "guessed" if args.hidden else "true"
+    print(f"{len(states)} positions ({kind} states) in {time.perf_counter() - start:.0f} s")
     regret: dict[tuple[str, int, str], list[float]] = defaultdict(list)
     hits: dict[tuple[str, int, str], list[int]] = defaultdict(list)
-    for i, state in enumerate(states):
+    for i, position in enumerate(states):
+        state = position[0]
         phase = "setup" if state.phase == Phase.SETUP_SETTLEMENT else "main"
         ref = reference(state, args.reference, rnd)
         best = max(ref.values())
         for p in args.trees:
             for _ in range(args.repeats):
-                stats = search(state, args.rollouts, p, rnd)
+                stats = search(position, args.rollouts, p, args.hidden, rnd)
                 for rule in RULES:
                     chosen = pick(stats, rule)
                     regret[phase, p, rule].append(100 * (best - ref[chosen]))

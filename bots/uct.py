@@ -23,7 +23,8 @@ One search, configured by :class:`SearchConfig`:
   the bank).
 * A budget in rollouts and/or milliseconds; whichever ends first.
 
-The move finally chosen is the root child with the most visits (ties: the better mean).
+The move finally chosen is the root child with the most visits (ties: the better mean), or
+with ``final=mean`` the one with the best mean.
 """
 
 from __future__ import annotations
@@ -60,6 +61,8 @@ _OVER = int(Phase.GAME_OVER)
 _PENDING = int(Answer.PENDING)
 MAX_ROLLOUT_ACTIONS = 5000
 """A rollout that has not ended after this many actions counts as nobody's win."""
+FINAL_RULES = ("visits", "mean")
+"""The ways a search's move can be taken from its root statistics (``SearchConfig.final``)."""
 PRICES: dict[type, tuple[int, ...]] = {
     BuildCity: CITY_COST,
     BuildSettlement: SETTLEMENT_COST,
@@ -108,6 +111,10 @@ class SearchConfig:
     """Beyond the paper: discard and move the robber by the ``heuristic`` player's rules
     (what it needs least; the leader's best hex) instead of searching: these choices are
     many and a small budget spreads thin over them."""
+    final: str = "visits"
+    """How the move is taken from the root (summed over the trees): ``visits``, the most
+    visited; ``mean``, the best mean reward among the moves tried. The paper leaves this
+    open; ``mean`` suits ensembles, where every tree tries every root move at least once."""
 
     def __post_init__(self) -> None:
         if self.setup_pruning < 0 or self.rollout_turns < 0:
@@ -120,6 +127,8 @@ class SearchConfig:
             raise ValueError("the exploration constant cp cannot be negative")
         if self.trees < 1 or self.processes < 1 or self.determinizations < 1:
             raise ValueError("trees, processes and determinizations must be at least 1")
+        if self.final not in FINAL_RULES:
+            raise ValueError(f"unknown final rule {self.final!r}; known: {', '.join(FINAL_RULES)}")
 
     @classmethod
     def from_params(
@@ -151,6 +160,8 @@ def _parse(name: str, raw: str, kind: str) -> object:
             return float(text)
         if kind == "float | None":
             return None if text in ("", "none", "0") else float(text)
+        if kind == "str":
+            return text
     except ValueError:
         pass
     raise ValueError(f"bad value {raw!r} for {name} ({kind})")
@@ -432,8 +443,14 @@ class RootStats:
             self.wins[a] = self.wins.get(a, 0.0) + other.wins[a]
         self.rollouts += other.rollouts
 
-    def best(self) -> Action:
-        """The most visited action (ties: the better mean)."""
+    def best(self, rule: str = "visits") -> Action:
+        """The most visited action (ties: the better mean), or with ``rule`` "mean" the
+        best mean among the actions tried (ties: more visits)."""
+        if rule == "mean" and any(self.visits.values()):
+            return max(
+                (a for a, n in self.visits.items() if n),
+                key=lambda a: (self.wins[a] / self.visits[a], self.visits[a]),
+            )
         return max(
             self.visits,
             key=lambda a: (
@@ -446,11 +463,11 @@ class RootStats:
         n = self.visits.get(action, 0.0)
         return self.wins.get(action, 0.0) / n if n else 0.0
 
-    def best_over(self, default: Action | None, z: float) -> Action:
-        """The most visited action if its mean beats ``default``'s by ``z`` standard
-        errors of the difference (or ``default`` was not searched, or ``z`` is 0), else
-        ``default``."""
-        best = self.best()
+    def best_over(self, default: Action | None, z: float, rule: str = "visits") -> Action:
+        """The best action by ``rule`` (see :meth:`best`) if its mean beats ``default``'s by
+        ``z`` standard errors of the difference (or ``default`` was not searched, or ``z`` is
+        0), else ``default``."""
+        best = self.best(rule)
         if not z or default is None or default == best or not self.visits.get(default):
             return best
         n_best, n_default = self.visits[best], self.visits[default]

@@ -166,7 +166,8 @@ class UCTAgent(Agent):
 
     def _pick(self, stats: RootStats) -> Action:
         """The search's choice, or the heuristic's where ``heuristic_default`` keeps it."""
-        return stats.best_over(self.default, self.config.heuristic_default)
+        config = self.config
+        return stats.best_over(self.default, config.heuristic_default, config.final)
 
     def _as_offerer(self, view: View, seat: int) -> Action | None:
         """Confirm with a seat that accepted; wait while answers are pending; else cancel.

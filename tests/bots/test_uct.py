@@ -68,6 +68,7 @@ def test_parameters_are_parsed_by_field_type() -> None:
     )
     assert (c.rollouts, c.cp, c.virtual_wins, c.time_ms, c.trees) == (500, 0.5, True, 250.0, 4)
     assert SearchConfig.from_params({"pruning": "false"}).pruning is False
+    assert SearchConfig.from_params({"final": "Mean"}).final == "mean"
 
 
 @pytest.mark.parametrize(
@@ -79,6 +80,7 @@ def test_parameters_are_parsed_by_field_type() -> None:
         ({"cp": "-1"}, "cp cannot be negative"),
         ({"rollouts": "0"}, "needs a budget"),
         ({"trees": "0"}, "at least 1"),
+        ({"final": "votes"}, "unknown final rule 'votes'"),
     ],
 )
 def test_bad_parameters_are_refused_by_name(params: dict[str, str], message: str) -> None:
@@ -214,6 +216,17 @@ def test_root_statistics_are_summed() -> None:
     assert a.visits == {EndTurn(0): 4.0, RollDice(0): 1.0, BuyDevCard(0): 5.0}
     assert a.wins == {EndTurn(0): 3.0, RollDice(0): 0.0, BuyDevCard(0): 4.0}
     assert a.rollouts == 10 and a.best() == BuyDevCard(0)
+
+
+def test_the_final_rule_takes_the_most_visited_or_the_best_mean() -> None:
+    end, buy, roll = EndTurn(0), BuyDevCard(0), RollDice(0)
+    stats = RootStats({buy: 50.0, end: 30.0, roll: 0.0}, {buy: 20.0, end: 15.0, roll: 0.0})
+    assert stats.best("visits") == buy  # 50 visits, mean 0.40
+    assert stats.best("mean") == end  # mean 0.50; the untried move is not a candidate
+    tie = RootStats({buy: 4.0, end: 2.0}, {buy: 2.0, end: 1.0})
+    assert tie.best("mean") == buy  # equal means: the more visited
+    assert stats.best_over(buy, 1.0, "mean") == buy  # 0.10 apart is within a standard error
+    assert stats.best_over(buy, 0.0, "mean") == end
 
 
 def test_the_heuristic_default_stands_unless_the_search_clearly_beats_it() -> None:
