@@ -449,7 +449,7 @@ class RootStats:
         if rule == "mean" and any(self.visits.values()):
             return max(
                 (a for a, n in self.visits.items() if n),
-                key=lambda a: (self.wins[a] / self.visits[a], self.visits[a]),
+                key=lambda a: (self.mean(a), self.visits[a]),
             )
         return max(
             self.visits,
