@@ -123,13 +123,7 @@ def search(
         if not hidden:
             total.add(Search(state.copy(), seat, config, rnd).run(share, None))
             continue
-        sample = tracker.sample(rnd)
-        guess = Guess(
-            hands=tuple(tuple(h) for h in sample.hands),
-            development=tuple(tuple(d) for d in sample.development),
-            deck=tuple(sample.deck),
-            development_new=tuple(seen.development_new or (0, 0, 0, 0, 0)),
-        )
+        guess = Guess.of(tracker.sample(rnd), seen.development_new or (0, 0, 0, 0, 0))
         job = TreeJob(seen, (guess,), seat, config, share, None, rnd.getrandbits(63))
         total.add(run_tree(job))
     return total

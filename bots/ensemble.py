@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
+from bots.belief import Sample
 from bots.uct import RootStats, Search, SearchConfig
 from engine.actions import Action
 from engine.rebuild import state_from_view
@@ -29,6 +30,18 @@ class Guess:
     development: tuple[tuple[int, ...], ...]
     deck: tuple[int, ...]
     development_new: tuple[int, ...]
+
+    @classmethod
+    def of(cls, sample: Sample, development_new: Sequence[int] | None) -> Guess:
+        """A tracker's sample as a guess; ``development_new`` (the cards bought this turn)
+        as the view shows them to the current seat, else the sample's."""
+        new = sample.development_new if development_new is None else development_new
+        return cls(
+            hands=tuple(tuple(h) for h in sample.hands),
+            development=tuple(tuple(d) for d in sample.development),
+            deck=tuple(sample.deck),
+            development_new=tuple(new or (0, 0, 0, 0, 0)),
+        )
 
 
 @dataclass(frozen=True)

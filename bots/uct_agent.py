@@ -265,13 +265,8 @@ class UCTAgent(Agent):
     def _guess(self, view: View, seat: int) -> Guess:
         assert self.tracker is not None
         sample = self.tracker.sample(self.rnd)
-        new = view.development_new if view.current == seat else sample.development_new
-        return Guess(
-            hands=tuple(tuple(h) for h in sample.hands),
-            development=tuple(tuple(d) for d in sample.development),
-            deck=tuple(sample.deck),
-            development_new=tuple(new or (0, 0, 0, 0, 0)),
-        )
+        own = view.development_new or (0, 0, 0, 0, 0)  # our own purchases this turn
+        return Guess.of(sample, own if view.current == seat else None)
 
     def close(self) -> None:
         """Stop search worker processes."""
