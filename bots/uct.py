@@ -23,8 +23,9 @@ One search, configured by :class:`SearchConfig`:
   the bank).
 * A budget in rollouts and/or milliseconds; whichever ends first.
 
-The move finally chosen is the root child with the most visits (ties: the better mean), or
-with ``final=mean`` the one with the best mean.
+The move finally chosen is, for an ensemble, the root child with the best summed mean (the
+paper's BESTCHILD on the merged root), and for one tree the most visited (ties: the better
+mean); ``final`` overrides either.
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ _OVER = int(Phase.GAME_OVER)
 _PENDING = int(Answer.PENDING)
 MAX_ROLLOUT_ACTIONS = 5000
 """A rollout that has not ended after this many actions counts as nobody's win."""
-FINAL_RULES = ("visits", "mean")
+FINAL_RULES = ("auto", "visits", "mean")
 """The ways a search's move can be taken from its root statistics (``SearchConfig.final``)."""
 PRICES: dict[type, tuple[int, ...]] = {
     BuildCity: CITY_COST,
@@ -111,10 +112,11 @@ class SearchConfig:
     """Beyond the paper: discard and move the robber by the ``heuristic`` player's rules
     (what it needs least; the leader's best hex) instead of searching: these choices are
     many and a small budget spreads thin over them."""
-    final: str = "visits"
+    final: str = "auto"
     """How the move is taken from the root (summed over the trees): ``visits``, the most
-    visited; ``mean``, the best mean reward among the moves tried. The paper leaves this
-    open; ``mean`` suits ensembles, where every tree tries every root move at least once."""
+    visited; ``mean``, the best mean reward among the moves tried; ``auto``, ``mean`` for an
+    ensemble (every tree tries every root move, so the summed means are sound; it won more
+    games) and ``visits`` for one tree. See :attr:`move_rule`."""
 
     def __post_init__(self) -> None:
         if self.setup_pruning < 0 or self.rollout_turns < 0:
@@ -129,6 +131,13 @@ class SearchConfig:
             raise ValueError("trees, processes and determinizations must be at least 1")
         if self.final not in FINAL_RULES:
             raise ValueError(f"unknown final rule {self.final!r}; known: {', '.join(FINAL_RULES)}")
+
+    @property
+    def move_rule(self) -> str:
+        """The final-move rule in force: ``final``, with ``auto`` resolved by ``trees``."""
+        if self.final != "auto":
+            return self.final
+        return "mean" if self.trees > 1 else "visits"
 
     @classmethod
     def from_params(

@@ -4,7 +4,7 @@ paper's trade-optimistic 1:1 offers and searched answers to offers (see :mod:`bo
 It sees what its seat sees: the view each prompt carries and the events in its seat's form.
 Every decision rebuilds full states from the view and guesses at the hidden cards
 (:class:`bots.belief.HandTracker`), searches them (one tree per guess set, Ensemble UCT when
-``trees`` > 1), and answers with the most visited root action.
+``trees`` > 1), and answers with the root action the final rule picks (``SearchConfig.move_rule``).
 
 Trading (Algorithm 2, once per turn): the first search of a turn also considers builds that
 1:1 trades would make affordable; if one of them wins, the bot offers every other seat one
@@ -49,6 +49,7 @@ STRENGTHS: dict[str, SearchConfig] = {
         heuristic_setup=True,
         heuristic_chores=True,
         heuristic_default=1.0,
+        final="visits",  # as measured (README); ``auto`` would take the best mean
     ),
     "hard": SearchConfig(
         rollouts=10000,
@@ -58,6 +59,7 @@ STRENGTHS: dict[str, SearchConfig] = {
         counter_offers=True,
         rollout_turns=8,
         heuristic_setup=True,
+        final="visits",  # as measured (README); ``auto`` would take the best mean
     ),
 }
 """Named configurations (``strength=NAME``); other parameters adjust them."""
@@ -167,7 +169,7 @@ class UCTAgent(Agent):
     def _pick(self, stats: RootStats) -> Action:
         """The search's choice, or the heuristic's where ``heuristic_default`` keeps it."""
         config = self.config
-        return stats.best_over(self.default, config.heuristic_default, config.final)
+        return stats.best_over(self.default, config.heuristic_default, config.move_rule)
 
     def _as_offerer(self, view: View, seat: int) -> Action | None:
         """Confirm with a seat that accepted; wait while answers are pending; else cancel.

@@ -72,6 +72,16 @@ def test_parameters_are_parsed_by_field_type() -> None:
 
 
 @pytest.mark.parametrize(
+    ("final", "trees", "rule"),
+    [("auto", 1, "visits"), ("auto", 10, "mean"), ("visits", 10, "visits"), ("mean", 1, "mean")],
+)
+def test_the_final_rule_in_force_follows_the_ensemble_size_unless_set(
+    final: str, trees: int, rule: str
+) -> None:
+    assert SearchConfig(final=final, trees=trees).move_rule == rule
+
+
+@pytest.mark.parametrize(
     ("params", "message"),
     [
         ({"rollout": "5"}, "unknown search parameter 'rollout'"),

@@ -17,6 +17,7 @@ from bots.uct import RootStats, SearchConfig
 from bots.uct_agent import STRENGTHS, UCTAgent
 from clients.sdk import Agent, Table
 from engine import (
+    BuyDevCard,
     EndTurn,
     GameConfig,
     Phase,
@@ -54,6 +55,16 @@ def test_kinds_strengths_and_parameters_make_the_configuration() -> None:
         make_agent("uct", 1, {"strength": "extreme"})
     with pytest.raises(ValueError, match="takes no parameters"):
         make_agent("heuristic", 1, {"rollouts": "5"})
+
+
+def test_an_ensemble_plays_the_best_mean_and_one_tree_the_most_visited() -> None:
+    end, buy = EndTurn(0), BuyDevCard(0)
+    stats = RootStats({buy: 50.0, end: 30.0}, {buy: 20.0, end: 15.0})  # means 0.40, 0.50
+    assert UCTAgent(SearchConfig())._pick(stats) == buy
+    assert UCTAgent(SearchConfig(trees=10))._pick(stats) == end
+    assert UCTAgent(SearchConfig(trees=10, final="visits"))._pick(stats) == buy
+    # the named strengths keep the rule they were measured with
+    assert STRENGTHS["medium"].move_rule == STRENGTHS["hard"].move_rule == "visits"
 
 
 class Recorder:
