@@ -49,7 +49,6 @@ STRENGTHS: dict[str, SearchConfig] = {
         heuristic_setup=True,
         heuristic_chores=True,
         heuristic_default=1.0,
-        final="visits",  # as measured (README); ``auto`` would take the best mean
     ),
     "hard": SearchConfig(
         rollouts=10000,

@@ -63,8 +63,8 @@ def test_an_ensemble_plays_the_best_mean_and_one_tree_the_most_visited() -> None
     assert UCTAgent(SearchConfig())._pick(stats) == buy
     assert UCTAgent(SearchConfig(trees=10))._pick(stats) == end
     assert UCTAgent(SearchConfig(trees=10, final="visits"))._pick(stats) == buy
-    # the named strengths keep the rule they were measured with
-    assert STRENGTHS["medium"].move_rule == STRENGTHS["hard"].move_rule == "visits"
+    # the named strengths play the rule they were measured with
+    assert (STRENGTHS["medium"].move_rule, STRENGTHS["hard"].move_rule) == ("mean", "visits")
 
 
 class Recorder:
