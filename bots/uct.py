@@ -51,7 +51,14 @@ from engine.actions import (
     PlayYearOfPlenty,
     RollDice,
 )
-from engine.constants import CITY_COST, DEV_CARD_COST, DICE_DOTS, ROAD_COST, SETTLEMENT_COST
+from engine.constants import (
+    CITY_COST,
+    DEV_CARD_COST,
+    DICE_DOTS,
+    ROAD_COST,
+    SETTLEMENT_COST,
+    DevCard,
+)
 from engine.state import Answer, GameState, Phase
 
 _MAIN = int(Phase.MAIN)
@@ -60,6 +67,7 @@ _DISCARD = int(Phase.DISCARD)
 _TRADE = int(Phase.TRADE)
 _OVER = int(Phase.GAME_OVER)
 _PENDING = int(Answer.PENDING)
+_VICTORY_CARD = int(DevCard.VICTORY_POINT)
 MAX_ROLLOUT_ACTIONS = 5000
 """A rollout that has not ended after this many actions counts as nobody's win."""
 FINAL_RULES = ("auto", "visits", "mean")
@@ -97,6 +105,9 @@ class SearchConfig:
     rollout_turns: int = 0
     """Beyond the paper: end a rollout after this many turns and score the position (points
     and production; see :func:`position_rewards`) instead of playing to the end (0)."""
+    fitted_score: bool = False
+    """Beyond the paper: score cut rollouts by the model fitted to self-play
+    (:data:`POSITION_WEIGHTS`) instead of by points and production."""
     setup_pruning: int = 0
     """Beyond the paper: in the set-up, consider only this many settlement spots, the best
     by dice dots and new resources (0: all)."""
@@ -276,26 +287,86 @@ def rollout(
     return state.winner if state.phase == _OVER else -1
 
 
-def position_rewards(state: GameState) -> list[float]:
-    """Each seat's share of a position cut short: a softmax over victory points (hidden
-    ones included) plus production, the dice dots its buildings touch (cities twice, the
-    robber's hex not at all) divided by 12."""
+POSITION_WEIGHTS = (0.125, 0.831, 0.582, 0.106, 0.361, 0.123, 0.0953, 0.0702, 0.639, -0.395)
+"""The weights of :func:`position_features` in :func:`position_rewards` (``fitted``): a conditional
+logit fitted to who won 3,000 games of four ``heuristic`` players from every turn's start
+(``benchmarks/position_eval.py`` refits them and prints how well each model predicts)."""
+HAND_CAP = 7
+"""Cards past this many in a hand count for nothing in a position's score (random
+rollouts hoard cards that real play would have spent or lost to a seven)."""
+
+
+def position_features(state: GameState, seat: int) -> tuple[float, ...]:
+    """What a seat's position is scored on when a rollout is cut short, in the order of
+    :data:`POSITION_WEIGHTS`: victory points (hidden ones included); production, the dice
+    dots its buildings touch (cities twice, the robber's hex not at all) over 12; the kinds
+    of resource it produces; cards in hand (at most :data:`HAND_CAP`); development cards
+    held other than victory points; knights played; longest road; resources it trades at
+    better than 4:1; and the first two times the leader's points over 10."""
     board = state.board
+    tokens = board.tokens
+    terrain = board.terrain
     hexes = state.topo.vertex_hexes
     robber = state.robber
-    scores = []
-    for q in range(state.n):
-        dots = 0
-        for v in state.pbuild[q]:
-            level = state.vlevel[v]
-            for h in hexes[v]:
+    vlevel = state.vlevel
+    dots = 0
+    kinds = set()
+    for v in state.pbuild[seat]:
+        level = vlevel[v]
+        for h in hexes[v]:
+            d = DICE_DOTS.get(tokens[h], 0)
+            if d:
+                kinds.add(terrain[h])
                 if h != robber:
-                    dots += level * DICE_DOTS.get(board.tokens[h], 0)
-        scores.append(state.victory_points(q) + dots / 12.0)
+                    dots += level * d
+    p = seat * 5
+    dev = state.dev
+    points = state.victory_points(seat)
+    top = max(state.victory_points(q) for q in range(state.n)) / 10.0
+    return (
+        float(points),
+        dots / 12.0,
+        float(len(kinds)),
+        float(min(sum(state.hand[p : p + 5]), HAND_CAP)),
+        float(sum(dev[p : p + 5]) - dev[p + _VICTORY_CARD]),
+        float(state.knights[seat]),
+        float(state.road_len[seat]),
+        float(sum(1 for r in state.ratio[p : p + 5] if r < 4)),
+        points * top,
+        dots / 12.0 * top,
+    )
+
+
+def position_rewards(state: GameState, fitted: bool = False) -> list[float]:
+    """Each seat's share of a position cut short: a softmax over the seats' scores. The
+    score is victory points (hidden ones included) plus production, the dice dots the
+    seat's buildings touch (cities twice, the robber's hex not at all) over 12; or, with
+    ``fitted``, :data:`POSITION_WEIGHTS` times its :func:`position_features`, which makes
+    the shares the fitted model's chances of winning."""
+    if fitted:
+        scores = [
+            sum(w * f for w, f in zip(POSITION_WEIGHTS, position_features(state, q), strict=True))
+            for q in range(state.n)
+        ]
+    else:
+        scores = [_points_and_dots(state, q) for q in range(state.n)]
     top = max(scores)
     weights = [math.exp(x - top) for x in scores]
     total = sum(weights)
     return [w / total for w in weights]
+
+
+def _points_and_dots(state: GameState, seat: int) -> float:
+    board = state.board
+    hexes = state.topo.vertex_hexes
+    robber = state.robber
+    dots = 0
+    for v in state.pbuild[seat]:
+        level = state.vlevel[v]
+        for h in hexes[v]:
+            if h != robber:
+                dots += level * DICE_DOTS.get(board.tokens[h], 0)
+    return state.victory_points(seat) + dots / 12.0
 
 
 _PLAYS = (PlayKnight, PlayRoadBuilding, PlayYearOfPlenty, PlayMonopoly)
@@ -595,7 +666,7 @@ class Search:
                 state, rnd, config.rollout_pruning, config.greedy_rollouts, config.rollout_turns
             )
         self.rollouts += 1
-        shares = position_rewards(state) if winner == -2 else None
+        shares = position_rewards(state, config.fitted_score) if winner == -2 else None
         for n, i in path:
             n.total += 1.0
             n.visits[i] += 1.0

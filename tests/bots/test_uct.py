@@ -8,8 +8,10 @@ import time
 
 import pytest
 
+from bots import uct
 from bots.ensemble import Ensemble, Guess, TreeJob
 from bots.uct import (
+    HAND_CAP,
     Node,
     RootStats,
     Search,
@@ -17,6 +19,7 @@ from bots.uct import (
     actor,
     assume_trades,
     optimistic_moves,
+    position_features,
     position_rewards,
     pruned_actions,
     rollout,
@@ -38,7 +41,7 @@ from engine import (
     new_game,
     view,
 )
-from engine.constants import CITY_COST, SETTLEMENT_COST
+from engine.constants import CITY_COST, DICE_DOTS, SETTLEMENT_COST
 from tests.engine.positions import (
     assert_conserved,
     build_roads,
@@ -379,3 +382,51 @@ def test_a_search_with_short_rollouts_still_finds_the_win() -> None:
     config_ = SearchConfig(rollouts=200, pruning=False, rollout_turns=4)
     stats = Search(state, 0, config_, random.Random(13)).run(200, None)
     assert type(stats.best()) is BuildCity
+
+
+def test_a_cut_position_is_scored_on_points_production_and_prospects() -> None:
+    state = setup_game(config(), 3)
+    before = position_features(state, 0)
+    points, dots, kinds, _, devs, knights = before[:6]
+    assert points == state.victory_points(0) and 0 < kinds <= 5 and knights == 0
+    top = max(state.victory_points(q) for q in range(4))
+    assert before[8] == pytest.approx(points * top / 10)
+    assert before[9] == pytest.approx(dots * top / 10)
+    set_hand(state, 0, counts(brick=6, lumber=6))
+    assert position_features(state, 0)[3] == HAND_CAP  # hoarded cards count no further
+    state.dev[0 * 5 + DevCard.VICTORY_POINT] += 1
+    state.dev[0 * 5 + DevCard.KNIGHT] += 1
+    after = position_features(state, 0)
+    assert after[0] == points + 1 and after[4] == devs + 1  # a victory card is a point
+    vertex = state.pbuild[0][0]
+    hexes = [h for h in state.topo.vertex_hexes[vertex] if state.board.tokens[h]]
+    state.robber = hexes[0]
+    robbed = position_features(state, 0)
+    assert robbed[1] < dots and robbed[2] == kinds  # production lost, not the kind
+    state.robber = -1
+    state.vlevel[vertex] = 2
+    city = position_features(state, 0)[1]
+    gain = sum(DICE_DOTS[state.board.tokens[h]] for h in hexes) / 12
+    assert city == pytest.approx(dots + gain)
+    simple, fitted = position_rewards(state), position_rewards(state, fitted=True)
+    assert sum(fitted) == pytest.approx(1.0) and fitted != simple
+    state.knights[1] += 3  # the only change: seat 1's knights
+    assert position_rewards(state, fitted=True)[1] > fitted[1]
+    assert position_rewards(state) == simple  # points and production only
+
+
+@pytest.mark.parametrize("fitted", [False, True])
+def test_the_search_scores_cut_rollouts_as_configured(
+    fitted: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked: list[bool] = []
+
+    def score(state: GameState, fitted: bool = False) -> list[float]:
+        asked.append(fitted)
+        return position_rewards(state, fitted)
+
+    monkeypatch.setattr(uct, "position_rewards", score)
+    state = _main(hand=counts(brick=1, lumber=1, wool=1, grain=3, ore=3), vp=6)
+    config_ = SearchConfig(rollouts=20, pruning=False, rollout_turns=2, fitted_score=fitted)
+    Search(state, 0, config_, random.Random(5)).run(20, None)
+    assert asked and set(asked) == {fitted}
