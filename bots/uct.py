@@ -288,44 +288,34 @@ def rollout(
 
 
 POSITION_WEIGHTS = (0.125, 0.831, 0.582, 0.106, 0.361, 0.123, 0.0953, 0.0702, 0.639, -0.395)
-"""The weights of :func:`position_features` in :func:`position_rewards` (``fitted``): a conditional
-logit fitted to who won 3,000 games of four ``heuristic`` players from every turn's start
-(``benchmarks/position_eval.py`` refits them and prints how well each model predicts)."""
+"""The weights of :func:`position_features` in :func:`position_rewards` (``fitted``): a
+conditional logit fitted to who won 3,000 games of four ``heuristic`` players from every
+turn's start (``benchmarks/position_eval.py`` refits them and prints how well each model
+predicts)."""
 HAND_CAP = 7
 """Cards past this many in a hand count for nothing in a position's score (random
 rollouts hoard cards that real play would have spent or lost to a seven)."""
 
 
-def position_features(state: GameState, seat: int) -> tuple[float, ...]:
+def position_features(state: GameState, seat: int, leader: int | None = None) -> tuple[float, ...]:
     """What a seat's position is scored on when a rollout is cut short, in the order of
     :data:`POSITION_WEIGHTS`: victory points (hidden ones included); production, the dice
     dots its buildings touch (cities twice, the robber's hex not at all) over 12; the kinds
     of resource it produces; cards in hand (at most :data:`HAND_CAP`); development cards
     held other than victory points; knights played; longest road; resources it trades at
-    better than 4:1; and the first two times the leader's points over 10."""
-    board = state.board
-    tokens = board.tokens
-    terrain = board.terrain
-    hexes = state.topo.vertex_hexes
-    robber = state.robber
-    vlevel = state.vlevel
-    dots = 0
-    kinds = set()
-    for v in state.pbuild[seat]:
-        level = vlevel[v]
-        for h in hexes[v]:
-            d = DICE_DOTS.get(tokens[h], 0)
-            if d:
-                kinds.add(terrain[h])
-                if h != robber:
-                    dots += level * d
+    better than 4:1; and the first two times the leader's points over 10 (``leader``: those
+    points, if known)."""
+    kinds: set[int] = set()
+    dots = _production(state, seat, kinds) / 12.0
     p = seat * 5
     dev = state.dev
     points = state.victory_points(seat)
-    top = max(state.victory_points(q) for q in range(state.n)) / 10.0
+    if leader is None:
+        leader = max(state.victory_points(q) for q in range(state.n))
+    top = leader / 10.0
     return (
         float(points),
-        dots / 12.0,
+        dots,
         float(len(kinds)),
         float(min(sum(state.hand[p : p + 5]), HAND_CAP)),
         float(sum(dev[p : p + 5]) - dev[p + _VICTORY_CARD]),
@@ -333,8 +323,29 @@ def position_features(state: GameState, seat: int) -> tuple[float, ...]:
         float(state.road_len[seat]),
         float(sum(1 for r in state.ratio[p : p + 5] if r < 4)),
         points * top,
-        dots / 12.0 * top,
+        dots * top,
     )
+
+
+def _production(state: GameState, seat: int, kinds: set[int] | None = None) -> int:
+    """The dice dots a seat's buildings touch, cities twice, the robber's hex not at all;
+    ``kinds`` collects the terrains of every numbered hex they touch, robbed or not."""
+    tokens = state.board.tokens
+    terrain = state.board.terrain
+    hexes = state.topo.vertex_hexes
+    robber = state.robber
+    vlevel = state.vlevel
+    dots = 0
+    for v in state.pbuild[seat]:
+        level = vlevel[v]
+        for h in hexes[v]:
+            d = DICE_DOTS.get(tokens[h], 0)
+            if d:
+                if kinds is not None:
+                    kinds.add(terrain[h])
+                if h != robber:
+                    dots += level * d
+    return dots
 
 
 def position_rewards(state: GameState, fitted: bool = False) -> list[float]:
@@ -343,30 +354,22 @@ def position_rewards(state: GameState, fitted: bool = False) -> list[float]:
     seat's buildings touch (cities twice, the robber's hex not at all) over 12; or, with
     ``fitted``, :data:`POSITION_WEIGHTS` times its :func:`position_features`, which makes
     the shares the fitted model's chances of winning."""
+    n = state.n
     if fitted:
+        leader = max(state.victory_points(q) for q in range(n))
         scores = [
-            sum(w * f for w, f in zip(POSITION_WEIGHTS, position_features(state, q), strict=True))
-            for q in range(state.n)
+            sum(
+                w * f
+                for w, f in zip(POSITION_WEIGHTS, position_features(state, q, leader), strict=True)
+            )
+            for q in range(n)
         ]
     else:
-        scores = [_points_and_dots(state, q) for q in range(state.n)]
+        scores = [state.victory_points(q) + _production(state, q) / 12.0 for q in range(n)]
     top = max(scores)
     weights = [math.exp(x - top) for x in scores]
     total = sum(weights)
     return [w / total for w in weights]
-
-
-def _points_and_dots(state: GameState, seat: int) -> float:
-    board = state.board
-    hexes = state.topo.vertex_hexes
-    robber = state.robber
-    dots = 0
-    for v in state.pbuild[seat]:
-        level = state.vlevel[v]
-        for h in hexes[v]:
-            if h != robber:
-                dots += level * DICE_DOTS.get(board.tokens[h], 0)
-    return state.victory_points(seat) + dots / 12.0
 
 
 _PLAYS = (PlayKnight, PlayRoadBuilding, PlayYearOfPlenty, PlayMonopoly)
