@@ -25,7 +25,14 @@ from bots.belief import HandTracker
 from bots.ensemble import Ensemble, Guess, TreeJob
 from bots.heuristic import Decision
 from bots.tracking import track
-from bots.uct import PRICES, RootStats, SearchConfig, missing, optimistic_moves
+from bots.uct import (
+    PRICES,
+    RootStats,
+    SearchConfig,
+    missing,
+    optimistic_moves,
+    winning_move,
+)
 from clients.sdk import Agent, Table
 from engine.actions import (
     Action,
@@ -46,6 +53,7 @@ STRENGTHS: dict[str, SearchConfig] = {
         rollouts=1000,
         trees=10,
         trade_optimistic=True,
+        win_check=True,
         heuristic_setup=True,
         heuristic_chores=True,
         heuristic_default=1.0,
@@ -55,6 +63,7 @@ STRENGTHS: dict[str, SearchConfig] = {
         trees=10,
         processes=2,
         trade_optimistic=True,
+        win_check=True,
         counter_offers=True,
         rollout_turns=8,
         heuristic_setup=True,
@@ -146,6 +155,10 @@ class UCTAgent(Agent):
             return self._pick(self._search(view, seat, deadline, root_actions=root))
         if len(legal) == 1:
             return legal[0]
+        if self.config.win_check and view.current == seat:
+            win = self.winning_move(view, seat)
+            if win is not None and win in legal:
+                return win
         if view.phase == "main" and view.current == seat:
             offer = self._next_offer(view, seat)
             if offer is not None:
@@ -169,6 +182,14 @@ class UCTAgent(Agent):
         """The search's choice, or the heuristic's where ``heuristic_default`` keeps it."""
         config = self.config
         return stats.best_over(self.default, config.heuristic_default, config.move_rule)
+
+    def winning_move(self, view: View, seat: int) -> Action | None:
+        """The first move of a line of certain moves that wins this turn, if there is one
+        (:func:`bots.uct.winning_move` on a state rebuilt from the view; ``win_check``)."""
+        if view.phase not in ("main", "road_building"):
+            return None
+        g = self._guess(view, seat)
+        return winning_move(state_from_view(view, g.hands, g.development, g.deck), seat)
 
     def _as_offerer(self, view: View, seat: int) -> Action | None:
         """Confirm with a seat that accepted; wait while answers are pending; else cancel.

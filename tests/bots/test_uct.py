@@ -24,6 +24,7 @@ from bots.uct import (
     pruned_actions,
     rollout,
     spot_value,
+    winning_move,
 )
 from engine import (
     BuildCity,
@@ -33,9 +34,13 @@ from engine import (
     DevCard,
     EndTurn,
     GameState,
+    MaritimeTrade,
+    Phase,
     PlaceSettlement,
     PlayKnight,
+    PlayYearOfPlenty,
     RollDice,
+    apply,
     is_legal,
     legal_actions,
     new_game,
@@ -430,3 +435,53 @@ def test_the_search_scores_cut_rollouts_as_configured(
     config_ = SearchConfig(rollouts=20, pruning=False, rollout_turns=2, fitted_score=fitted)
     Search(state, 0, config_, random.Random(5)).run(20, None)
     assert asked and set(asked) == {fitted}
+
+
+# --- a win this turn --------------------------------------------------------------------------
+
+
+def _follow(state: GameState, seat: int) -> list[type]:
+    """Play :func:`winning_move` until the game ends; the kinds of move played."""
+    played: list[type] = []
+    while not state.is_over:
+        move = winning_move(state, seat)
+        assert move is not None and is_legal(state, move)
+        apply(state, move)
+        played.append(type(move))
+    return played
+
+
+def test_a_win_through_a_bank_trade_is_found_and_the_position_left_alone() -> None:
+    state = _main(0, counts(brick=4, grain=2, ore=2), vp=3)  # 2 points; a city wins
+    before = state.snapshot()
+    move = winning_move(state, 0)
+    assert isinstance(move, MaritimeTrade) and (move.give, move.get) == (0, 4)
+    assert state.snapshot() == before
+    assert _follow(state, 0) == [MaritimeTrade, BuildCity]
+    assert state.winner == 0
+
+
+def test_a_win_through_year_of_plenty_or_the_largest_army_is_found() -> None:
+    state = _main(0, counts(grain=2, ore=1), vp=3)
+    give_dev(state, 0, DevCard.YEAR_OF_PLENTY)
+    move = winning_move(state, 0)
+    assert isinstance(move, PlayYearOfPlenty) and move.cards == counts(ore=2)
+    assert _follow(state, 0) == [PlayYearOfPlenty, BuildCity] and state.winner == 0
+    state = _main(0, vp=4)  # two points short: the largest army brings them
+    state.knights[0] = 2
+    give_dev(state, 0, DevCard.KNIGHT)
+    assert winning_move(state, 0) == PlayKnight(0)
+
+
+def test_no_move_is_named_when_no_line_wins_this_turn() -> None:
+    hand = counts(brick=4, grain=2, ore=2)
+    assert winning_move(_main(0, hand, vp=4), 0) is None  # one city: a point short
+    assert winning_move(_main(0, hand, vp=10), 0) is None
+    assert winning_move(_main(1, hand, vp=3), 0) is None  # not its turn
+    state = _main(0, vp=5)
+    state.knights[0] = 2
+    give_dev(state, 0, DevCard.KNIGHT)  # the army alone falls a point short; the steal is chance
+    assert winning_move(state, 0) is None
+    state = _main(0, hand, vp=3)
+    state.phase = Phase.PRE_ROLL
+    assert winning_move(state, 0) is None

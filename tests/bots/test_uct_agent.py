@@ -287,3 +287,21 @@ def test_heuristic_default_keeps_the_rules_choice_unless_the_search_is_sure() ->
         else:
             assert action_to_engine(chosen, 0) == bot.last_stats.best()
     assert searched[0] != action_to_engine(rules_pick, 0)  # so the default made a difference
+
+
+def test_win_check_plays_a_win_this_turn_without_searching() -> None:
+    state = setup_game(config(victory_points=3))  # seat 0 has 2 points; a city wins
+    main_phase(state, 0)
+    set_hand(state, 0, counts(brick=4, grain=2, ore=2))  # ore only through the bank
+    plain = UCTAgent(SearchConfig(rollouts=30), seed=4)
+    plain.choose(_prompt(state, 0), Table(game="t", seat=0))
+    assert plain.last_stats is not None  # without the check it searches
+    bot = UCTAgent(SearchConfig(rollouts=30, win_check=True), seed=4)
+    kinds = []
+    while not state.is_over:
+        chosen = bot.choose(_prompt(state, 0), Table(game="t", seat=0))
+        kinds.append(chosen.kind)
+        apply(state, action_to_engine(chosen, 0))
+    assert bot.last_stats is None  # no search ran
+    assert kinds == ["maritime_trade", "build_city"] and state.winner == 0
+    assert STRENGTHS["medium"].win_check and STRENGTHS["hard"].win_check
