@@ -103,6 +103,11 @@ class SearchConfig:
     greedy_rollouts: bool = False
     """Beyond the paper: a greedier rollout policy than uniform random (see
     :func:`rollout`)."""
+    planned_rollouts: bool = False
+    """Beyond the paper: rollouts play the ``heuristic`` player's priorities (the best
+    city or settlement spot, a development card when the next build is far, roads only
+    when no spot is left, bank trades toward the next build) instead of random moves (see
+    :func:`rollout`)."""
     rollout_turns: int = 0
     """Beyond the paper: end a rollout after this many turns and score the position (points
     and production; see :func:`position_rewards`) instead of playing to the end (0)."""
@@ -255,13 +260,20 @@ def pruned_actions(state: GameState, seat: int, prune: bool, setup_keep: int = 0
 
 
 def rollout(
-    state: GameState, rnd: random.Random, prune: bool, greedy: bool = False, turns: int = 0
+    state: GameState,
+    rnd: random.Random,
+    prune: bool,
+    greedy: bool = False,
+    turns: int = 0,
+    planned: bool = False,
 ) -> int:
     """Play random (pruned) actions to the end; the winner, or -1 past the action limit
     (with ``turns``, -2 once that many turns have passed without a winner).
     ``greedy`` (beyond the paper): in the main phase, after the pruning, play a
     development card half the time, buy one 60% of the time, build a road half the time,
-    trade with the bank only when holding more than seven cards, else end the turn."""
+    trade with the bank only when holding more than seven cards, else end the turn.
+    ``planned`` (beyond the paper, before ``greedy``): in the main phase, the heuristic
+    player's priorities (:func:`_planned`)."""
     legal = rules.legal_actions
     advance = rules.advance
     choice = rnd.choice
@@ -283,7 +295,13 @@ def rollout(
             if not best and hand[p] and hand[p + 1] and hand[p + 2] and hand[p + 3]:
                 best = [a for a in actions if type(a) is BuildSettlement]
             if best:
+                if planned:
+                    advance(state, max(best, key=lambda a: _spot_dots(state, _vertex(a))))
+                    continue
                 actions = best
+            elif planned:
+                advance(state, _planned(state, actions, choice))
+                continue
             elif greedy:
                 advance(state, _greedy(state, actions, choice, random_))
                 continue
@@ -377,6 +395,77 @@ def position_rewards(state: GameState, fitted: bool = False) -> list[float]:
 
 
 _PLAYS = (PlayKnight, PlayRoadBuilding, PlayYearOfPlenty, PlayMonopoly)
+
+
+def _vertex(action: Action) -> int:
+    """The vertex a city or settlement goes on."""
+    assert isinstance(action, (BuildCity, BuildSettlement))
+    return action.vertex
+
+
+def _spot_dots(state: GameState, v: int) -> int:
+    """The dice dots of the hexes around a vertex, the robber's hex not counted."""
+    tokens = state.board.tokens
+    robber = state.robber
+    return sum(DICE_DOTS.get(tokens[h], 0) for h in state.topo.vertex_hexes[v] if h != robber)
+
+
+def _planned(
+    state: GameState, actions: list[Action], choice: Callable[[Sequence[Action]], Action]
+) -> Action:
+    """The planned rollout policy's main-phase move when no city or settlement is
+    affordable, after the ``heuristic`` player: a development card played (a knight only
+    with the robber on the seat's own hex), a card bought when the next build lacks more
+    than two cards, a road when no settlement spot is left, a bank trade toward the next
+    build, else a card bought, else the end of the turn (``actions[0]``)."""
+    p = state.current
+    b = p * 5
+    hand = state.hand[b : b + 5]
+    vlevel = state.vlevel
+    if state.cities_left[p] and any(vlevel[v] == 1 for v in state.pbuild[p]):
+        target = CITY_COST
+    elif state.settlements_left[p]:
+        target = SETTLEMENT_COST
+    else:
+        target = DEV_CARD_COST
+    buy: Action | None = None
+    roads: list[Action] = []
+    trade: Action | None = None
+    plays: list[Action] = []
+    for a in actions:
+        kind = type(a)
+        if kind is BuyDevCard:
+            buy = a
+        elif kind is BuildRoad:
+            roads.append(a)
+        elif isinstance(a, MaritimeTrade):
+            if (
+                trade is None
+                and hand[a.get] < target[a.get]
+                and hand[a.give] - a.ratio >= target[a.give]
+            ):
+                trade = a
+        elif kind is PlayKnight:
+            if any(state.vowner[v] == p for v in state.topo.hex_vertices[state.robber]):
+                plays.append(a)
+        elif kind in _PLAYS:
+            plays.append(a)
+    if plays:
+        return choice(plays)
+    lacking = sum(max(0, c - h) for h, c in zip(hand, target, strict=True))
+    if buy is not None and lacking > 2:
+        return buy
+    if (
+        roads
+        and (target is not CITY_COST or state.settlements_left[p])
+        and not rules.settlement_spots(state, p)
+    ):
+        return choice(roads)
+    if trade is not None:
+        return trade
+    if buy is not None:
+        return buy
+    return actions[0]
 
 
 def _greedy(
@@ -733,7 +822,12 @@ class Search:
         config = self.config
         if winner == -2:
             winner = rollout(
-                state, rnd, config.rollout_pruning, config.greedy_rollouts, config.rollout_turns
+                state,
+                rnd,
+                config.rollout_pruning,
+                config.greedy_rollouts,
+                config.rollout_turns,
+                config.planned_rollouts,
             )
         self.rollouts += 1
         shares = position_rewards(state, config.fitted_score) if winner == -2 else None

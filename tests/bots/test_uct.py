@@ -368,6 +368,44 @@ def test_greedy_rollouts_end_in_a_win_and_keep_every_card() -> None:
     assert lengths[True] < lengths[False]  # fewer idle bank trades and wandering roads
 
 
+def test_planned_rollouts_end_in_a_win_keep_every_card_and_end_sooner() -> None:
+    rnd = random.Random(12)
+    turns = {}
+    for planned in (False, True):
+        total = 0
+        for seed in range(4):
+            state = setup_game(config(), seed)
+            state.rng = rnd.getrandbits(64)
+            winner = rollout(state, rnd, prune=True, planned=planned)
+            assert winner == state.winner and state.is_over
+            assert_conserved(state)
+            total += state.turn
+        turns[planned] = total
+    assert turns[True] < turns[False]  # builds come sooner than by random moves
+
+
+def test_planned_rollouts_build_on_the_best_spot_and_trade_toward_the_next_build() -> None:
+    cities = set()
+    for seed in range(6):
+        # Settlements on vertex 0 (12, 8: 6 dots) and 6 (12, 2, 3: 4 dots); one city.
+        state = _main(0, counts(grain=2, ore=3))
+        rollout(state, random.Random(seed), prune=True, turns=1, planned=True)
+        cities.add(tuple(v for v in (0, 6) if state.vlevel[v] == 2))
+    assert cities == {(0,)}
+    state = _main(0, counts(brick=4, grain=2, ore=2))  # an ore short of a city
+    assert uct._planned(state, legal_actions(state), random.choice) == MaritimeTrade(0, 0, 4, 4)
+    state = _main(0, counts(brick=4, wool=1, grain=1, ore=1))  # three short: a card first
+    assert type(uct._planned(state, legal_actions(state), random.choice)) is BuyDevCard
+    state = _main(0, counts(brick=4, wool=1, grain=2, ore=2))  # one short: the trade first
+    assert type(uct._planned(state, legal_actions(state), random.choice)) is MaritimeTrade
+    state = _main(0)
+    give_dev(state, 0, DevCard.KNIGHT)
+    state.robber = 4  # fields 6, away from its buildings: the knight is kept
+    assert type(uct._planned(state, legal_actions(state), random.choice)) is EndTurn
+    state.robber = 2  # forest 8, next to its settlement on vertex 0: the knight drives it off
+    assert type(uct._planned(state, legal_actions(state), random.choice)) is PlayKnight
+
+
 def test_rollouts_cut_short_score_the_position() -> None:
     state = setup_game(config(), 3)
     start = state.turn
