@@ -351,37 +351,24 @@ def test_setup_pruning_keeps_the_best_spots_by_dots_and_variety() -> None:
     assert search.root.actions == kept
 
 
-def test_greedy_rollouts_end_in_a_win_and_keep_every_card() -> None:
+def test_greedy_and_planned_rollouts_end_in_a_win_keep_every_card_and_end_sooner() -> None:
     rnd = random.Random(11)
-    lengths = {}
-    for greedy in (False, True):
-        total = 0
-        for seed in range(4):
-            state = setup_game(config(), seed)
-            state.rng = rnd.getrandbits(64)
-            before = state.actions_taken
-            winner = rollout(state, rnd, prune=True, greedy=greedy)
-            assert winner == state.winner and state.is_over
-            assert_conserved(state)
-            total += state.actions_taken - before
-        lengths[greedy] = total
-    assert lengths[True] < lengths[False]  # fewer idle bank trades and wandering roads
-
-
-def test_planned_rollouts_end_in_a_win_keep_every_card_and_end_sooner() -> None:
-    rnd = random.Random(12)
+    actions = {}
     turns = {}
-    for planned in (False, True):
-        total = 0
+    for policy in ("random", "greedy", "planned"):
+        actions[policy] = turns[policy] = 0
         for seed in range(4):
             state = setup_game(config(), seed)
             state.rng = rnd.getrandbits(64)
-            winner = rollout(state, rnd, prune=True, planned=planned)
+            winner = rollout(
+                state, rnd, prune=True, greedy=policy == "greedy", planned=policy == "planned"
+            )
             assert winner == state.winner and state.is_over
             assert_conserved(state)
-            total += state.turn
-        turns[planned] = total
-    assert turns[True] < turns[False]  # builds come sooner than by random moves
+            actions[policy] += state.actions_taken
+            turns[policy] += state.turn
+    assert actions["greedy"] < actions["random"]  # fewer idle bank trades and wandering roads
+    assert turns["planned"] < turns["random"]  # builds come sooner than by random moves
 
 
 def test_planned_rollouts_build_on_the_best_spot_and_trade_toward_the_next_build() -> None:
