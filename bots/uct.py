@@ -415,9 +415,9 @@ def _planned(
 ) -> Action:
     """The planned rollout policy's main-phase move when no city or settlement is
     affordable, after the ``heuristic`` player: a development card played (a knight only
-    with the robber on the seat's own hex), a card bought when the next build lacks more
-    than two cards, a road when no settlement spot is left, a bank trade toward the next
-    build, else a card bought, else the end of the turn (``actions[0]``)."""
+    with the robber next to one of the seat's buildings), a card bought when the next
+    build lacks more than two cards, a road when no settlement spot is left, a bank trade
+    toward the next build, else a card bought, else the end of the turn (``actions[0]``)."""
     p = state.current
     b = p * 5
     hand = state.hand[b : b + 5]
@@ -615,7 +615,7 @@ def winning_move(state: GameState, seat: int, max_nodes: int = WIN_LINE_NODES) -
                 return a
         return None
 
-    return first(state.copy())
+    return first(state)  # each move is tried on a copy
 
 
 # ======================================================================================
