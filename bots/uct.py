@@ -557,6 +557,9 @@ def assume_trades(state: GameState, seat: int, price: Sequence[int]) -> bool:
 
 WIN_LINE_NODES = 4000
 """How many positions :func:`winning_move` may look at before it gives up."""
+WIN_LINE_REACH = 4
+""":func:`winning_move` looks only when the seat is at most this many points from the
+target: more than any line of builds and awards could plausibly bring in one turn."""
 _LINE_ORDER = {
     BuildCity: 0,
     BuildSettlement: 1,
@@ -578,8 +581,8 @@ def winning_move(state: GameState, seat: int, max_nodes: int = WIN_LINE_NODES) -
     Beyond the paper: the search values a win now and a likely win later alike."""
     if state.phase not in (_MAIN, _ROAD_BUILDING) or state.current != seat:
         return None
-    if state.victory_points(seat) + 4 < state.config.victory_points:
-        return None  # more than any line of builds and awards could plausibly bring
+    if state.victory_points(seat) + WIN_LINE_REACH < state.config.victory_points:
+        return None
     b = seat * 5
     seen: set[tuple[object, ...]] = set()
     left = [max_nodes]

@@ -27,6 +27,7 @@ from bots.heuristic import Decision
 from bots.tracking import track
 from bots.uct import (
     PRICES,
+    WIN_LINE_REACH,
     RootStats,
     SearchConfig,
     missing,
@@ -43,6 +44,7 @@ from engine.actions import (
     counts_of,
 )
 from engine.rebuild import state_from_view
+from engine.state import GameState
 from engine.view import View
 from protocol import messages as m
 from protocol.payloads import action_from_engine, action_to_engine, view_to_engine
@@ -188,8 +190,14 @@ class UCTAgent(Agent):
         (:func:`bots.uct.winning_move` on a state rebuilt from the view; ``win_check``)."""
         if view.phase not in ("main", "road_building"):
             return None
+        if view.own_points is None or view.own_points + WIN_LINE_REACH < view.victory_points:
+            return None  # too far to look: no state rebuilt, no guess drawn
+        return winning_move(self._rebuild(view, seat), seat)
+
+    def _rebuild(self, view: View, seat: int) -> GameState:
+        """A full state from the view and one guess at the hidden cards."""
         g = self._guess(view, seat)
-        return winning_move(state_from_view(view, g.hands, g.development, g.deck), seat)
+        return state_from_view(view, g.hands, g.development, g.deck)
 
     def _as_offerer(self, view: View, seat: int) -> Action | None:
         """Confirm with a seat that accepted; wait while answers are pending; else cancel.
@@ -261,9 +269,7 @@ class UCTAgent(Agent):
         waves = -(-config.trees // parallel)
         extra: tuple[Action, ...] = ()
         if optimistic:  # our own moves: any guess at the others' cards lists them alike
-            g = self._guess(view, seat)
-            state = state_from_view(view, g.hands, g.development, g.deck)
-            extra = tuple(optimistic_moves(state, seat))
+            extra = tuple(optimistic_moves(self._rebuild(view, seat), seat))
         trees = config.trees
         jobs = [
             TreeJob(
