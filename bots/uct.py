@@ -31,6 +31,7 @@ mean); ``final`` overrides either.
 from __future__ import annotations
 
 import math
+import operator
 import random
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -380,10 +381,7 @@ def position_rewards(state: GameState, fitted: bool = False) -> list[float]:
     if fitted:
         leader = max(state.victory_points(q) for q in range(n))
         scores = [
-            sum(
-                w * f
-                for w, f in zip(POSITION_WEIGHTS, position_features(state, q, leader), strict=True)
-            )
+            sum(map(operator.mul, POSITION_WEIGHTS, position_features(state, q, leader)))
             for q in range(n)
         ]
     else:
@@ -432,12 +430,13 @@ def _planned(
     roads: list[Action] = []
     trade: Action | None = None
     plays: list[Action] = []
+    knight: bool | None = None  # whether the robber is next to one of the seat's buildings
     for a in actions:
         kind = type(a)
-        if kind is BuyDevCard:
-            buy = a
-        elif kind is BuildRoad:
+        if kind is BuildRoad:
             roads.append(a)
+        elif kind is BuyDevCard:
+            buy = a
         elif isinstance(a, MaritimeTrade):
             if (
                 trade is None
@@ -446,14 +445,16 @@ def _planned(
             ):
                 trade = a
         elif kind is PlayKnight:
-            if any(state.vowner[v] == p for v in state.topo.hex_vertices[state.robber]):
+            if knight is None:
+                vowner = state.vowner
+                knight = any(vowner[v] == p for v in state.topo.hex_vertices[state.robber])
+            if knight:
                 plays.append(a)
         elif kind in _PLAYS:
             plays.append(a)
     if plays:
         return choice(plays)
-    lacking = sum(max(0, c - h) for h, c in zip(hand, target, strict=True))
-    if buy is not None and lacking > 2:
+    if buy is not None and sum(c - h for h, c in zip(hand, target, strict=True) if c > h) > 2:
         return buy
     if (
         roads
