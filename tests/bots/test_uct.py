@@ -12,6 +12,7 @@ from bots import uct
 from bots.ensemble import Ensemble, Guess, TreeJob
 from bots.uct import (
     HAND_CAP,
+    POSITION_WEIGHTS,
     Node,
     RootStats,
     Search,
@@ -417,6 +418,7 @@ def test_a_search_with_short_rollouts_still_finds_the_win() -> None:
 def test_a_cut_position_is_scored_on_points_production_and_prospects() -> None:
     state = setup_game(config(), 3)
     before = position_features(state, 0)
+    assert len(before) == len(POSITION_WEIGHTS)  # the fitted score pairs them without a check
     points, dots, kinds, _, devs, knights = before[:6]
     assert points == state.victory_points(0) and 0 < kinds <= 5 and knights == 0
     top = max(state.victory_points(q) for q in range(4))
