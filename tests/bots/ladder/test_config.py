@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from bots import parse_spec
 from bots.ladder.config import ConfigError, load_config, parse_config
 
 REPO = Path(__file__).resolve().parents[3]
@@ -191,8 +193,30 @@ def test_a_file_that_is_not_toml_or_missing(tmp_path: Path) -> None:
         load_config(tmp_path / "none.toml")
 
 
-@pytest.mark.parametrize("path", sorted((REPO / "ladders").glob("*.toml")), ids=lambda p: p.name)
+LADDERS = sorted((REPO / "ladders").rglob("*.toml"))
+
+
+@pytest.mark.parametrize("path", LADDERS, ids=lambda p: str(p.relative_to(REPO / "ladders")))
 def test_the_example_ladders_are_valid(path: Path) -> None:
     config = load_config(path)
     assert len(config.entrant) >= 2
     assert all(config.budgets().values())
+
+
+@pytest.mark.parametrize(
+    "path", [p for p in LADDERS if p.parent.name == "table1-10k"], ids=lambda p: p.name
+)
+def test_the_table_ladders_play_the_arena_games_their_comment_names(path: Path) -> None:
+    """Each 10,000-rollout row is one uct entrant against three heuristic players, and the
+    arena command in its comment plays the same games (the same spec, seed and count)."""
+    config = load_config(path)
+    assert [e.bot for e in config.entrant] == ["uct", "heuristic", "heuristic", "heuristic"]
+    assert config.entrant[0].params["rollouts"] == 10000
+    text = path.read_text(encoding="utf-8")
+    spec = re.search(r'--agents "([^"]*)"', text)
+    counts = re.search(r"--games (\d+) --seed (\d+)", text)
+    assert spec and counts
+    specs = [parse_spec(s) for s in spec.group(1).split(";")]
+    assert specs[1:] == [("heuristic", {})] * 3
+    assert specs[0] == ("uct", config.entrant[0].str_params)
+    assert (int(counts.group(1)), int(counts.group(2))) == (config.ladder.games, config.ladder.seed)
