@@ -44,6 +44,7 @@ from engine.actions import (
     BuildRoad,
     BuildSettlement,
     BuyDevCard,
+    Discard,
     MaritimeTrade,
     MoveRobber,
     PlayKnight,
@@ -66,6 +67,8 @@ _MAIN = int(Phase.MAIN)
 _ROAD_BUILDING = int(Phase.ROAD_BUILDING)
 _SETUP_SETTLEMENT = int(Phase.SETUP_SETTLEMENT)
 _DISCARD = int(Phase.DISCARD)
+_PRE_ROLL = int(Phase.PRE_ROLL)
+_MOVE_ROBBER = int(Phase.MOVE_ROBBER)
 _TRADE = int(Phase.TRADE)
 _OVER = int(Phase.GAME_OVER)
 _PENDING = int(Answer.PENDING)
@@ -109,6 +112,11 @@ class SearchConfig:
     city or settlement spot, a development card when the next build is far, roads only
     when no spot is left, bank trades toward the next build) instead of random moves (see
     :func:`rollout`)."""
+    planned_chores: bool = False
+    """Beyond the paper, with ``planned_rollouts``: rollouts also move the robber, discard
+    and play a knight before the roll by the ``heuristic`` player's rules (the leader's
+    best hex, never one's own; what the next build needs least; a knight when the robber
+    blocks one's own good hex) instead of at random (see :func:`_chore`)."""
     rollout_turns: int = 0
     """Beyond the paper: end a rollout after this many turns and score the position (points
     and production; see :func:`position_rewards`) instead of playing to the end (0)."""
@@ -267,6 +275,7 @@ def rollout(
     greedy: bool = False,
     turns: int = 0,
     planned: bool = False,
+    chores: bool = False,
 ) -> int:
     """Play random (pruned) actions to the end; the winner, or -1 past the action limit
     (with ``turns``, -2 once that many turns have passed without a winner).
@@ -274,7 +283,8 @@ def rollout(
     development card half the time, buy one 60% of the time, build a road half the time,
     trade with the bank only when holding more than seven cards, else end the turn.
     ``planned`` (beyond the paper, before ``greedy``): in the main phase, the heuristic
-    player's priorities (:func:`_planned`)."""
+    player's priorities (:func:`_planned`). ``chores`` (with ``planned``): the robber,
+    discards and knights before the roll by the heuristic's rules (:func:`_chore`)."""
     legal = rules.legal_actions
     advance = rules.advance
     choice = rnd.choice
@@ -305,6 +315,11 @@ def rollout(
                 continue
             elif greedy:
                 advance(state, _greedy(state, actions, choice, random_))
+                continue
+        elif chores and phase != _MAIN and len(actions) > 1:
+            chore = _chore(state, phase, actions)
+            if chore is not None:
+                advance(state, chore)
                 continue
         advance(state, choice(actions))
     return state.winner if state.phase == _OVER else -1
@@ -419,13 +434,7 @@ def _planned(
     p = state.current
     b = p * 5
     hand = state.hand[b : b + 5]
-    vlevel = state.vlevel
-    if state.cities_left[p] and any(vlevel[v] == 1 for v in state.pbuild[p]):
-        target = CITY_COST
-    elif state.settlements_left[p]:
-        target = SETTLEMENT_COST
-    else:
-        target = DEV_CARD_COST
+    target = _target(state, p)
     buy: Action | None = None
     roads: list[Action] = []
     trade: Action | None = None
@@ -467,6 +476,75 @@ def _planned(
     if buy is not None:
         return buy
     return actions[0]
+
+
+def _target(state: GameState, seat: int) -> Sequence[int]:
+    """The price of the seat's next build, as the ``heuristic`` player saves for it: a city
+    while it has a settlement to upgrade, else a settlement, else a development card."""
+    if state.cities_left[seat] and any(state.vlevel[v] == 1 for v in state.pbuild[seat]):
+        return CITY_COST
+    if state.settlements_left[seat]:
+        return SETTLEMENT_COST
+    return DEV_CARD_COST
+
+
+def _chore(state: GameState, phase: int, actions: list[Action]) -> Action | None:
+    """The ``heuristic`` player's rule for a robber move (the hex that harms the others
+    most, weighted by their points, never one's own; a victim worth more the more points it
+    has), a discard (the card most beyond the next build's needs) or a knight before the
+    roll (when the robber blocks a hex of three or more dots next to one's own building);
+    None elsewhere (the caller picks at random)."""
+    if phase == _MOVE_ROBBER:
+        me = state.current
+        vowner = state.vowner
+        vlevel = state.vlevel
+        points = state.vp
+        tokens = state.board.tokens
+        corners = state.topo.hex_vertices
+        best: Action | None = None
+        top = -1.0
+        for a in actions:
+            assert isinstance(a, MoveRobber)
+            dots = DICE_DOTS.get(tokens[a.hex], 0)
+            harm = 0.0 if a.victim is None else 5.0 + points[a.victim]
+            for v in corners[a.hex]:
+                owner = vowner[v]
+                if owner == me:
+                    harm = -100.0
+                    break
+                if owner >= 0:
+                    harm += vlevel[v] * dots * (1 + points[owner])
+            if harm > top:
+                top = harm
+                best = a
+        return best
+    if phase == _DISCARD:
+        seat = actions[0].seat
+        need = _target(state, seat)
+        hand = state.hand
+        b = seat * 5
+        return max(
+            actions,
+            key=lambda a: hand[b + _card(a)] - need[_card(a)],
+        )
+    if phase == _PRE_ROLL:
+        robber = state.robber
+        if DICE_DOTS.get(state.board.tokens[robber], 0) >= 3 and any(
+            state.vowner[v] == state.current for v in state.topo.hex_vertices[robber]
+        ):
+            for a in actions:
+                if type(a) is PlayKnight:
+                    return a
+        for a in actions:
+            if type(a) is RollDice:
+                return a
+    return None
+
+
+def _card(action: Action) -> int:
+    """The resource a one-card discard gives back."""
+    assert isinstance(action, Discard)
+    return action.cards.index(1)
 
 
 def _greedy(
@@ -832,6 +910,7 @@ class Search:
                 config.greedy_rollouts,
                 config.rollout_turns,
                 config.planned_rollouts,
+                config.planned_rollouts and config.planned_chores,
             )
         self.rollouts += 1
         shares = position_rewards(state, config.fitted_score) if winner == -2 else None

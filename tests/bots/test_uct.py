@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import random
 import time
+from collections import Counter
+from dataclasses import replace
 
 import pytest
 
 from bots import uct
 from bots.ensemble import Ensemble, Guess, TreeJob
+from bots.heuristic import Decision
 from bots.uct import (
     HAND_CAP,
     POSITION_WEIGHTS,
@@ -45,9 +48,12 @@ from engine import (
     is_legal,
     legal_actions,
     new_game,
+    seats_to_act,
     view,
 )
+from engine.actions import Action
 from engine.constants import CITY_COST, DICE_DOTS, SETTLEMENT_COST
+from protocol.payloads import action_from_engine, action_to_engine, view_from_engine
 from tests.engine.positions import (
     assert_conserved,
     build_roads,
@@ -392,6 +398,67 @@ def test_planned_rollouts_build_on_the_best_spot_and_trade_toward_the_next_build
     assert type(uct._planned(state, legal_actions(state), random.choice)) is EndTurn
     state.robber = 2  # forest 8, next to its settlement on vertex 0: the knight drives it off
     assert type(uct._planned(state, legal_actions(state), random.choice)) is PlayKnight
+
+
+class _NoNoise(random.Random):
+    """A generator whose ``random()`` is always 0: the heuristic's tie-breaking noise off,
+    so that it, like the rollout, takes the first of equally good moves."""
+
+    def random(self) -> float:
+        return 0.0
+
+
+def test_rollout_chores_are_the_heuristic_players_robber_discards_and_knights() -> None:
+    """On every robber move, discard and pre-roll choice of twelve games of heuristic
+    players, the rollout's rule picks what the heuristic player picks."""
+    seen: Counter[int] = Counter()
+    for seed in range(12):
+        state = new_game(config(), seed)
+        while not state.is_over and state.actions_taken < 3000:
+            q = seats_to_act(state)[0]
+            actions = legal_actions(state, q)
+            wire = [action_from_engine(a) for a in actions]
+            pick = action_to_engine(
+                Decision(view_from_engine(view(state, q)), wire, _NoNoise()).best(), q
+            )
+            chore = uct._chore(state, int(state.phase), actions)
+            if state.phase in (Phase.MOVE_ROBBER, Phase.DISCARD, Phase.PRE_ROLL):
+                assert chore == pick, (seed, state.phase)
+                seen[int(state.phase)] += len(actions) > 1
+            else:
+                assert chore is None
+            apply(state, pick)
+    assert all(seen[int(p)] >= 5 for p in (Phase.MOVE_ROBBER, Phase.DISCARD, Phase.PRE_ROLL))
+
+
+def test_rollouts_use_the_chores_only_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: Counter[bool] = Counter()
+    real = uct._chore
+
+    def spy(state: GameState, phase: int, actions: list[Action]) -> Action | None:
+        calls[chores] += 1
+        return real(state, phase, actions)
+
+    monkeypatch.setattr(uct, "_chore", spy)
+    for chores in (False, True):
+        for seed in range(3):
+            state = setup_game(config(), seed)
+            rnd = random.Random(seed)
+            state.rng = rnd.getrandbits(64)
+            winner = rollout(state, rnd, prune=True, planned=True, chores=chores)
+            assert winner == state.winner and state.is_over
+            assert_conserved(state)
+    assert calls[True] > 0 and calls[False] == 0
+    calls.clear()
+    chores = True
+    state = _main(0, counts(brick=4, grain=2, ore=2))
+    base = SearchConfig(rollouts=30, rollout_turns=6, planned_chores=True)
+    for planned in (False, True):
+        search = Search(state, 0, replace(base, planned_rollouts=planned), random.Random(1))
+        search.run(30, None)
+        assert search.rollouts == 30
+        # planned_chores counts only with planned_rollouts, as documented
+        assert (calls[True] > 0) == planned
 
 
 def test_rollouts_cut_short_score_the_position() -> None:
