@@ -496,26 +496,32 @@ def _chore(state: GameState, phase: int, actions: list[Action]) -> Action | None
     None elsewhere (the caller picks at random)."""
     if phase == _MOVE_ROBBER:
         me = state.current
-        vowner = state.vowner
-        vlevel = state.vlevel
         points = state.vp
         tokens = state.board.tokens
-        corners = state.topo.hex_vertices
+        vertex_hexes = state.topo.vertex_hexes
+        vlevel = state.vlevel
+        harm: dict[int, float] = {}  # hex: the harm to others, before the victim
+        mine: set[int] = set()
+        for seat in range(state.n):
+            for v in state.pbuild[seat]:
+                if seat == me:
+                    mine.update(vertex_hexes[v])
+                    continue
+                weight = vlevel[v] * (1 + points[seat])
+                for h in vertex_hexes[v]:
+                    harm[h] = harm.get(h, 0.0) + weight * DICE_DOTS.get(tokens[h], 0)
         best: Action | None = None
-        top = -1.0
+        top = -math.inf
         for a in actions:
             assert isinstance(a, MoveRobber)
-            dots = DICE_DOTS.get(tokens[a.hex], 0)
-            harm = 0.0 if a.victim is None else 5.0 + points[a.victim]
-            for v in corners[a.hex]:
-                owner = vowner[v]
-                if owner == me:
-                    harm = -100.0
-                    break
-                if owner >= 0:
-                    harm += vlevel[v] * dots * (1 + points[owner])
-            if harm > top:
-                top = harm
+            if a.hex in mine:
+                score = -100.0
+            else:
+                score = harm.get(a.hex, 0.0)
+                if a.victim is not None:
+                    score += 5.0 + points[a.victim]
+            if score > top:
+                top = score
                 best = a
         return best
     if phase == _DISCARD:
@@ -523,10 +529,8 @@ def _chore(state: GameState, phase: int, actions: list[Action]) -> Action | None
         need = _target(state, seat)
         hand = state.hand
         b = seat * 5
-        return max(
-            actions,
-            key=lambda a: hand[b + _card(a)] - need[_card(a)],
-        )
+        spare = [hand[b + r] - need[r] for r in range(5)]
+        return max(actions, key=lambda a: spare[_card(a)])
     if phase == _PRE_ROLL:
         robber = state.robber
         if DICE_DOTS.get(state.board.tokens[robber], 0) >= 3 and any(
