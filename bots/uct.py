@@ -102,6 +102,10 @@ class SearchConfig:
     """Processes the trees run in (at most ``trees``)."""
     trade_optimistic: bool = False
     counter_offers: bool = False
+    trade_guard: int = 0
+    """Beyond the paper: make the trade-optimistic 1:1 offers only to seats whose public
+    points are more than this many short of the win, and confirm with no other (0: offer
+    to everyone). Every accepted 1:1 offer helps the seat that takes it."""
     determinizations: int = 1
     """Guesses at the hidden cards per tree's search (the tree restarts from each)."""
     greedy_rollouts: bool = False
@@ -148,8 +152,8 @@ class SearchConfig:
     games) and ``visits`` for one tree. See :attr:`move_rule`."""
 
     def __post_init__(self) -> None:
-        if self.setup_pruning < 0 or self.rollout_turns < 0:
-            raise ValueError("setup_pruning and rollout_turns cannot be negative")
+        if self.setup_pruning < 0 or self.rollout_turns < 0 or self.trade_guard < 0:
+            raise ValueError("setup_pruning, rollout_turns and trade_guard cannot be negative")
         if self.rollouts < 0 or (self.time_ms is not None and self.time_ms < 0):
             raise ValueError("budgets cannot be negative")
         if not self.rollouts and not self.time_ms:

@@ -10,6 +10,7 @@ Trading (Algorithm 2, once per turn): the first search of a turn also considers 
 1:1 trades would make affordable; if one of them wins, the bot offers every other seat one
 spare card for one lacking card, one offer at a time, confirming with a seat that accepts,
 until it can pay or has tried each lacking card; then it searches again without such moves.
+With ``trade_guard`` it offers only to seats still well short of the win.
 Offers made to it are answered by a search over accept and decline, and, with
 ``counter_offers``, 1:1 counter-offers.
 """
@@ -204,7 +205,12 @@ class UCTAgent(Agent):
         Counter-offers to our 1:1 offers are ignored, as in the paper."""
         trade = view.trade
         assert trade is not None
-        accepted = [q for q, a in enumerate(trade.answers) if a == "accepted"]
+        partners = self._partners(view, seat)
+        accepted = [
+            q
+            for q, a in enumerate(trade.answers)
+            if a == "accepted" and (partners is None or q in partners)
+        ]
         if accepted:
             points = {p.seat: p.points for p in view.seats}
             return ConfirmTrade(seat, min(accepted, key=lambda q: (points[q], q)))
@@ -218,13 +224,25 @@ class UCTAgent(Agent):
             return None
         hand = view.hand or (0, 0, 0, 0, 0)
         lack, spare = missing(hand, PRICES[type(self.target)])
-        if not lack or not spare:
+        partners = self._partners(view, seat)
+        if not lack or not spare or partners == ():
             self.target, self.offers_left = None, 0
             return None
         self.offers_left -= 1
         want = self.rnd.choice(lack)
         give = self.rnd.choice([r for r in spare if r != want] or spare)
-        return OfferTrade(seat, counts_of(give), counts_of(want), None)
+        return OfferTrade(seat, counts_of(give), counts_of(want), partners)
+
+    def _partners(self, view: View, seat: int) -> tuple[int, ...] | None:
+        """The seats our 1:1 offers go to: None for everyone, else those more than
+        ``trade_guard`` public points short of the win (``trade_guard``)."""
+        guard = self.config.trade_guard
+        if not guard:
+            return None
+        line = view.victory_points - guard
+        others = [p for p in view.seats if p.seat != seat]
+        partners = tuple(p.seat for p in others if p.points < line)
+        return None if len(partners) == len(others) else partners
 
     def _counters(self, view: View, seat: int) -> list[Action]:
         """1:1 counter-offers to the open offer: give what was asked for something else,

@@ -103,6 +103,7 @@ def test_the_final_rule_in_force_follows_the_ensemble_size_unless_set(
         ({"rollouts": "many"}, "bad value 'many' for rollouts"),
         ({"pruning": "maybe"}, "bad value 'maybe' for pruning"),
         ({"cp": "-1"}, "cp cannot be negative"),
+        ({"trade_guard": "-2"}, "trade_guard cannot be negative"),
         ({"rollouts": "0"}, "needs a budget"),
         ({"trees": "0"}, "at least 1"),
         ({"final": "votes"}, "unknown final rule 'votes'"),

@@ -17,7 +17,12 @@ from bots.uct import RootStats, SearchConfig
 from bots.uct_agent import STRENGTHS, UCTAgent
 from clients.sdk import Agent, Table
 from engine import (
+    AcceptTrade,
+    BuildSettlement,
     BuyDevCard,
+    CancelTrade,
+    ConfirmTrade,
+    DeclineTrade,
     EndTurn,
     GameConfig,
     Phase,
@@ -305,3 +310,43 @@ def test_win_check_plays_a_win_this_turn_without_searching() -> None:
     assert bot.last_stats is None  # no search ran
     assert kinds == ["maritime_trade", "build_city"] and state.winner == 0
     assert STRENGTHS["medium"].win_check and STRENGTHS["hard"].win_check
+
+
+def test_trade_guard_keeps_offers_and_confirms_from_seats_near_the_win() -> None:
+    state = setup_game(config())
+    main_phase(state, 0)
+    set_hand(state, 0, counts(brick=2, lumber=1, wool=1))  # lacks grain for a settlement
+    for q in (1, 2, 3):
+        set_hand(state, q, counts(grain=1, ore=1))
+    state.vp[1] = 7  # three short of the win: within a guard of 3
+
+    def agent(guard: int) -> UCTAgent:
+        bot = UCTAgent(SearchConfig(rollouts=10, trade_guard=guard), seed=1)
+        bot.target, bot.offers_left = BuildSettlement(0, 0), 1
+        return bot
+
+    open_offer = agent(0)._next_offer(view(state, 0), 0)
+    assert open_offer is not None and open_offer.to is None and open_offer.get == counts(grain=1)
+    guarded = agent(3)._next_offer(view(state, 0), 0)
+    assert guarded is not None and guarded.to == (2, 3)
+    loose = agent(2)._next_offer(view(state, 0), 0)  # 7 points is more than 2 short
+    assert loose is not None and loose.to is None
+
+    # Only seat 1, near the win, accepts an open offer: the guarded bot cancels rather than
+    # confirm with it; once seat 3 accepts too, it confirms with seat 3.
+    apply(state, EngineOffer(0, counts(brick=1), counts(grain=1), None))
+    apply(state, AcceptTrade(1))
+    apply(state, DeclineTrade(2))
+    apply(state, DeclineTrade(3))
+    assert agent(3)._as_offerer(view(state, 0), 0) == CancelTrade(0)
+    assert agent(0)._as_offerer(view(state, 0), 0) == ConfirmTrade(0, 1)
+    apply(state, CancelTrade(0))
+    apply(state, EngineOffer(0, counts(brick=1), counts(grain=1), None))
+    for q, answer in ((1, AcceptTrade), (2, DeclineTrade), (3, AcceptTrade)):
+        apply(state, answer(q))
+    assert agent(3)._as_offerer(view(state, 0), 0) == ConfirmTrade(0, 3)
+    apply(state, CancelTrade(0))
+
+    # Everyone else near the win: no offer at all.
+    state.vp[2] = state.vp[3] = 8
+    assert agent(3)._next_offer(view(state, 0), 0) is None
