@@ -617,18 +617,24 @@ def missing(hand: Sequence[int], price: Sequence[int]) -> tuple[list[int], list[
     return lack, spare
 
 
-def assume_trades(state: GameState, seat: int, price: Sequence[int]) -> bool:
+def assume_trades(state: GameState, seat: int, price: Sequence[int], guard: int = 0) -> bool:
     """Make the seat able to pay ``price`` by 1:1 swaps of spare cards for lacking ones,
-    with the opponent holding most of the lacking card (else the bank). False if
-    impossible. Deterministic, so that one tree node always stands for one state."""
+    with the opponent holding most of the lacking card (else the bank); with ``guard``
+    (``SearchConfig.trade_guard``), only opponents more than that many public points short
+    of the win, and no trade at all if there is none. False if impossible. Deterministic,
+    so that one tree node always stands for one state."""
     b = seat * 5
     hand = state.hand
     lack, spare = missing(hand[b : b + 5], price)
     if len(spare) < len(lack):
         return False
     spare.sort(key=lambda r: (-(hand[b + r] - price[r]), r))  # the most plentiful first
+    line = state.config.victory_points - guard if guard else 1 << 30
+    partners = [q for q in range(state.n) if q != seat and state.vp[q] < line]
+    if not partners:
+        return False
     for want, give in zip(lack, spare, strict=False):
-        q = max((q for q in range(state.n) if q != seat), key=lambda q: (hand[q * 5 + want], -q))
+        q = max(partners, key=lambda q: (hand[q * 5 + want], -q))
         if hand[q * 5 + want]:
             hand[q * 5 + want] -= 1
             hand[q * 5 + give] += 1
@@ -886,7 +892,7 @@ class Search:
             path.append((node, i))
             if node is self.root and action in self.optimistic:
                 price = PRICES[type(action)]
-                if not assume_trades(state, self.seat, price):
+                if not assume_trades(state, self.seat, price, self.config.trade_guard):
                     winner = -1  # the trades cannot be made in this guess of the hands
                     break
             outcome = _play(state, action)

@@ -166,7 +166,11 @@ class UCTAgent(Agent):
             offer = self._next_offer(view, seat)
             if offer is not None:
                 return offer
-            if self.config.trade_optimistic and not self.traded:
+            if (
+                self.config.trade_optimistic
+                and not self.traded
+                and self._partners(view, seat) != ()
+            ):
                 stats = self._search(view, seat, deadline, optimistic=True)
                 best = self._pick(stats)
                 if best not in legal and type(best) in PRICES:

@@ -321,6 +321,15 @@ def test_assumed_trades_make_the_price_and_keep_every_card() -> None:
     set_hand(again, 2, counts(ore=4))
     assume_trades(again, 0, CITY_COST)
     assert again.hand == state.hand  # deterministic: one tree node, one state
+    # With a guard of 3, seat 2 at 7 points is no partner: the ore comes from seat 1.
+    guarded = _main(hand=counts(brick=3, grain=1, ore=1))
+    set_hand(guarded, 1, counts(grain=2, ore=1))
+    set_hand(guarded, 2, counts(ore=4))
+    guarded.vp[2] = 7
+    assert assume_trades(guarded, 0, CITY_COST, guard=3)
+    assert guarded.hand_of(2) == counts(ore=4) and guarded.hand_of(1)[4] == 0
+    assert_conserved(guarded)
+    assert not assume_trades(_main(hand=counts(brick=3, grain=1, ore=1)), 0, CITY_COST, guard=11)
 
 
 def test_assumed_trades_fail_when_the_hand_is_too_small() -> None:
