@@ -350,3 +350,25 @@ def test_trade_guard_keeps_offers_and_confirms_from_seats_near_the_win() -> None
     # Everyone else near the win: no offer at all.
     state.vp[2] = state.vp[3] = 8
     assert agent(3)._next_offer(view(state, 0), 0) is None
+
+
+def test_trade_guard_skips_the_trade_optimistic_search_when_no_seat_may_trade() -> None:
+    searches: list[bool] = []
+
+    class Counting(UCTAgent):
+        def _search(self, *args: Any, optimistic: bool = False, **kw: Any) -> RootStats:
+            searches.append(optimistic)
+            return super()._search(*args, optimistic=optimistic, **kw)
+
+    state = setup_game(config())
+    main_phase(state, 0)
+    set_hand(state, 0, counts(brick=4))  # a settlement only through trades
+    legal = legal_actions(state, 0)
+    # (guard, the others' public points, whether the turn's first search is optimistic)
+    for guard, points, optimistic in ((3, 6, True), (3, 7, False), (0, 9, True)):
+        state.vp[1:] = [points] * 3
+        bot = Counting(SearchConfig(rollouts=20, trade_optimistic=True, trade_guard=guard), 2)
+        bot.tracker = HandTracker(view(state, 0))
+        searches.clear()
+        assert bot.decide(view(state, 0), 0, legal, None) is not None
+        assert searches[0] is optimistic
