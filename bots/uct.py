@@ -617,6 +617,15 @@ def missing(hand: Sequence[int], price: Sequence[int]) -> tuple[list[int], list[
     return lack, spare
 
 
+def trade_partners(points: Sequence[int], seat: int, target: int, guard: int) -> list[int]:
+    """The seats ``seat`` may trade with under ``guard`` (``SearchConfig.trade_guard``):
+    every other seat, or with a guard only those whose public ``points`` are more than
+    ``guard`` short of ``target``, the points that win."""
+    return [
+        q for q in range(len(points)) if q != seat and (not guard or points[q] < target - guard)
+    ]
+
+
 def assume_trades(state: GameState, seat: int, price: Sequence[int], guard: int = 0) -> bool:
     """Make the seat able to pay ``price`` by 1:1 swaps of spare cards for lacking ones,
     with the opponent holding most of the lacking card (else the bank); with ``guard``
@@ -629,8 +638,7 @@ def assume_trades(state: GameState, seat: int, price: Sequence[int], guard: int 
     if len(spare) < len(lack):
         return False
     spare.sort(key=lambda r: (-(hand[b + r] - price[r]), r))  # the most plentiful first
-    line = state.config.victory_points - guard if guard else 1 << 30
-    partners = [q for q in range(state.n) if q != seat and state.vp[q] < line]
+    partners = trade_partners(state.vp, seat, state.config.victory_points, guard)
     if not partners:
         return False
     for want, give in zip(lack, spare, strict=False):

@@ -33,6 +33,7 @@ from bots.uct import (
     SearchConfig,
     missing,
     optimistic_moves,
+    trade_partners,
     winning_move,
 )
 from clients.sdk import Agent, Table
@@ -240,13 +241,9 @@ class UCTAgent(Agent):
     def _partners(self, view: View, seat: int) -> tuple[int, ...] | None:
         """The seats our 1:1 offers go to: None for everyone, else those more than
         ``trade_guard`` public points short of the win (``trade_guard``)."""
-        guard = self.config.trade_guard
-        if not guard:
-            return None
-        line = view.victory_points - guard
-        others = [p for p in view.seats if p.seat != seat]
-        partners = tuple(p.seat for p in others if p.points < line)
-        return None if len(partners) == len(others) else partners
+        points = [p.points for p in sorted(view.seats, key=lambda p: p.seat)]
+        partners = trade_partners(points, seat, view.victory_points, self.config.trade_guard)
+        return None if len(partners) == len(points) - 1 else tuple(partners)
 
     def _counters(self, view: View, seat: int) -> list[Action]:
         """1:1 counter-offers to the open offer: give what was asked for something else,
