@@ -1,4 +1,5 @@
-"""Build hook: with HEXHAVEN_COMPILE=1 the engine's hot modules are compiled with mypyc.
+"""Build hook: with HEXHAVEN_COMPILE=1 the engine's hot modules and the rollouts
+(``bots/playout.py``) are compiled with mypyc.
 
 The engine is plain, typed Python and runs as such by default (editable installs, tests).
 A compiled build runs the same source about twice as fast, for bots and benchmarks::
@@ -26,6 +27,7 @@ COMPILED = [
     "engine/state.py",
     "engine/topology.py",
     "engine/view.py",
+    "bots/playout.py",
 ]
 
 ext_modules = []

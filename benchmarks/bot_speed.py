@@ -28,7 +28,8 @@ import statistics
 import time
 
 from bots.ensemble import Ensemble, Guess, TreeJob
-from bots.uct import SearchConfig, actor, pruned_actions, rollout
+from bots.playout import rollout
+from bots.uct import SearchConfig, actor, pruned_actions
 from engine import GameConfig, GameState, Phase, advance, legal_actions, new_game, view
 from engine import rules as engine_rules
 

@@ -34,7 +34,8 @@ from collections import defaultdict
 from bots.belief import HandTracker
 from bots.ensemble import Guess, TreeJob, run_tree
 from bots.heuristic import Decision
-from bots.uct import RootStats, Search, SearchConfig, pruned_actions, rollout
+from bots.playout import rollout
+from bots.uct import RootStats, Search, SearchConfig, pruned_actions
 from engine import (
     GameConfig,
     GameState,

@@ -10,9 +10,10 @@ from dataclasses import replace
 
 import pytest
 
-from bots import uct
+from bots import playout, uct
 from bots.ensemble import Ensemble, Guess, TreeJob
 from bots.heuristic import Decision
+from bots.playout import rollout
 from bots.uct import (
     HAND_CAP,
     POSITION_WEIGHTS,
@@ -26,7 +27,6 @@ from bots.uct import (
     position_features,
     position_rewards,
     pruned_actions,
-    rollout,
     spot_value,
     winning_move,
 )
@@ -396,18 +396,22 @@ def test_planned_rollouts_build_on_the_best_spot_and_trade_toward_the_next_build
         rollout(state, random.Random(seed), prune=True, turns=1, planned=True)
         cities.add(tuple(v for v in (0, 6) if state.vlevel[v] == 2))
     assert cities == {(0,)}
+
+    def planned(state: GameState) -> Action:
+        return playout._planned(state, legal_actions(state), random.Random(0))
+
     state = _main(0, counts(brick=4, grain=2, ore=2))  # an ore short of a city
-    assert uct._planned(state, legal_actions(state), random.choice) == MaritimeTrade(0, 0, 4, 4)
+    assert planned(state) == MaritimeTrade(0, 0, 4, 4)
     state = _main(0, counts(brick=4, wool=1, grain=1, ore=1))  # three short: a card first
-    assert type(uct._planned(state, legal_actions(state), random.choice)) is BuyDevCard
+    assert type(planned(state)) is BuyDevCard
     state = _main(0, counts(brick=4, wool=1, grain=2, ore=2))  # one short: the trade first
-    assert type(uct._planned(state, legal_actions(state), random.choice)) is MaritimeTrade
+    assert type(planned(state)) is MaritimeTrade
     state = _main(0)
     give_dev(state, 0, DevCard.KNIGHT)
     state.robber = 4  # fields 6, away from its buildings: the knight is kept
-    assert type(uct._planned(state, legal_actions(state), random.choice)) is EndTurn
+    assert type(planned(state)) is EndTurn
     state.robber = 2  # forest 8, next to its settlement on vertex 0: the knight drives it off
-    assert type(uct._planned(state, legal_actions(state), random.choice)) is PlayKnight
+    assert type(planned(state)) is PlayKnight
 
 
 class _NoNoise(random.Random):
@@ -431,7 +435,7 @@ def test_rollout_chores_are_the_heuristic_players_robber_discards_and_knights() 
             pick = action_to_engine(
                 Decision(view_from_engine(view(state, q)), wire, _NoNoise()).best(), q
             )
-            chore = uct._chore(state, int(state.phase), actions)
+            chore = playout._chore(state, int(state.phase), actions)
             if state.phase in (Phase.MOVE_ROBBER, Phase.DISCARD, Phase.PRE_ROLL):
                 assert chore == pick, (seed, state.phase)
                 seen[int(state.phase)] += len(actions) > 1
@@ -441,15 +445,19 @@ def test_rollout_chores_are_the_heuristic_players_robber_discards_and_knights() 
     assert all(seen[int(p)] >= 5 for p in (Phase.MOVE_ROBBER, Phase.DISCARD, Phase.PRE_ROLL))
 
 
+@pytest.mark.skipif(
+    playout.__file__.endswith((".so", ".pyd")),
+    reason="calls inside a compiled module cannot be patched; the interpreted run checks this",
+)
 def test_rollouts_use_the_chores_only_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: Counter[bool] = Counter()
-    real = uct._chore
+    real = playout._chore
 
     def spy(state: GameState, phase: int, actions: list[Action]) -> Action | None:
         calls[chores] += 1
         return real(state, phase, actions)
 
-    monkeypatch.setattr(uct, "_chore", spy)
+    monkeypatch.setattr(playout, "_chore", spy)
     for chores in (False, True):
         for seed in range(3):
             state = setup_game(config(), seed)

@@ -1,0 +1,272 @@
+"""Rollouts: a game played on from a search state to its end by a fixed policy.
+
+This is where the search spends nearly all its time, so the module is compiled with the
+engine in the optimized build (``setup.py``), where its calls into the rules are direct.
+Random choices draw from the caller's :class:`random.Random` exactly as
+:meth:`random.Random.choice` does, so both builds play the same rollout from the same seed.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+
+from engine.actions import (
+    Action,
+    BuildCity,
+    BuildRoad,
+    BuildSettlement,
+    BuyDevCard,
+    Discard,
+    MaritimeTrade,
+    MoveRobber,
+    PlayKnight,
+    PlayMonopoly,
+    PlayRoadBuilding,
+    PlayYearOfPlenty,
+    RollDice,
+)
+from engine.constants import CITY_COST, DEV_CARD_COST, DICE_DOTS, SETTLEMENT_COST
+from engine.rules import advance, legal_actions, settlement_spots
+from engine.state import GameState, Phase
+
+_MAIN = int(Phase.MAIN)
+_DISCARD = int(Phase.DISCARD)
+_PRE_ROLL = int(Phase.PRE_ROLL)
+_MOVE_ROBBER = int(Phase.MOVE_ROBBER)
+_OVER = int(Phase.GAME_OVER)
+MAX_ROLLOUT_ACTIONS = 5000
+"""A rollout that has not ended after this many actions counts as nobody's win."""
+
+
+def choice(rnd: random.Random, seq: Sequence[Action]) -> Action:
+    """``rnd.choice(seq)``, drawing the same bits from ``rnd`` (and raising the same
+    IndexError on an empty sequence), without the interpreted call."""
+    n = len(seq)
+    if not n:
+        raise IndexError("Cannot choose from an empty sequence")
+    k = n.bit_length()
+    r: int = rnd.getrandbits(k)
+    while r >= n:
+        r = rnd.getrandbits(k)
+    return seq[r]
+
+
+def rollout(
+    state: GameState,
+    rnd: random.Random,
+    prune: bool,
+    greedy: bool = False,
+    turns: int = 0,
+    planned: bool = False,
+    chores: bool = False,
+) -> int:
+    """Play random (pruned) actions to the end; the winner, or -1 past the action limit
+    (with ``turns``, -2 once that many turns have passed without a winner).
+    ``greedy`` (beyond the paper): in the main phase, after the pruning, play a
+    development card half the time, buy one 60% of the time, build a road half the time,
+    trade with the bank only when holding more than seven cards, else end the turn.
+    ``planned`` (beyond the paper, before ``greedy``): in the main phase, the heuristic
+    player's priorities (:func:`_planned`). ``chores`` (with ``planned``): the robber,
+    discards and knights before the roll by the heuristic's rules (:func:`_chore`)."""
+    stop = state.turn + turns if turns else -1
+    for _ in range(MAX_ROLLOUT_ACTIONS):
+        phase = state.phase
+        if phase == _OVER:
+            return state.winner
+        if state.turn == stop:
+            return -2
+        actions = legal_actions(state)
+        if prune and phase == _MAIN and len(actions) > 1:
+            p = state.current * 5
+            hand = state.hand
+            best: list[Action] | None = None
+            if hand[p + 3] >= 2 and hand[p + 4] >= 3:
+                best = [a for a in actions if type(a) is BuildCity]
+            if not best and hand[p] and hand[p + 1] and hand[p + 2] and hand[p + 3]:
+                best = [a for a in actions if type(a) is BuildSettlement]
+            if best:
+                if planned:
+                    advance(state, max(best, key=lambda a: _spot_dots(state, _vertex(a))))
+                    continue
+                actions = best
+            elif planned:
+                advance(state, _planned(state, actions, rnd))
+                continue
+            elif greedy:
+                advance(state, _greedy(state, actions, rnd))
+                continue
+        elif chores and phase != _MAIN and len(actions) > 1:
+            chore = _chore(state, phase, actions)
+            if chore is not None:
+                advance(state, chore)
+                continue
+        advance(state, choice(rnd, actions))
+    return state.winner if state.phase == _OVER else -1
+
+
+_PLAYS = (PlayKnight, PlayRoadBuilding, PlayYearOfPlenty, PlayMonopoly)
+
+
+def _vertex(action: Action) -> int:
+    """The vertex a city or settlement goes on."""
+    assert isinstance(action, (BuildCity, BuildSettlement))
+    return action.vertex
+
+
+def _spot_dots(state: GameState, v: int) -> int:
+    """The dice dots of the hexes around a vertex, the robber's hex not counted."""
+    tokens = state.board.tokens
+    robber = state.robber
+    return sum(DICE_DOTS.get(tokens[h], 0) for h in state.topo.vertex_hexes[v] if h != robber)
+
+
+def _planned(state: GameState, actions: list[Action], rnd: random.Random) -> Action:
+    """The planned rollout policy's main-phase move when no city or settlement is
+    affordable, after the ``heuristic`` player: a development card played (a knight only
+    with the robber next to one of the seat's buildings), a card bought when the next
+    build lacks more than two cards, a road when no settlement spot is left, a bank trade
+    toward the next build, else a card bought, else the end of the turn (``actions[0]``)."""
+    p = state.current
+    b = p * 5
+    hand = state.hand[b : b + 5]
+    target = _target(state, p)
+    buy: Action | None = None
+    roads: list[Action] = []
+    trade: Action | None = None
+    plays: list[Action] = []
+    knight: bool | None = None  # whether the robber is next to one of the seat's buildings
+    for a in actions:
+        kind = type(a)
+        if kind is BuildRoad:
+            roads.append(a)
+        elif kind is BuyDevCard:
+            buy = a
+        elif isinstance(a, MaritimeTrade):
+            if (
+                trade is None
+                and hand[a.get] < target[a.get]
+                and hand[a.give] - a.ratio >= target[a.give]
+            ):
+                trade = a
+        elif kind is PlayKnight:
+            if knight is None:
+                vowner = state.vowner
+                knight = any(vowner[v] == p for v in state.topo.hex_vertices[state.robber])
+            if knight:
+                plays.append(a)
+        elif kind in _PLAYS:
+            plays.append(a)
+    if plays:
+        return choice(rnd, plays)
+    if buy is not None and sum(c - h for h, c in zip(hand, target, strict=True) if c > h) > 2:
+        return buy
+    if (
+        roads
+        and (target != CITY_COST or state.settlements_left[p])
+        and not settlement_spots(state, p)
+    ):
+        return choice(rnd, roads)
+    if trade is not None:
+        return trade
+    if buy is not None:
+        return buy
+    return actions[0]
+
+
+def _target(state: GameState, seat: int) -> Sequence[int]:
+    """The price of the seat's next build, as the ``heuristic`` player saves for it: a city
+    while it has a settlement to upgrade, else a settlement, else a development card."""
+    if state.cities_left[seat] and any(state.vlevel[v] == 1 for v in state.pbuild[seat]):
+        return CITY_COST
+    if state.settlements_left[seat]:
+        return SETTLEMENT_COST
+    return DEV_CARD_COST
+
+
+def _chore(state: GameState, phase: int, actions: list[Action]) -> Action | None:
+    """The ``heuristic`` player's rule for a robber move (the hex that harms the others
+    most, weighted by their points, never one's own; a victim worth more the more points it
+    has), a discard (the card most beyond the next build's needs) or a knight before the
+    roll (when the robber blocks a hex of three or more dots next to one's own building);
+    None elsewhere (the caller picks at random)."""
+    if phase == _MOVE_ROBBER:
+        me = state.current
+        points = state.vp
+        tokens = state.board.tokens
+        vertex_hexes = state.topo.vertex_hexes
+        vlevel = state.vlevel
+        harm: dict[int, float] = {}  # hex: the harm to others, before the victim
+        mine: set[int] = set()
+        for seat in range(state.n):
+            for v in state.pbuild[seat]:
+                if seat == me:
+                    mine.update(vertex_hexes[v])
+                    continue
+                weight = vlevel[v] * (1 + points[seat])
+                for h in vertex_hexes[v]:
+                    harm[h] = harm.get(h, 0.0) + weight * DICE_DOTS.get(tokens[h], 0)
+        best: Action | None = None
+        top = -math.inf
+        for a in actions:
+            assert isinstance(a, MoveRobber)
+            if a.hex in mine:
+                score = -100.0
+            else:
+                score = harm.get(a.hex, 0.0)
+                if a.victim is not None:
+                    score += 5.0 + points[a.victim]
+            if score > top:
+                top = score
+                best = a
+        return best
+    if phase == _DISCARD:
+        seat = actions[0].seat
+        need = _target(state, seat)
+        hand = state.hand
+        b = seat * 5
+        spare = [hand[b + r] - need[r] for r in range(5)]
+        return max(actions, key=lambda a: spare[_card(a)])
+    if phase == _PRE_ROLL:
+        robber = state.robber
+        if DICE_DOTS.get(state.board.tokens[robber], 0) >= 3 and any(
+            state.vowner[v] == state.current for v in state.topo.hex_vertices[robber]
+        ):
+            for a in actions:
+                if type(a) is PlayKnight:
+                    return a
+        for a in actions:
+            if type(a) is RollDice:
+                return a
+    return None
+
+
+def _card(action: Action) -> int:
+    """The resource a one-card discard gives back."""
+    assert isinstance(action, Discard)
+    return action.cards.index(1)
+
+
+def _greedy(
+    state: GameState,
+    actions: list[Action],
+    rnd: random.Random,
+) -> Action:
+    """The greedy rollout policy's main-phase move (see :func:`rollout`); ``actions`` is
+    the legal list, which starts with the end of the turn."""
+    plays = [a for a in actions if type(a) in _PLAYS]
+    if plays and rnd.random() < 0.5:
+        return choice(rnd, plays)
+    buy = [a for a in actions if type(a) is BuyDevCard]
+    if buy and rnd.random() < 0.6:
+        return buy[0]
+    roads = [a for a in actions if type(a) is BuildRoad]
+    if roads and rnd.random() < 0.5:
+        return choice(rnd, roads)
+    p = state.current * 5
+    if sum(state.hand[p : p + 5]) > 7:
+        trades = [a for a in actions if type(a) is MaritimeTrade]
+        if trades:
+            return choice(rnd, trades)
+    return actions[0]
