@@ -39,6 +39,7 @@ from engine import (
     EndTurn,
     GameState,
     MaritimeTrade,
+    MoveRobber,
     Phase,
     PlaceSettlement,
     PlayKnight,
@@ -59,6 +60,7 @@ from tests.engine.positions import (
     build_roads,
     config,
     counts,
+    force_roll,
     give_dev,
     main_phase,
     pre_roll,
@@ -445,38 +447,41 @@ def test_rollout_chores_are_the_heuristic_players_robber_discards_and_knights() 
     assert all(seen[int(p)] >= 5 for p in (Phase.MOVE_ROBBER, Phase.DISCARD, Phase.PRE_ROLL))
 
 
-@pytest.mark.skipif(
-    playout.__file__.endswith((".so", ".pyd")),
-    reason="calls inside a compiled module cannot be patched; the interpreted run checks this",
-)
-def test_rollouts_use_the_chores_only_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
-    calls: Counter[bool] = Counter()
-    real = playout._chore
-
-    def spy(state: GameState, phase: int, actions: list[Action]) -> Action | None:
-        calls[chores] += 1
-        return real(state, phase, actions)
-
-    monkeypatch.setattr(playout, "_chore", spy)
-    for chores in (False, True):
-        for seed in range(3):
-            state = setup_game(config(), seed)
+def test_rollouts_rob_by_the_heuristics_rule_only_with_chores() -> None:
+    """One turn played on from a robber move: with the chores the robber lands where the
+    heuristic's rule puts it, whatever the seed; without them, elsewhere in some seed."""
+    state = setup_game(config(), 0)
+    force_roll(state, 7)
+    assert state.phase == Phase.MOVE_ROBBER
+    rule = playout._chore(state, int(state.phase), legal_actions(state))
+    assert isinstance(rule, MoveRobber)
+    landed: dict[bool, set[int]] = {True: set(), False: set()}
+    for chores in (True, False):
+        for seed in range(8):
+            trial = state.copy()
             rnd = random.Random(seed)
-            state.rng = rnd.getrandbits(64)
-            winner = rollout(state, rnd, prune=True, planned=True, chores=chores)
-            assert winner == state.winner and state.is_over
-            assert_conserved(state)
-    assert calls[True] > 0 and calls[False] == 0
-    calls.clear()
-    chores = True
+            trial.rng = rnd.getrandbits(64)
+            assert rollout(trial, rnd, prune=True, turns=1, planned=True, chores=chores) == -2
+            assert trial.turn == state.turn + 1
+            landed[chores].add(trial.robber)
+    assert landed[True] == {rule.hex}
+    assert landed[False] - {rule.hex}
+
+
+def test_the_searchs_chores_count_only_with_planned_rollouts() -> None:
+    """``planned_chores`` changes what the search finds with ``planned_rollouts`` and
+    nothing without them, as documented."""
     state = _main(0, counts(brick=4, grain=2, ore=2))
-    base = SearchConfig(rollouts=30, rollout_turns=6, planned_chores=True)
-    for planned in (False, True):
-        search = Search(state, 0, replace(base, planned_rollouts=planned), random.Random(1))
-        search.run(30, None)
-        assert search.rollouts == 30
-        # planned_chores counts only with planned_rollouts, as documented
-        assert (calls[True] > 0) == planned
+    base = SearchConfig(rollouts=40, rollout_turns=6)
+
+    def root(planned: bool, chores: bool) -> tuple[dict[Action, float], dict[Action, float]]:
+        config_ = replace(base, planned_rollouts=planned, planned_chores=chores)
+        stats = Search(state.copy(), 0, config_, random.Random(1)).run(40, None)
+        assert stats.rollouts == 40
+        return stats.visits, stats.wins
+
+    assert root(False, True) == root(False, False)
+    assert root(True, True) != root(True, False)
 
 
 def test_rollouts_cut_short_score_the_position() -> None:
