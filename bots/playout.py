@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Sequence
+from typing import Final
 
 from engine.actions import (
     Action,
@@ -31,12 +32,12 @@ from engine.constants import CITY_COST, DEV_CARD_COST, DICE_DOTS, SETTLEMENT_COS
 from engine.rules import advance, legal_actions, settlement_spots
 from engine.state import GameState, Phase
 
-_MAIN = int(Phase.MAIN)
-_DISCARD = int(Phase.DISCARD)
-_PRE_ROLL = int(Phase.PRE_ROLL)
-_MOVE_ROBBER = int(Phase.MOVE_ROBBER)
-_OVER = int(Phase.GAME_OVER)
-MAX_ROLLOUT_ACTIONS = 5000
+_MAIN: Final = int(Phase.MAIN)
+_DISCARD: Final = int(Phase.DISCARD)
+_PRE_ROLL: Final = int(Phase.PRE_ROLL)
+_MOVE_ROBBER: Final = int(Phase.MOVE_ROBBER)
+_OVER: Final = int(Phase.GAME_OVER)
+MAX_ROLLOUT_ACTIONS: Final = 5000
 """A rollout that has not ended after this many actions counts as nobody's win."""
 
 
@@ -106,7 +107,7 @@ def rollout(
     return state.winner if state.phase == _OVER else -1
 
 
-_PLAYS = (PlayKnight, PlayRoadBuilding, PlayYearOfPlenty, PlayMonopoly)
+_PLAYS: Final = (PlayKnight, PlayRoadBuilding, PlayYearOfPlenty, PlayMonopoly)
 
 
 def _vertex(action: Action) -> int:

@@ -2,14 +2,15 @@
 doing it (:func:`apply`, :func:`advance`), who must act (:func:`seats_to_act`) and a
 reasonable move for a seat that has not acted (:func:`default_action`).
 
-Each rule lives in one handler per action type (``_HANDLERS``) that both :func:`apply` and
-:func:`advance` run; :func:`check` holds the legality rules with a reason for each refusal.
+Each rule lives in one handler per action type (``_do_*``, picked by :func:`_run`) that both
+:func:`apply` and :func:`advance` run; :func:`check` holds the legality rules with a reason
+for each refusal.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeGuard
+from typing import Final, TypeGuard
 
 from engine.actions import (
     AcceptTrade,
@@ -86,31 +87,32 @@ from engine.events import (
 from engine.rng import step
 from engine.state import Answer, GameState, Phase
 
-# Plain ints for the hot path (enum attribute lookups cost more than locals).
-_SETUP_SETTLEMENT = int(Phase.SETUP_SETTLEMENT)
-_SETUP_ROAD = int(Phase.SETUP_ROAD)
-_PRE_ROLL = int(Phase.PRE_ROLL)
-_DISCARD = int(Phase.DISCARD)
-_MOVE_ROBBER = int(Phase.MOVE_ROBBER)
-_MAIN = int(Phase.MAIN)
-_ROAD_BUILDING = int(Phase.ROAD_BUILDING)
-_TRADE = int(Phase.TRADE)
-_GAME_OVER = int(Phase.GAME_OVER)
-_KNIGHT = int(DevCard.KNIGHT)
-_VP_CARD = int(DevCard.VICTORY_POINT)
-_ROAD_BUILDING_CARD = int(DevCard.ROAD_BUILDING)
-_PLENTY = int(DevCard.YEAR_OF_PLENTY)
-_MONOPOLY = int(DevCard.MONOPOLY)
-_PENDING = int(Answer.PENDING)
-_ACCEPTED = int(Answer.ACCEPTED)
-_DECLINED = int(Answer.DECLINED)
-_COUNTERED = int(Answer.COUNTERED)
-_NOT_ASKED = int(Answer.NOT_ASKED)
-_R = N_RESOURCES
+# Plain ints for the hot path (enum attribute lookups cost more than locals). ``Final``
+# lets the compiled build read them as C constants instead of looking them up by name.
+_SETUP_SETTLEMENT: Final = int(Phase.SETUP_SETTLEMENT)
+_SETUP_ROAD: Final = int(Phase.SETUP_ROAD)
+_PRE_ROLL: Final = int(Phase.PRE_ROLL)
+_DISCARD: Final = int(Phase.DISCARD)
+_MOVE_ROBBER: Final = int(Phase.MOVE_ROBBER)
+_MAIN: Final = int(Phase.MAIN)
+_ROAD_BUILDING: Final = int(Phase.ROAD_BUILDING)
+_TRADE: Final = int(Phase.TRADE)
+_GAME_OVER: Final = int(Phase.GAME_OVER)
+_KNIGHT: Final = int(DevCard.KNIGHT)
+_VP_CARD: Final = int(DevCard.VICTORY_POINT)
+_ROAD_BUILDING_CARD: Final = int(DevCard.ROAD_BUILDING)
+_PLENTY: Final = int(DevCard.YEAR_OF_PLENTY)
+_MONOPOLY: Final = int(DevCard.MONOPOLY)
+_PENDING: Final = int(Answer.PENDING)
+_ACCEPTED: Final = int(Answer.ACCEPTED)
+_DECLINED: Final = int(Answer.DECLINED)
+_COUNTERED: Final = int(Answer.COUNTERED)
+_NOT_ASKED: Final = int(Answer.NOT_ASKED)
+_R: Final = N_RESOURCES
 # Hands and development cards are both 5-wide count vectors, so ``seat * _R`` indexes both.
 assert N_DEV_KINDS == N_RESOURCES
-_RES = tuple(Resource)
-_DEVS = tuple(DevCard)
+_RES: Final = tuple(Resource)
+_DEVS: Final = tuple(DevCard)
 
 Events = list[Event] | None
 
@@ -224,7 +226,24 @@ def legal_actions(state: GameState, seat: Seat | None = None) -> list[Action]:
     phase = state.phase
     if seat is not None and seat != state.current and phase != _DISCARD and phase != _TRADE:
         return []
-    return _LISTERS[phase](state, seat)
+    # Tested commonest first, so that compiled code calls each lister directly.
+    if phase == _MAIN:
+        return _main_actions(state, seat)
+    if phase == _PRE_ROLL:
+        return _pre_roll_actions(state, seat)
+    if phase == _DISCARD:
+        return _discard_actions(state, seat)
+    if phase == _MOVE_ROBBER:
+        return _robber_actions(state, seat)
+    if phase == _ROAD_BUILDING:
+        return _free_road_actions(state, seat)
+    if phase == _TRADE:
+        return _trade_actions(state, seat)
+    if phase == _SETUP_SETTLEMENT:
+        return _setup_settlement_actions(state, seat)
+    if phase == _SETUP_ROAD:
+        return _setup_road_actions(state, seat)
+    return []
 
 
 def _pre_roll_actions(state: GameState, seat: Seat | None) -> list[Action]:
@@ -262,10 +281,6 @@ def _setup_road_actions(state: GameState, seat: Seat | None) -> list[Action]:
     pr = state.acts[state.current].place_road
     eowner = state.eowner
     return [pr[e] for e in state.topo.vertex_edges[state.last_vertex] if eowner[e] < 0]
-
-
-def _no_actions(state: GameState, seat: Seat | None) -> list[Action]:
-    return []
 
 
 def _main_actions(state: GameState, seat: Seat | None) -> list[Action]:
@@ -671,7 +686,7 @@ def apply(state: GameState, action: Action) -> list[Event]:
     outcomes included. Raises :class:`IllegalActionError` (state unchanged) when illegal."""
     check(state, action)
     events: list[Event] = []
-    _HANDLERS[type(action)](state, action, events)
+    _run(state, action, events)
     state.actions_taken += 1
     return events
 
@@ -679,8 +694,35 @@ def apply(state: GameState, action: Action) -> list[Event]:
 def advance(state: GameState, action: Action) -> None:
     """Apply an action taken from ``legal_actions(state)`` without checking it and without
     recording events: the search's fast path. Anything else may corrupt the state."""
-    _HANDLERS[type(action)](state, action, None)
+    _run(state, action, None)
     state.actions_taken += 1
+
+
+def _run(state: GameState, a: Action, events: Events) -> None:
+    """Run the action's handler. The kinds are tested commonest first against ``Final``
+    aliases of their classes, so that compiled code calls each handler directly."""
+    if isinstance(a, _END_TURN):
+        _do_end_turn(state, a, events)
+    elif isinstance(a, _ROLL_DICE):
+        _do_roll(state, a, events)
+    elif isinstance(a, _MARITIME_TRADE):
+        _do_maritime(state, a, events)
+    elif isinstance(a, _DISCARD_CARDS):
+        _do_discard(state, a, events)
+    elif isinstance(a, _BUILD_ROAD):
+        _do_build_road(state, a, events)
+    elif isinstance(a, _MOVE_ROBBER_TO):
+        _do_move_robber(state, a, events)
+    elif isinstance(a, _BUILD_SETTLEMENT):
+        _do_build_settlement(state, a, events)
+    elif isinstance(a, _BUILD_CITY):
+        _do_build_city(state, a, events)
+    elif isinstance(a, _BUY_DEV_CARD):
+        _do_buy_dev(state, a, events)
+    elif isinstance(a, _PLAY_KNIGHT):
+        _do_knight(state, a, events)
+    else:
+        _HANDLERS[type(a)](state, a, events)
 
 
 def _draw(state: GameState, n: int) -> int:
@@ -1153,33 +1195,47 @@ def _road_len_after(state: GameState, seat: Seat, e: int) -> int:
             o = vowner[other]
             if o >= 0 and o != seat:
                 return max(state.road_len[seat], 1)
-            return max(state.road_len[seat], 1 + _trail_from(state, seat, other, 1 << e))
+            return max(state.road_len[seat], 1 + _trail_from(state, seat, other, e))
     return longest_road(state, seat)
 
 
-def _trail_from(state: GameState, seat: Seat, start: int, used: int) -> int:
-    """Longest trail of ``seat``'s roads starting at ``start``, avoiding the edges in the
-    bit mask ``used`` and not passing through an opponent's building."""
-    vedges = state.topo.vertex_edges
-    ev = state.topo.edge_vertices
-    eowner = state.eowner
-    vowner = state.vowner
-    best = 0
+def _trail_from(state: GameState, seat: Seat, start: int, skip: int) -> int:
+    """Longest trail of ``seat``'s roads starting at ``start``, not using edge ``skip``
+    (-1 for none) and not passing through an opponent's building."""
+    topo = state.topo
+    used = [False] * len(topo.edge_vertices)
+    if skip >= 0:
+        used[skip] = True
+    return _walk(
+        topo.vertex_edges, topo.edge_vertices, state.eowner, state.vowner, seat, start, used, 0
+    )
 
-    def walk(v: int, used: int, length: int) -> None:
-        nonlocal best
-        if length > best:
-            best = length
-        if length:
-            o = vowner[v]
-            if o >= 0 and o != seat:
-                return
-        for f in vedges[v]:
-            if eowner[f] == seat and not used >> f & 1:
-                x, y = ev[f]
-                walk(y if x == v else x, used | 1 << f, length + 1)
 
-    walk(start, used, 0)
+def _walk(
+    vedges: tuple[tuple[int, ...], ...],
+    ev: tuple[tuple[int, int], ...],
+    eowner: list[int],
+    vowner: list[int],
+    seat: Seat,
+    v: int,
+    used: list[bool],
+    length: int,
+) -> int:
+    """Depth-first search for :func:`_trail_from`: the longest trail so far through ``v``,
+    reached by ``length`` roads whose edges are marked in ``used`` (restored on return)."""
+    best = length
+    if length:
+        o = vowner[v]
+        if o >= 0 and o != seat:
+            return best
+    for f in vedges[v]:
+        if eowner[f] == seat and not used[f]:
+            x, y = ev[f]
+            used[f] = True
+            d = _walk(vedges, ev, eowner, vowner, seat, y if x == v else x, used, length + 1)
+            used[f] = False
+            if d > best:
+                best = d
     return best
 
 
@@ -1227,7 +1283,7 @@ def longest_road(state: GameState, seat: Seat) -> int:
         return best
     # Roads with a loop (rare): a longest trail starts somewhere; try every vertex.
     for v in {v for e in roads for v in ev[e]}:
-        best = max(best, _trail_from(state, seat, v, 0))
+        best = max(best, _trail_from(state, seat, v, -1))
         if best == m:
             break
     return best
@@ -1334,19 +1390,20 @@ def _vertex_dots(state: GameState, v: int) -> int:
 # Dispatch tables
 # ======================================================================================
 
-_LISTERS: tuple[Callable[[GameState, Seat | None], list[Action]], ...] = (
-    _setup_settlement_actions,  # SETUP_SETTLEMENT
-    _setup_road_actions,  # SETUP_ROAD
-    _pre_roll_actions,  # PRE_ROLL
-    _discard_actions,  # DISCARD
-    _robber_actions,  # MOVE_ROBBER
-    _main_actions,  # MAIN
-    _free_road_actions,  # ROAD_BUILDING
-    _trade_actions,  # TRADE
-    _no_actions,  # GAME_OVER
-)
+# ``Final`` aliases of the commonest action classes, for :func:`_run`: compiled code reads a
+# ``Final`` name as a C static, where an imported class is looked up by name at each use.
+_END_TURN: Final = EndTurn
+_ROLL_DICE: Final = RollDice
+_MARITIME_TRADE: Final = MaritimeTrade
+_DISCARD_CARDS: Final = Discard
+_BUILD_ROAD: Final = BuildRoad
+_MOVE_ROBBER_TO: Final = MoveRobber
+_BUILD_SETTLEMENT: Final = BuildSettlement
+_BUILD_CITY: Final = BuildCity
+_BUY_DEV_CARD: Final = BuyDevCard
+_PLAY_KNIGHT: Final = PlayKnight
 
-_HANDLERS: dict[type, Callable[[GameState, object, Events], None]] = {
+_HANDLERS: Final[dict[type, Callable[[GameState, object, Events], None]]] = {
     PlaceSettlement: _do_place_settlement,  # type: ignore[dict-item]
     PlaceRoad: _do_place_road,  # type: ignore[dict-item]
     RollDice: _do_roll,  # type: ignore[dict-item]
@@ -1370,7 +1427,7 @@ _HANDLERS: dict[type, Callable[[GameState, object, Events], None]] = {
     EndTurn: _do_end_turn,  # type: ignore[dict-item]
 }
 
-_CHECKERS: dict[type, Callable[[GameState, object], None]] = {
+_CHECKERS: Final[dict[type, Callable[[GameState, object], None]]] = {
     PlaceSettlement: _check_place_settlement,  # type: ignore[dict-item]
     PlaceRoad: _check_place_road,  # type: ignore[dict-item]
     RollDice: _check_roll,  # type: ignore[dict-item]
