@@ -3,25 +3,117 @@
 The state lives in the game state, so copying a game copies its RNG for free and a game
 replays bit for bit from its seed on any Python version. Nothing in the engine uses the
 global ``random`` module.
+
+Two ways compute the same numbers. The plain formula on 64-bit ints is the faster one
+interpreted. Compiled (``setup.py``), a 64-bit int is a heap object and each operation on it
+a call into the interpreter, so the compiled build works in 32-bit halves held in native
+64-bit ints instead (:func:`_step_halves`), and :func:`draw` and :func:`draw_two` reduce
+the output without ever rebuilding it. The tests check that the two ways agree.
 """
 
 from __future__ import annotations
 
 from collections.abc import MutableSequence
-from typing import Final, TypeVar
+from typing import TYPE_CHECKING, Final, TypeVar
+
+if TYPE_CHECKING:
+    from mypy_extensions import i64
 
 _MASK: Final = (1 << 64) - 1
 _GAMMA: Final = 0x9E3779B97F4A7C15
+_MIX1: Final = 0xBF58476D1CE4E5B9
+_MIX2: Final = 0x94D049BB133111EB
+_LOW32: Final = 0xFFFFFFFF
+_GAMMA_HI: Final = _GAMMA >> 32
+_GAMMA_LO: Final = _GAMMA & _LOW32
 T = TypeVar("T")
+
+
+def _step_whole(state: int) -> tuple[int, int]:
+    """SplitMix64 on whole ints: ``(new_state, 64-bit output)``."""
+    state = (state + _GAMMA) & _MASK
+    z = state
+    z = ((z ^ (z >> 30)) * _MIX1) & _MASK
+    z = ((z ^ (z >> 27)) * _MIX2) & _MASK
+    return state, z ^ (z >> 31)
+
+
+def _times(zh: i64, zl: i64, c3: i64, c2: i64, c1: i64, c0: i64) -> tuple[i64, i64]:
+    """``(zh:zl) * c mod 2**64`` in 32-bit halves, ``c`` given as four 16-bit pieces
+    (``c3`` the highest). No intermediate value reaches 2**51."""
+    b = zl * c1
+    low = zl * c0 + ((b & 0xFFFF) << 16)
+    top = (
+        (low >> 32)
+        + (b >> 16)
+        + zh * c0  # zh * (c1:c0), mod 2**32
+        + (((zh * c1) & 0xFFFF) << 16)
+        + zl * c2  # zl * (c3:c2), mod 2**32
+        + (((zl * c3) & 0xFFFF) << 16)
+    )
+    return top & _LOW32, low & _LOW32
+
+
+def _step_halves(state: int) -> tuple[int, int, int]:
+    """SplitMix64 in 32-bit halves: ``(new_state, high half, low half of the output)``."""
+    hi: i64 = state >> 32
+    lo: i64 = (state & _LOW32) + _GAMMA_LO
+    hi = (hi + _GAMMA_HI + (lo >> 32)) & _LOW32
+    lo &= _LOW32
+    zh: i64 = hi ^ (hi >> 30)  # z ^= z >> 30
+    zl: i64 = lo ^ (((hi << 2) & _LOW32) | (lo >> 30))
+    zh, zl = _times(zh, zl, 0xBF58, 0x476D, 0x1CE4, 0xE5B9)  # _MIX1
+    zl ^= ((zh << 5) & _LOW32) | (zl >> 27)  # z ^= z >> 27
+    zh ^= zh >> 27
+    zh, zl = _times(zh, zl, 0x94D0, 0x49BB, 0x1331, 0x11EB)  # _MIX2
+    out_lo = zl ^ (((zh << 1) & _LOW32) | (zl >> 31))  # z ^ (z >> 31)
+    out_hi = zh ^ (zh >> 31)
+    return (int(hi) << 32) | int(lo), int(out_hi), int(out_lo)
+
+
+def _mod(hi: int, lo: int, n: int) -> int:
+    """``(hi * 2**32 + lo) % n`` for halves below 2**32 and ``0 < n < 2**31``."""
+    wrap = (0x10000 % n) * (0x10000 % n) % n  # 2**32 % n
+    return ((hi % n) * wrap + lo) % n
+
+
+# Compiled functions have no ``__code__``: the halves are faster there, whole ints here.
+_HALVES: Final = not hasattr(_step_whole, "__code__")
 
 
 def step(state: int) -> tuple[int, int]:
     """Advance a SplitMix64 state; returns ``(new_state, 64-bit output)``."""
-    state = (state + _GAMMA) & _MASK
-    z = state
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
-    return state, z ^ (z >> 31)
+    if _HALVES:
+        state, hi, lo = _step_halves(state)
+        return state, (hi << 32) | lo
+    return _step_whole(state)
+
+
+def draw(state: int, n: int) -> tuple[int, int]:
+    """:func:`step`, with the output taken modulo ``n`` (``0 < n < 2**31``)."""
+    if _HALVES:
+        return _draw_halves(state, n)
+    state, out = _step_whole(state)
+    return state, out % n
+
+
+def draw_two(state: int, n: int) -> tuple[int, int, int]:
+    """:func:`step`, with two numbers taken from the output: the output modulo ``n``, and
+    the output without its lowest byte modulo ``n`` (``0 < n < 2**31``)."""
+    if _HALVES:
+        return _draw_two_halves(state, n)
+    state, out = _step_whole(state)
+    return state, out % n, (out >> 8) % n
+
+
+def _draw_halves(state: int, n: int) -> tuple[int, int]:
+    state, hi, lo = _step_halves(state)
+    return state, _mod(hi, lo, n)
+
+
+def _draw_two_halves(state: int, n: int) -> tuple[int, int, int]:
+    state, hi, lo = _step_halves(state)
+    return state, _mod(hi, lo, n), _mod(hi >> 8, ((hi & 0xFF) << 24) | (lo >> 8), n)
 
 
 def seed_state(seed: int, stream: int = 0) -> int:

@@ -84,7 +84,7 @@ from engine.events import (
     TurnStarted,
     YearOfPlentyTaken,
 )
-from engine.rng import step
+from engine.rng import draw, draw_two
 from engine.state import Answer, GameState, Phase
 
 # Plain ints for the hot path (enum attribute lookups cost more than locals). ``Final``
@@ -726,8 +726,8 @@ def _run(state: GameState, a: Action, events: Events) -> None:
 
 
 def _draw(state: GameState, n: int) -> int:
-    state.rng, out = step(state.rng)
-    return out % n
+    state.rng, out = draw(state.rng, n)
+    return out
 
 
 def _pay(state: GameState, seat: Seat, cost: tuple[int, ...]) -> None:
@@ -813,9 +813,9 @@ def _do_place_road(state: GameState, a: PlaceRoad, events: Events) -> None:
 
 
 def _do_roll(state: GameState, a: RollDice, events: Events) -> None:
-    state.rng, out = step(state.rng)
-    d1 = out % 6 + 1
-    d2 = (out >> 8) % 6 + 1
+    state.rng, a1, a2 = draw_two(state.rng, 6)
+    d1 = a1 + 1
+    d2 = a2 + 1
     state.dice = (d1, d2)
     state.rolled = True
     total = d1 + d2
