@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Final
 
 from engine.actions import (
@@ -41,16 +41,21 @@ MAX_ROLLOUT_ACTIONS: Final = 5000
 """A rollout that has not ended after this many actions counts as nobody's win."""
 
 
-def choice(rnd: random.Random, seq: Sequence[Action]) -> Action:
+def choice(rnd: random.Random, seq: list[Action]) -> Action:
     """``rnd.choice(seq)``, drawing the same bits from ``rnd`` (and raising the same
-    IndexError on an empty sequence), without the interpreted call."""
+    IndexError on an empty list), without the interpreted call."""
+    return _pick(rnd.getrandbits, seq)
+
+
+def _pick(bits: Callable[[int], int], seq: list[Action]) -> Action:
+    """:func:`choice` with ``rnd.getrandbits`` looked up once by the caller."""
     n = len(seq)
     if not n:
         raise IndexError("Cannot choose from an empty sequence")
     k = n.bit_length()
-    r: int = rnd.getrandbits(k)
+    r = bits(k)
     while r >= n:
-        r = rnd.getrandbits(k)
+        r = bits(k)
     return seq[r]
 
 
@@ -72,6 +77,7 @@ def rollout(
     player's priorities (:func:`_planned`). ``chores`` (with ``planned``): the robber,
     discards and knights before the roll by the heuristic's rules (:func:`_chore`)."""
     stop = state.turn + turns if turns else -1
+    bits = rnd.getrandbits
     for _ in range(MAX_ROLLOUT_ACTIONS):
         phase = state.phase
         if phase == _OVER:
@@ -103,7 +109,7 @@ def rollout(
             if chore is not None:
                 advance(state, chore)
                 continue
-        advance(state, choice(rnd, actions))
+        advance(state, _pick(bits, actions))
     return state.winner if state.phase == _OVER else -1
 
 
@@ -262,12 +268,12 @@ def _greedy(
     buy = [a for a in actions if type(a) is BuyDevCard]
     if buy and rnd.random() < 0.6:
         return buy[0]
-    roads = [a for a in actions if type(a) is BuildRoad]
+    roads: list[Action] = [a for a in actions if type(a) is BuildRoad]
     if roads and rnd.random() < 0.5:
         return choice(rnd, roads)
     p = state.current * 5
     if sum(state.hand[p : p + 5]) > 7:
-        trades = [a for a in actions if type(a) is MaritimeTrade]
+        trades: list[Action] = [a for a in actions if type(a) is MaritimeTrade]
         if trades:
             return choice(rnd, trades)
     return actions[0]

@@ -89,6 +89,8 @@ from engine.state import Answer, GameState, Phase
 
 # Plain ints for the hot path (enum attribute lookups cost more than locals). ``Final``
 # lets the compiled build read them as C constants instead of looking them up by name.
+# Likewise, list items are updated as ``x[i] = x[i] + d``: compiled, ``x[i] += d`` takes
+# the interpreter's generic path for the addition.
 _SETUP_SETTLEMENT: Final = int(Phase.SETUP_SETTLEMENT)
 _SETUP_ROAD: Final = int(Phase.SETUP_ROAD)
 _PRE_ROLL: Final = int(Phase.PRE_ROLL)
@@ -288,7 +290,11 @@ def _main_actions(state: GameState, seat: Seat | None) -> list[Action]:
     t = state.acts[p]
     hand = state.hand
     base = p * _R
-    b, lu, w, g, o = hand[base : base + _R]
+    b = hand[base]
+    lu = hand[base + 1]
+    w = hand[base + 2]
+    g = hand[base + 3]
+    o = hand[base + 4]
     out: list[Action] = [t.end_turn]
     if b and lu:
         if state.roads_left[p]:
@@ -325,8 +331,9 @@ def _main_actions(state: GameState, seat: Seat | None) -> list[Action]:
     ratio = state.ratio
     maritime = t.maritime
     bank = state.bank
-    full_bank = 0 not in bank
-    for r, held in enumerate((b, lu, w, g, o)):
+    full_bank = bank[0] > 0 and bank[1] > 0 and bank[2] > 0 and bank[3] > 0 and bank[4] > 0
+    for r in range(_R):
+        held = hand[base + r]
         if held >= 2:
             k = ratio[base + r]
             if held >= k:
@@ -737,20 +744,20 @@ def _pay(state: GameState, seat: Seat, cost: tuple[int, ...]) -> None:
     for r in range(_R):
         c = cost[r]
         if c:
-            hand[base + r] -= c
-            bank[r] += c
+            hand[base + r] = hand[base + r] - c
+            bank[r] = bank[r] + c
 
 
 def _occupy_vertex(state: GameState, seat: Seat, v: int) -> None:
     state.vowner[v] = seat
     state.vlevel[v] = 1
     blocked = state.vblocked
-    blocked[v] += 1
+    blocked[v] = blocked[v] + 1
     for w in state.topo.vertex_vertices[v]:
-        blocked[w] += 1
+        blocked[w] = blocked[w] + 1
     state.pbuild[seat].append(v)
-    state.settlements_left[seat] -= 1
-    state.vp[seat] += 1
+    state.settlements_left[seat] = state.settlements_left[seat] - 1
+    state.vp[seat] = state.vp[seat] + 1
     kind = state.board.vertex_harbour[v]
     if kind >= 0:
         ratio = state.ratio
@@ -777,9 +784,9 @@ def _do_place_settlement(state: GameState, a: PlaceSettlement, events: Events) -
         for h in state.topo.vertex_hexes[v]:
             r = board.terrain[h]
             if r < _R and state.bank[r]:
-                gains[r] += 1
-                state.bank[r] -= 1
-                state.hand[seat * _R + r] += 1
+                gains[r] = gains[r] + 1
+                state.bank[r] = state.bank[r] - 1
+                state.hand[seat * _R + r] = state.hand[seat * _R + r] + 1
         if events is not None:
             events.append(
                 StartingResources(seat, (gains[0], gains[1], gains[2], gains[3], gains[4]))
@@ -789,7 +796,7 @@ def _do_place_settlement(state: GameState, a: PlaceSettlement, events: Events) -
 def _lay_road(state: GameState, seat: Seat, e: int) -> None:
     state.eowner[e] = seat
     state.proads[seat].append(e)
-    state.roads_left[seat] -= 1
+    state.roads_left[seat] = state.roads_left[seat] - 1
 
 
 def _do_place_road(state: GameState, a: PlaceRoad, events: Events) -> None:
@@ -859,17 +866,17 @@ def _produce(state: GameState, total: int, events: Events) -> None:
         if cards > min(bank):  # the bank may run short of something
             owed = [0] * _R
             for _, r, d in due:
-                owed[r] += d
+                owed[r] = owed[r] + d
             short = [_RES[r] for r in range(_R) if owed[r] > bank[r]]
             if short:
                 due = _ration(due, bank, short)
         for o, r, d in due:
-            hand[o * _R + r] += d
-            bank[r] -= d
+            hand[o * _R + r] = hand[o * _R + r] + d
+            bank[r] = bank[r] - d
     if events is not None:
         flat = [0] * (state.n * _R)
         for o, r, d in due:
-            flat[o * _R + r] += d
+            flat[o * _R + r] = flat[o * _R + r] + d
         gains = tuple(
             (flat[b], flat[b + 1], flat[b + 2], flat[b + 3], flat[b + 4])
             for b in range(0, state.n * _R, _R)
@@ -895,7 +902,7 @@ def _do_discard(state: GameState, a: Discard, events: Events) -> None:
     seat = a.seat
     cards = a.cards
     _pay(state, seat, cards)
-    state.owed[seat] -= sum(cards)
+    state.owed[seat] = state.owed[seat] - sum(cards)
     if events is not None:
         events.append(Discarded(seat, cards))
     if not any(state.owed):
@@ -916,8 +923,8 @@ def _do_move_robber(state: GameState, a: MoveRobber, events: Events) -> None:
         while k >= hand[vb + r]:
             k -= hand[vb + r]
             r += 1
-        hand[vb + r] -= 1
-        hand[a.seat * _R + r] += 1
+        hand[vb + r] = hand[vb + r] - 1
+        hand[a.seat * _R + r] = hand[a.seat * _R + r] + 1
         if events is not None:
             events.append(Stolen(a.seat, victim, _RES[r]))
     state.phase = _MAIN if state.rolled else _PRE_ROLL
@@ -961,9 +968,9 @@ def _do_build_city(state: GameState, a: BuildCity, events: Events) -> None:
     seat, v = a.seat, a.vertex
     _pay(state, seat, CITY_COST)
     state.vlevel[v] = 2
-    state.cities_left[seat] -= 1
-    state.settlements_left[seat] += 1
-    state.vp[seat] += 1
+    state.cities_left[seat] = state.cities_left[seat] - 1
+    state.settlements_left[seat] = state.settlements_left[seat] + 1
+    state.vp[seat] = state.vp[seat] + 1
     if events is not None:
         events.append(CityBuilt(seat, v))
     _check_win(state, events)
@@ -978,9 +985,9 @@ def _do_buy_dev(state: GameState, a: BuyDevCard, events: Events) -> None:
     while k >= deck[card]:
         k -= deck[card]
         card += 1
-    deck[card] -= 1
-    state.dev[seat * _R + card] += 1
-    state.dev_new[card] += 1
+    deck[card] = deck[card] - 1
+    state.dev[seat * _R + card] = state.dev[seat * _R + card] + 1
+    state.dev_new[card] = state.dev_new[card] + 1
     if events is not None:
         events.append(DevCardBought(seat, _DEVS[card]))
     if card == _VP_CARD:
@@ -988,7 +995,7 @@ def _do_buy_dev(state: GameState, a: BuyDevCard, events: Events) -> None:
 
 
 def _play_card(state: GameState, seat: Seat, card: int, events: Events) -> None:
-    state.dev[seat * _R + card] -= 1
+    state.dev[seat * _R + card] = state.dev[seat * _R + card] - 1
     state.dev_played = True
     if events is not None:
         events.append(DevCardPlayed(seat, _DEVS[card]))
@@ -997,13 +1004,13 @@ def _play_card(state: GameState, seat: Seat, card: int, events: Events) -> None:
 def _do_knight(state: GameState, a: PlayKnight, events: Events) -> None:
     seat = a.seat
     _play_card(state, seat, _KNIGHT, events)
-    state.knights[seat] += 1
+    state.knights[seat] = state.knights[seat] + 1
     k = state.knights[seat]
     holder = state.army_holder
     if holder != seat and k >= LARGEST_ARMY_MIN and (holder < 0 or k > state.knights[holder]):
         if holder >= 0:
-            state.vp[holder] -= SPECIAL_CARD_POINTS
-        state.vp[seat] += SPECIAL_CARD_POINTS
+            state.vp[holder] = state.vp[holder] - SPECIAL_CARD_POINTS
+        state.vp[seat] = state.vp[seat] + SPECIAL_CARD_POINTS
         state.army_holder = seat
         if events is not None:
             events.append(LargestArmyChanged(seat, k))
@@ -1024,8 +1031,8 @@ def _do_plenty(state: GameState, a: PlayYearOfPlenty, events: Events) -> None:
     for r in range(_R):
         c = a.cards[r]
         if c:
-            state.bank[r] -= c
-            state.hand[base + r] += c
+            state.bank[r] = state.bank[r] - c
+            state.hand[base + r] = state.hand[base + r] + c
     if events is not None:
         events.append(YearOfPlentyTaken(seat, a.cards))
 
@@ -1042,7 +1049,7 @@ def _do_monopoly(state: GameState, a: PlayMonopoly, events: Events) -> None:
             if c:
                 taken[q] = c
                 hand[q * _R + r] = 0
-                hand[seat * _R + r] += c
+                hand[seat * _R + r] = hand[seat * _R + r] + c
     if events is not None:
         events.append(MonopolyTaken(seat, _RES[r], tuple(taken)))
 
@@ -1050,10 +1057,10 @@ def _do_monopoly(state: GameState, a: PlayMonopoly, events: Events) -> None:
 def _do_maritime(state: GameState, a: MaritimeTrade, events: Events) -> None:
     base = a.seat * _R
     give, get, k = a.give, a.get, a.ratio
-    state.hand[base + give] -= k
-    state.bank[give] += k
-    state.hand[base + get] += 1
-    state.bank[get] -= 1
+    state.hand[base + give] = state.hand[base + give] - k
+    state.bank[give] = state.bank[give] + k
+    state.hand[base + get] = state.hand[base + get] + 1
+    state.bank[get] = state.bank[get] - 1
     if events is not None:
         events.append(MaritimeTraded(a.seat, _RES[give], k, _RES[get]))
 
@@ -1127,8 +1134,8 @@ def _do_confirm(state: GameState, a: ConfirmTrade, events: Events) -> None:
     hand = state.hand
     pb, qb = a.seat * _R, a.partner * _R
     for r in range(_R):
-        hand[pb + r] += get[r] - give[r]
-        hand[qb + r] += give[r] - get[r]
+        hand[pb + r] = hand[pb + r] + get[r] - give[r]
+        hand[qb + r] = hand[qb + r] + give[r] - get[r]
     _close_offer(state)
     if events is not None:
         events.append(TradeCompleted(a.seat, a.partner, _as_counts(give), _as_counts(get)))
@@ -1325,9 +1332,9 @@ def _award_longest_road(state: GameState, events: Events) -> None:
     if new == holder:
         return
     if holder >= 0:
-        state.vp[holder] -= SPECIAL_CARD_POINTS
+        state.vp[holder] = state.vp[holder] - SPECIAL_CARD_POINTS
     if new >= 0:
-        state.vp[new] += SPECIAL_CARD_POINTS
+        state.vp[new] = state.vp[new] + SPECIAL_CARD_POINTS
     state.longest_holder = new
     if events is not None:
         events.append(LongestRoadChanged(None if new < 0 else new, top if new >= 0 else 0))
@@ -1360,8 +1367,8 @@ def default_action(state: GameState, seat: Seat) -> Action:
         give = [0] * _R
         for _ in range(state.owed[seat]):
             r = max(range(_R), key=lambda r: (left[r], -r))
-            left[r] -= 1
-            give[r] += 1
+            left[r] = left[r] - 1
+            give[r] = give[r] + 1
         return Discard(seat, _as_counts(tuple(give)))
     if phase == _MOVE_ROBBER:
         moves: list[MoveRobber] = [
