@@ -25,6 +25,7 @@ COMPILED = [
     "engine/rng.py",
     "engine/rules.py",
     "engine/state.py",
+    "engine/tables.py",
     "engine/topology.py",
     "engine/view.py",
     "bots/playout.py",

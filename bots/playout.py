@@ -37,6 +37,9 @@ _DISCARD: Final = int(Phase.DISCARD)
 _PRE_ROLL: Final = int(Phase.PRE_ROLL)
 _MOVE_ROBBER: Final = int(Phase.MOVE_ROBBER)
 _OVER: Final = int(Phase.GAME_OVER)
+# Classes as C statics for the compiled build (an imported name is looked up at each use).
+_BUILD_CITY: Final = BuildCity
+_BUILD_SETTLEMENT: Final = BuildSettlement
 MAX_ROLLOUT_ACTIONS: Final = 5000
 """A rollout that has not ended after this many actions counts as nobody's win."""
 
@@ -90,9 +93,9 @@ def rollout(
             hand = state.hand
             best: list[Action] | None = None
             if hand[p + 3] >= 2 and hand[p + 4] >= 3:
-                best = [a for a in actions if type(a) is BuildCity]
+                best = [a for a in actions if type(a) is _BUILD_CITY]
             if not best and hand[p] and hand[p + 1] and hand[p + 2] and hand[p + 3]:
-                best = [a for a in actions if type(a) is BuildSettlement]
+                best = [a for a in actions if type(a) is _BUILD_SETTLEMENT]
             if best:
                 if planned:
                     advance(state, max(best, key=lambda a: _spot_dots(state, _vertex(a))))

@@ -6,7 +6,7 @@ show each seat its :func:`view`.
 """
 
 from engine.actions import *  # noqa: F403
-from engine.actions import ACTION_TYPES, Action, Counts, action_tables, counts_of
+from engine.actions import ACTION_TYPES, Action, Counts, counts_of
 from engine.board import (
     Board,
     check_board,
@@ -32,6 +32,7 @@ from engine.rules import (
     seats_to_act,
 )
 from engine.state import Answer, GameConfig, GameState, Phase, new_game
+from engine.tables import action_tables
 from engine.topology import Topology, topology
 from engine.view import PlayerView, TradeView, View, view
 

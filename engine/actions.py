@@ -2,20 +2,17 @@
 
 Resource amounts are count vectors ``(brick, lumber, wool, grain, ore)``. Actions that
 :func:`engine.rules.legal_actions` lists are interned per board radius and seat
-(:func:`action_tables`), so listing them allocates nothing; equal actions built by hand
-compare equal to the interned ones.
+(:func:`engine.tables.action_tables`), so listing them allocates nothing; equal actions
+built by hand compare equal to the interned ones.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, fields
-from functools import cache
 from itertools import combinations_with_replacement
 
 from engine.constants import (
-    BANK_RATIO,
-    MAX_PLAYERS,
     N_RESOURCES,
     YEAR_OF_PLENTY_CARDS,
     EdgeId,
@@ -24,7 +21,6 @@ from engine.constants import (
     Seat,
     VertexId,
 )
-from engine.topology import topology
 
 Counts = tuple[int, int, int, int, int]
 
@@ -271,84 +267,3 @@ YEAR_OF_PLENTY_CHOICES: tuple[Counts, ...] = tuple(
     counts_of(*pair)
     for pair in combinations_with_replacement(range(N_RESOURCES), YEAR_OF_PLENTY_CARDS)
 )
-
-
-@dataclass(frozen=True, eq=False)
-class SeatActions:
-    """Every enumerable action of one seat on one radius, built once and shared."""
-
-    place_settlement: tuple[PlaceSettlement, ...]
-    place_road: tuple[PlaceRoad, ...]
-    roll: RollDice
-    discard_one: tuple[Discard, ...]
-    move_robber: tuple[tuple[MoveRobber, ...], ...]  # [hex][victim + 1]
-    robber_moves: tuple[tuple[tuple[MoveRobber, ...], ...], ...]  # [hex][mask of victims]
-    build_road: tuple[BuildRoad, ...]
-    build_settlement: tuple[BuildSettlement, ...]
-    build_city: tuple[BuildCity, ...]
-    buy_dev: BuyDevCard
-    knight: PlayKnight
-    road_building: PlayRoadBuilding
-    year_of_plenty: tuple[PlayYearOfPlenty, ...]
-    monopoly: tuple[PlayMonopoly, ...]
-    maritime: tuple[tuple[tuple[MaritimeTrade, ...], ...], ...]  # [ratio][give] -> gets
-    accept: AcceptTrade
-    decline: DeclineTrade
-    confirm: tuple[ConfirmTrade, ...]
-    cancel: CancelTrade
-    end_turn: EndTurn
-
-
-@cache
-def action_tables(radius: int) -> tuple[SeatActions, ...]:
-    """The interned actions of every seat for a board radius."""
-    topo = topology(radius)
-    out = []
-    masks = range(1 << MAX_PLAYERS)
-    for s in range(MAX_PLAYERS):
-        move_robber = tuple(
-            tuple(MoveRobber(s, h, None if v < 0 else v) for v in range(-1, MAX_PLAYERS))
-            for h in range(topo.n_hexes)
-        )
-        maritime = tuple(
-            tuple(
-                tuple(
-                    MaritimeTrade(s, Resource(g), Resource(w), ratio)
-                    for w in range(N_RESOURCES)
-                    if w != g
-                )
-                for g in range(N_RESOURCES)
-            )
-            for ratio in range(BANK_RATIO + 1)
-        )
-        out.append(
-            SeatActions(
-                place_settlement=tuple(PlaceSettlement(s, v) for v in range(topo.n_vertices)),
-                place_road=tuple(PlaceRoad(s, e) for e in range(topo.n_edges)),
-                roll=RollDice(s),
-                discard_one=tuple(Discard(s, counts_of(r)) for r in range(N_RESOURCES)),
-                move_robber=move_robber,
-                robber_moves=tuple(
-                    tuple(
-                        tuple(row[q + 1] for q in range(MAX_PLAYERS) if m >> q & 1) or (row[0],)
-                        for m in masks
-                    )
-                    for row in move_robber
-                ),
-                build_road=tuple(BuildRoad(s, e) for e in range(topo.n_edges)),
-                build_settlement=tuple(BuildSettlement(s, v) for v in range(topo.n_vertices)),
-                build_city=tuple(BuildCity(s, v) for v in range(topo.n_vertices)),
-                buy_dev=BuyDevCard(s),
-                knight=PlayKnight(s),
-                road_building=PlayRoadBuilding(s),
-                year_of_plenty=tuple(PlayYearOfPlenty(s, c) for c in YEAR_OF_PLENTY_CHOICES),
-                monopoly=tuple(PlayMonopoly(s, Resource(r)) for r in range(N_RESOURCES)),
-                maritime=maritime,
-                accept=AcceptTrade(s),
-                decline=DeclineTrade(s),
-                confirm=tuple(ConfirmTrade(s, p) for p in range(MAX_PLAYERS)),
-                cancel=CancelTrade(s),
-                end_turn=EndTurn(s),
-            )
-        )
-    return tuple(out)

@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any, cast
 
-from engine.actions import action_tables
 from engine.board import Board
 from engine.constants import (
     BANK_RATIO,
@@ -24,6 +23,7 @@ from engine.constants import (
 )
 from engine.rng import seed_state
 from engine.state import Answer, GameConfig, GameState, Phase
+from engine.tables import action_tables
 from engine.view import View
 
 _R = N_RESOURCES

@@ -10,7 +10,7 @@ for each refusal.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Final, TypeGuard
+from typing import Final, TypeGuard, cast
 
 from engine.actions import (
     AcceptTrade,
@@ -706,30 +706,32 @@ def advance(state: GameState, action: Action) -> None:
 
 
 def _run(state: GameState, a: Action, events: Events) -> None:
-    """Run the action's handler. The kinds are tested commonest first against ``Final``
-    aliases of their classes, so that compiled code calls each handler directly."""
-    if isinstance(a, _END_TURN):
-        _do_end_turn(state, a, events)
-    elif isinstance(a, _ROLL_DICE):
-        _do_roll(state, a, events)
-    elif isinstance(a, _MARITIME_TRADE):
-        _do_maritime(state, a, events)
-    elif isinstance(a, _DISCARD_CARDS):
-        _do_discard(state, a, events)
-    elif isinstance(a, _BUILD_ROAD):
-        _do_build_road(state, a, events)
-    elif isinstance(a, _MOVE_ROBBER_TO):
-        _do_move_robber(state, a, events)
-    elif isinstance(a, _BUILD_SETTLEMENT):
-        _do_build_settlement(state, a, events)
-    elif isinstance(a, _BUILD_CITY):
-        _do_build_city(state, a, events)
-    elif isinstance(a, _BUY_DEV_CARD):
-        _do_buy_dev(state, a, events)
-    elif isinstance(a, _PLAY_KNIGHT):
-        _do_knight(state, a, events)
+    """Run the action's handler. The kinds are compared commonest first with ``Final``
+    aliases of their classes, so that compiled code calls each handler directly (the
+    casts only inform the type checker)."""
+    kind = type(a)
+    if kind is _END_TURN:
+        _do_end_turn(state, cast(EndTurn, a), events)
+    elif kind is _ROLL_DICE:
+        _do_roll(state, cast(RollDice, a), events)
+    elif kind is _MARITIME_TRADE:
+        _do_maritime(state, cast(MaritimeTrade, a), events)
+    elif kind is _DISCARD_CARDS:
+        _do_discard(state, cast(Discard, a), events)
+    elif kind is _BUILD_ROAD:
+        _do_build_road(state, cast(BuildRoad, a), events)
+    elif kind is _MOVE_ROBBER_TO:
+        _do_move_robber(state, cast(MoveRobber, a), events)
+    elif kind is _BUILD_SETTLEMENT:
+        _do_build_settlement(state, cast(BuildSettlement, a), events)
+    elif kind is _BUILD_CITY:
+        _do_build_city(state, cast(BuildCity, a), events)
+    elif kind is _BUY_DEV_CARD:
+        _do_buy_dev(state, cast(BuyDevCard, a), events)
+    elif kind is _PLAY_KNIGHT:
+        _do_knight(state, cast(PlayKnight, a), events)
     else:
-        _HANDLERS[type(a)](state, a, events)
+        _HANDLERS[kind](state, a, events)
 
 
 def _draw(state: GameState, n: int) -> int:

@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import Final, Literal
 
-from engine.actions import SeatActions, action_tables
 from engine.board import Board, random_board, spiral_board
 from engine.constants import (
     BANK_PER_RESOURCE,
@@ -29,6 +28,7 @@ from engine.constants import (
 )
 from engine.errors import BoardError, ConfigError
 from engine.rng import Rng, seed_state
+from engine.tables import SeatActions, action_tables
 from engine.topology import Topology
 
 BoardSetup = Literal["random", "spiral", "explicit"]
