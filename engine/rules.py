@@ -307,7 +307,7 @@ def _main_actions(state: GameState, seat: Seat | None) -> list[Action]:
         bc = t.build_city
         vlevel = state.vlevel
         out.extend([bc[v] for v in state.pbuild[p] if vlevel[v] == 1])
-    if w and g and o and any(state.deck):
+    if w and g and o and _five(state.deck, 0):
         out.append(t.buy_dev)
     dev = state.dev
     if not state.dev_played and (
@@ -734,6 +734,12 @@ def _run(state: GameState, a: Action, events: Events) -> None:
         _HANDLERS[kind](state, a, events)
 
 
+def _five(counts: list[int], base: int) -> int:
+    """The sum of the five counts from ``base``: a hand, the bank or the deck (``sum`` of a
+    slice costs a call and a list in the compiled build)."""
+    return counts[base] + counts[base + 1] + counts[base + 2] + counts[base + 3] + counts[base + 4]
+
+
 def _draw(state: GameState, n: int) -> int:
     state.rng, out = draw(state.rng, n)
     return out
@@ -836,7 +842,7 @@ def _do_roll(state: GameState, a: RollDice, events: Events) -> None:
         owed = state.owed
         anyone = False
         for q in range(state.n):
-            size = sum(hand[q * _R : q * _R + _R])
+            size = _five(hand, q * _R)
             if size > limit:
                 owed[q] = size // 2
                 anyone = True
@@ -865,7 +871,14 @@ def _produce(state: GameState, total: int, events: Events) -> None:
     if due:
         bank = state.bank
         hand = state.hand
-        if cards > min(bank):  # the bank may run short of something
+        # The bank may run short of something (``min(bank)``, without the call).
+        if (
+            cards > bank[0]
+            or cards > bank[1]
+            or cards > bank[2]
+            or cards > bank[3]
+            or cards > bank[4]
+        ):
             owed = [0] * _R
             for _, r, d in due:
                 owed[r] = owed[r] + d
@@ -904,11 +917,13 @@ def _do_discard(state: GameState, a: Discard, events: Events) -> None:
     seat = a.seat
     cards = a.cards
     _pay(state, seat, cards)
-    state.owed[seat] = state.owed[seat] - sum(cards)
+    state.owed[seat] = state.owed[seat] - (cards[0] + cards[1] + cards[2] + cards[3] + cards[4])
     if events is not None:
         events.append(Discarded(seat, cards))
-    if not any(state.owed):
-        state.phase = _MOVE_ROBBER
+    for owed in state.owed:
+        if owed:
+            return
+    state.phase = _MOVE_ROBBER
 
 
 def _do_move_robber(state: GameState, a: MoveRobber, events: Events) -> None:
@@ -919,7 +934,7 @@ def _do_move_robber(state: GameState, a: MoveRobber, events: Events) -> None:
     if victim is not None:
         hand = state.hand
         vb = victim * _R
-        size = sum(hand[vb : vb + _R])
+        size = _five(hand, vb)
         k = _draw(state, size)
         r = 0
         while k >= hand[vb + r]:
@@ -982,7 +997,7 @@ def _do_buy_dev(state: GameState, a: BuyDevCard, events: Events) -> None:
     seat = a.seat
     _pay(state, seat, DEV_CARD_COST)
     deck = state.deck
-    k = _draw(state, sum(deck))
+    k = _draw(state, _five(deck, 0))
     card = 0
     while k >= deck[card]:
         k -= deck[card]
