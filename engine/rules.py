@@ -1245,8 +1245,9 @@ def _walk(
     used: list[bool],
     length: int,
 ) -> int:
-    """Depth-first search for :func:`_trail_from`: the longest trail so far through ``v``,
-    reached by ``length`` roads whose edges are marked in ``used`` (restored on return)."""
+    """Depth-first search for :func:`_trail_from`: the length of the longest trail that
+    extends the current one, ``length`` roads long, ending at ``v``, with its edges marked
+    in ``used`` (marks added on the way are removed on return)."""
     best = length
     if length:
         o = vowner[v]
