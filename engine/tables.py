@@ -36,7 +36,7 @@ from engine.constants import BANK_RATIO, MAX_PLAYERS, N_RESOURCES, Resource
 from engine.topology import topology
 
 
-@dataclass(eq=False)
+@dataclass(frozen=True, eq=False)
 class SeatActions:
     """Every enumerable action of one seat on one radius, built once and shared."""
 
