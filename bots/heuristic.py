@@ -29,6 +29,17 @@ VARIETY_BONUS = 2.5
 HARBOUR_BONUS = {"generic": 1.5, "specific": 2.5}
 
 
+def next_build(has_settlement: bool, cities_left: int, settlements_left: int) -> tuple[int, ...]:
+    """The price of the next thing worth saving for: a city while there is a settlement to
+    upgrade and a city piece left, else a settlement while a piece is left, else a
+    development card."""
+    if cities_left and has_settlement:
+        return CITY
+    if settlements_left:
+        return SETTLEMENT
+    return DEV_CARD
+
+
 def _counts(cards: Cards | None) -> list[int]:
     return [0] * 5 if cards is None else list(cards.counts())
 
@@ -110,11 +121,8 @@ class Decision:
     def target(self) -> tuple[int, ...]:
         """The next thing worth saving for."""
         me = self.view.seats[self.me]
-        if me.cities_left and any(s == self.me and lv == 1 for s, lv in self.owner.values()):
-            return CITY
-        if me.settlements_left:
-            return SETTLEMENT
-        return DEV_CARD
+        upgradable = any(s == self.me and lv == 1 for s, lv in self.owner.values())
+        return next_build(upgradable, me.cities_left, me.settlements_left)
 
     def missing(self, hand: Sequence[int], cost: Sequence[int]) -> int:
         return sum(max(0, c - h) for h, c in zip(hand, cost, strict=True))

@@ -101,6 +101,12 @@ class SearchConfig:
     """Beyond the paper: make the trade-optimistic 1:1 offers only to seats whose public
     points are more than this many short of the win, and confirm with no other (0: offer
     to everyone). Every accepted 1:1 offer helps the seat that takes it."""
+    aimed_offers: bool = False
+    """Beyond the paper: each trade-optimistic 1:1 offer swaps the spare card and the
+    lacking card that the other seats are most likely to take, by their beliefs' hands and
+    their likely next builds, instead of a random pair; a declined swap is not offered
+    again that turn, and up to two more offers may follow the paper's one per lacking card
+    (see :meth:`bots.uct_agent.UCTAgent._aimed`)."""
     determinizations: int = 1
     """Guesses at the hidden cards per tree's search (the tree restarts from each)."""
     greedy_rollouts: bool = False

@@ -10,7 +10,9 @@ Trading (Algorithm 2, once per turn): the first search of a turn also considers 
 1:1 trades would make affordable; if one of them wins, the bot offers every other seat one
 spare card for one lacking card, one offer at a time, confirming with a seat that accepts,
 until it can pay or has tried each lacking card; then it searches again without such moves.
-With ``trade_guard`` it offers only to seats still well short of the win.
+With ``aimed_offers`` each offer is the swap the others are most likely to take, and none
+is made when no one is; with ``trade_guard`` it offers only to seats still well short of
+the win.
 Offers made to it are answered by a search over accept and decline, and, with
 ``counter_offers``, 1:1 counter-offers.
 """
@@ -19,12 +21,12 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bots.belief import HandTracker
+from bots.belief import Hand, HandTracker
 from bots.ensemble import Ensemble, Guess, TreeJob
-from bots.heuristic import Decision
+from bots.heuristic import Decision, next_build
 from bots.tracking import track
 from bots.uct import (
     PRICES,
@@ -61,6 +63,7 @@ STRENGTHS: dict[str, SearchConfig] = {
         heuristic_setup=True,
         heuristic_chores=True,
         heuristic_default=1.0,
+        aimed_offers=True,
     ),
     "hard": SearchConfig(
         rollouts=10000,
@@ -79,6 +82,8 @@ DEADLINE_SHARE = 0.7
 """The share of the time left on a turn timer that a search may use."""
 DEADLINE_MARGIN = 0.3
 """Seconds kept back from a turn timer for the answer to reach the server."""
+AIMED_RETRIES = 2
+"""With ``aimed_offers``: how many offers a turn may make beyond one per lacking card."""
 
 
 _SETUP_PHASES = ("setup_settlement", "setup_road")
@@ -99,6 +104,7 @@ class UCTAgent(Agent):
         self.traded = False
         self.target: Action | None = None  # the build the queued 1:1 offers are for
         self.offers_left = 0
+        self.tried: set[tuple[int, int]] = set()  # (want, give) offered this turn
         self.last_stats: RootStats | None = None
         self.default: Action | None = None  # the heuristic's choice (heuristic_default)
 
@@ -136,6 +142,7 @@ class UCTAgent(Agent):
             self.tracker.resync(view)
         if view.turn != self.turn:
             self.turn, self.traded, self.target, self.offers_left = view.turn, False, None, 0
+            self.tried.clear()
         legal = [action_to_engine(a, seat) for a in prompt.actions]
         self.default = None
         if self.config.heuristic_default:
@@ -179,6 +186,8 @@ class UCTAgent(Agent):
                     self.target = best
                     lack, _ = missing(view.hand or (0,) * 5, PRICES[type(best)])
                     self.offers_left = len(lack)
+                    if self.config.aimed_offers:
+                        self.offers_left += AIMED_RETRIES
                     offer = self._next_offer(view, seat)
                     if offer is not None:
                         return offer
@@ -233,10 +242,51 @@ class UCTAgent(Agent):
         if not lack or not spare or partners == ():
             self.target, self.offers_left = None, 0
             return None
+        if self.config.aimed_offers:
+            pair = self._aimed(view, seat, lack, spare, partners)
+            if pair is None:  # nobody is likely to take any swap we could offer
+                self.target, self.offers_left = None, 0
+                return None
+            want, give = pair
+            self.tried.add(pair)
+        else:
+            want = self.rnd.choice(lack)
+            give = self.rnd.choice([r for r in spare if r != want] or spare)
         self.offers_left -= 1
-        want = self.rnd.choice(lack)
-        give = self.rnd.choice([r for r in spare if r != want] or spare)
         return OfferTrade(seat, counts_of(give), counts_of(want), partners)
+
+    def _aimed(
+        self,
+        view: View,
+        seat: int,
+        lack: list[int],
+        spare: list[int],
+        partners: tuple[int, ...] | None,
+    ) -> tuple[int, int] | None:
+        """The (want, give) swap not yet offered this turn that the most partners are
+        likely to take (``aimed_offers``), or None if none is likely at all. Each partner is
+        taken to save for its next build (:func:`bots.heuristic.next_build`) and its hand
+        to follow the tracker's belief (:func:`acceptance`)."""
+        assert self.tracker is not None
+        seats = [q for q in range(view.players) if q != seat] if partners is None else partners
+        models = []
+        for q in seats:
+            p = view.seats[q]
+            upgradable = any(s == q for _, s in view.settlements)
+            price = next_build(upgradable, p.cities_left, p.settlements_left)
+            models.append((self.tracker.distribution(q), price))
+        best: tuple[int, int] | None = None
+        best_chance = 0.0
+        for want in sorted(set(lack)):
+            for give in sorted(set(spare) - {want}):
+                if (want, give) in self.tried:
+                    continue
+                chance = 0.0
+                for d, price in models:
+                    chance += acceptance(d, give, want, price)
+                if chance > best_chance:
+                    best, best_chance = (want, give), chance
+        return best
 
     def _partners(self, view: View, seat: int) -> tuple[int, ...] | None:
         """The seats our 1:1 offers go to: None for everyone, else those more than
@@ -318,3 +368,11 @@ class UCTAgent(Agent):
     def close(self) -> None:
         """Stop search worker processes."""
         self.ensemble.close()
+
+
+def acceptance(belief: Mapping[Hand, float], give: int, want: int, price: Sequence[int]) -> float:
+    """The chance that a seat whose hand follows ``belief`` (hand -> probability) and who
+    saves for ``price`` takes one ``give`` card for one ``want`` card, if it takes exactly
+    the swaps that bring ``price`` closer: it holds more ``want`` cards than the price
+    asks, and fewer ``give`` cards."""
+    return sum(p for h, p in belief.items() if h[want] > price[want] and h[give] < price[give])

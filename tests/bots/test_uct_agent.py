@@ -4,17 +4,20 @@ same prompts, views and events as from a server), its 1:1 offers and its answers
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bots import make_agent
 from bots.belief import HandTracker
 from bots.ensemble import TreeJob
-from bots.heuristic import HeuristicAgent
+from bots.heuristic import CITY, DEV_CARD, SETTLEMENT, HeuristicAgent
 from bots.local import play_local
 from bots.uct import RootStats, SearchConfig
-from bots.uct_agent import STRENGTHS, UCTAgent
+from bots.uct_agent import AIMED_RETRIES, STRENGTHS, UCTAgent, acceptance
 from clients.sdk import Agent, Table
 from engine import (
     AcceptTrade,
@@ -89,10 +92,12 @@ class Recorder:
             self.trades += 1
 
 
-def test_a_trading_uct_bot_plays_whole_games_with_legal_moves_only() -> None:
+@pytest.mark.parametrize("aimed", ["false", "true"])
+def test_a_trading_uct_bot_plays_whole_games_with_legal_moves_only(aimed: str) -> None:
     seen = Recorder()
     for seed in range(2):
-        bot = make_agent("uct", seed, {"rollouts": "24", "trees": "2", "trade_optimistic": "1"})
+        params = {"rollouts": "24", "trees": "2", "trade_optimistic": "1", "aimed_offers": aimed}
+        bot = make_agent("uct", seed, params)
         agents = [bot, *(HeuristicAgent(seed * 10 + q) for q in (1, 2, 3))]
         game = play_local(agents, GameConfig(victory_points=6), seed, watch=seen)
         assert game.state.is_over  # every answer was legal, or play_local would have raised
@@ -372,3 +377,62 @@ def test_trade_guard_skips_the_trade_optimistic_search_when_no_seat_may_trade() 
         searches.clear()
         assert bot.decide(view(state, 0), 0, legal, None) is not None
         assert searches[0] is optimistic
+
+
+@given(
+    hand=st.tuples(*[st.integers(0, 4)] * 5),
+    price=st.sampled_from([CITY, SETTLEMENT, DEV_CARD]),
+    give=st.integers(0, 4),
+    want=st.integers(0, 4),
+)
+def test_acceptance_is_the_chance_the_swap_brings_the_build_closer(
+    hand: tuple[int, int, int, int, int],
+    price: tuple[int, ...],
+    give: int,
+    want: int,
+) -> None:
+    def short(h: Sequence[int]) -> int:  # cards still lacking for the price
+        return sum(max(0, c - x) for x, c in zip(h, price, strict=True))
+
+    after = list(hand)
+    after[give] += 1
+    after[want] -= 1
+    closer = hand[want] > 0 and short(after) < short(hand)
+    assert acceptance({hand: 0.25, (0, 0, 0, 0, 0): 0.75}, give, want, price) == (
+        0.25 if closer and give != want else 0.0
+    )
+
+
+def test_aimed_offers_give_what_the_others_lack_and_stop_when_none_would_take() -> None:
+    state = setup_game(config())
+    main_phase(state, 0)
+    # Seat 0 lacks wool for a settlement; its spare cards are a brick and an ore. The others
+    # each have a settlement to upgrade, so they save for a city: an ore helps them, a brick
+    # never does.
+    set_hand(state, 0, counts(brick=2, lumber=1, grain=1, ore=1))
+    for q in (1, 2, 3):
+        set_hand(state, q, counts(wool=2, ore=1))
+
+    def agent(aimed: bool, seed: int) -> UCTAgent:
+        bot = UCTAgent(SearchConfig(rollouts=10, aimed_offers=aimed), seed=seed)
+        bot.tracker = HandTracker(view(state, 0))
+        bot.target, bot.offers_left = BuildSettlement(0, 0), 1 + AIMED_RETRIES
+        return bot
+
+    gives = set()
+    for seed in range(12):
+        bot = agent(True, seed)
+        offer = bot._next_offer(view(state, 0), 0)
+        assert offer is not None and (offer.give, offer.get) == (counts(ore=1), counts(wool=1))
+        # declined by all: a brick is no use to any of them, so no second offer
+        assert bot._next_offer(view(state, 0), 0) is None and bot.target is None
+        random_offer = agent(False, seed)._next_offer(view(state, 0), 0)
+        assert random_offer is not None
+        gives.add(random_offer.give)
+    assert gives == {counts(brick=1), counts(ore=1)}  # the paper's pick is random
+
+    # Nobody holds a card: nobody can take any swap, so an aimed bot offers nothing.
+    for q in (1, 2, 3):
+        set_hand(state, q, counts())
+    assert agent(True, 0)._next_offer(view(state, 0), 0) is None
+    assert agent(False, 0)._next_offer(view(state, 0), 0) is not None
