@@ -93,7 +93,7 @@ def _name_of(target: str) -> str:
 
 
 def _show(args: argparse.Namespace) -> int:
-    from bots.ladder.ratings import leaderboard, rating_history
+    from bots.ladder.ratings import leaderboard, rating_history, seat_records
     from bots.ladder.run import outcomes
 
     try:
@@ -116,15 +116,28 @@ def _show(args: argparse.Namespace) -> int:
         _err(str(exc))
         return 2
     rows = leaderboard(games, budgets)
+    seats = seat_records(games) if args.seats else None
     if args.json:
-        document = {"ladder": name, "games": len(games), "rows": [asdict(r) for r in rows]}
+        document: dict[str, Any] = {
+            "ladder": name,
+            "games": len(games),
+            "rows": [asdict(r) for r in rows],
+        }
+        if seats is not None:
+            document["seats"] = {
+                label: [asdict(r) for r in records] for label, records in seats.items()
+            }
         print(json.dumps(document, indent=2))
     else:
-        from bots.ladder.ratings import format_leaderboard
+        from bots.ladder.ratings import format_leaderboard, format_seat_records
 
         print(f"ladder {name}: {len(games)} game(s)")
         for line in format_leaderboard(rows):
             print(line)
+        if seats is not None:
+            print("\nwins by seat (seat 0 places first):")
+            for line in format_seat_records(seats):
+                print(line)
     if args.plot:
         from bots.ladder.plot import plot_ratings
 
@@ -244,12 +257,18 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         help="print a ladder's leaderboard",
         description="The leaderboard of a stored ladder: per entrant its budget, games, wins, "
         "win rate with its 95% Wilson interval, mean victory points, mean rank, ms per "
-        "decision and openskill rating (mu ± sigma; sorted by the ordinal mu - 3 sigma).",
+        "decision and openskill rating (mu ± sigma; sorted by the ordinal mu - 3 sigma); with "
+        "--seats also the wins in each seat.",
     )
     show.add_argument("ladder", help="the ladder's name, or its file")
     show.add_argument("--db", default=None, help=_DB_HELP)
     show.add_argument("--plot", metavar="OUT.png", help="also draw the ratings over games played")
     show.add_argument("--json", action="store_true", help="print the leaderboard as JSON")
+    show.add_argument(
+        "--seats",
+        action="store_true",
+        help="also each entrant's wins in each seat, and every entrant's together",
+    )
     show.set_defaults(run=_show)
     ab = sub.add_parser(
         "ab",

@@ -180,6 +180,60 @@ def leaderboard(outcomes: Sequence[Outcome], budgets: Mapping[str, str] | None =
     return rows
 
 
+@dataclass(frozen=True)
+class SeatRecord:
+    """An entrant's games and wins in one seat (``seat`` counts from 0, the first to place)."""
+
+    seat: int
+    games: int
+    wins: int
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games if self.games else 0.0
+
+
+ALL_ENTRANTS = "(all)"
+"""The label of :func:`seat_records`'s line over every entrant: how often each seat won."""
+
+
+def seat_records(outcomes: Sequence[Outcome]) -> dict[str, list[SeatRecord]]:
+    """Per entrant (in order of first game), then :data:`ALL_ENTRANTS`, its games and wins
+    in each seat up to the largest game's last seat. With seats rotated, a seat that wins
+    far more or less often than the others shows an advantage of the seat, not of a
+    player; an unfinished game counts as played and not won."""
+    seats = max((len(o.labels) for o in outcomes), default=0)
+    games: dict[str, list[int]] = {}
+    wins: dict[str, list[int]] = {}
+    for outcome in outcomes:
+        for seat, label in enumerate(outcome.labels):
+            for key in (label, ALL_ENTRANTS):
+                games.setdefault(key, [0] * seats)[seat] += 1
+                wins.setdefault(key, [0] * seats)[seat] += outcome.winner == seat
+    order = [k for k in games if k != ALL_ENTRANTS] + ([ALL_ENTRANTS] if games else [])
+    return {
+        k: [SeatRecord(seat, games[k][seat], wins[k][seat]) for seat in range(seats)] for k in order
+    }
+
+
+def format_seat_records(records: Mapping[str, Sequence[SeatRecord]]) -> list[str]:
+    """:func:`seat_records` as aligned plain-text lines: a header, then per entrant its wins
+    over games and win rate in each seat ("-" where it never sat)."""
+    seats = max((len(r) for r in records.values()), default=0)
+    name_w = max([len("entrant"), *(len(k) for k in records)])
+    cells = {
+        k: [f"{r.wins}/{r.games} {_pct(r.win_rate)}" if r.games else "-" for r in rs]
+        for k, rs in records.items()
+    }
+    cell_w = max([len(f"seat {seats - 1}"), *(len(c) for cs in cells.values() for c in cs)])
+    lines = [
+        f"{'entrant':<{name_w}}  " + "  ".join(f"{f'seat {i}':>{cell_w}}" for i in range(seats))
+    ]
+    for k, cs in cells.items():
+        lines.append(f"{k:<{name_w}}  " + "  ".join(f"{c:>{cell_w}}" for c in cs))
+    return lines
+
+
 def rating_history(outcomes: Sequence[Outcome]) -> dict[str, list[tuple[int, float, float]]]:
     """For each entrant (in order of first game), (games played so far, mu, sigma): first
     (0, default mu, default sigma), then one point after each game it played. Games are

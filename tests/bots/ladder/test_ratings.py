@@ -9,14 +9,18 @@ import pytest
 from openskill.models import PlackettLuce
 
 from bots.ladder.ratings import (
+    ALL_ENTRANTS,
     DEFAULT_MU,
     DEFAULT_SIGMA,
     Outcome,
     Row,
+    SeatRecord,
     format_leaderboard,
+    format_seat_records,
     leaderboard,
     leaderboard_markdown,
     rating_history,
+    seat_records,
 )
 
 # Three small games: C and B tie behind A; A holds two seats, one of which wins; an unfinished
@@ -219,3 +223,37 @@ def test_leaderboard_markdown() -> None:
     a = next(line for line in lines if "| A |" in line)
     assert "| A | 1000 rollouts | 3 | 2 | 66.7% [" in a
     assert "| 15.000 |" in a  # (0.1 + 0.05 + 0.15) s over 20 decisions
+
+
+def test_seat_records_of_three_games_by_hand() -> None:
+    records = seat_records([G1, G2, G3])
+    assert list(records) == ["A", "B", "C", ALL_ENTRANTS]
+    # A: seat 0 in G1 (won) and G2 (lost), seat 1 in G2 (won), seat 2 in G3 (unfinished).
+    assert records["A"] == [SeatRecord(0, 2, 1), SeatRecord(1, 1, 1), SeatRecord(2, 1, 0)]
+    assert records["B"] == [SeatRecord(0, 0, 0), SeatRecord(1, 2, 0), SeatRecord(2, 1, 0)]
+    assert records["C"] == [SeatRecord(0, 1, 0), SeatRecord(1, 0, 0), SeatRecord(2, 1, 0)]
+    assert records[ALL_ENTRANTS] == [SeatRecord(0, 3, 1), SeatRecord(1, 3, 1), SeatRecord(2, 3, 0)]
+    # Per seat, the entrants add up to the line over all of them.
+    for seat in range(3):
+        for field in ("games", "wins"):
+            assert sum(getattr(records[k][seat], field) for k in ("A", "B", "C")) == getattr(
+                records[ALL_ENTRANTS][seat], field
+            )
+
+
+def test_seat_records_span_the_largest_game() -> None:
+    records = seat_records(
+        [Outcome(("X", "Y"), (10, 3), 0), Outcome(("Y", "X", "Z"), (2, 4, 10), 2)]
+    )
+    assert records["X"] == [SeatRecord(0, 1, 1), SeatRecord(1, 1, 0), SeatRecord(2, 0, 0)]
+    assert records["Z"] == [SeatRecord(0, 0, 0), SeatRecord(1, 0, 0), SeatRecord(2, 1, 1)]
+    assert seat_records([]) == {}
+
+
+def test_format_seat_records_is_an_aligned_table() -> None:
+    lines = format_seat_records(seat_records([G1, G2, G3]))
+    assert lines[0].split() == ["entrant", "seat", "0", "seat", "1", "seat", "2"]
+    assert lines[1].split() == ["A", "1/2", "50.0%", "1/1", "100.0%", "0/1", "0.0%"]
+    assert lines[2].split() == ["B", "-", "0/2", "0.0%", "0/1", "0.0%"]
+    assert lines[4].split() == [ALL_ENTRANTS, "1/3", "33.3%", "1/3", "33.3%", "0/3", "0.0%"]
+    assert len({len(line) for line in lines}) == 1

@@ -109,6 +109,22 @@ def test_a_ladder_runs_stores_every_game_once_and_shows_its_leaderboard(
     assert [r["label"] for r in shown["rows"]] == [r.label for r in expected]
     assert sum(r["games"] for r in shown["rows"]) == 32  # one per seat
     assert [r["wins"] for r in shown["rows"]] == [r.wins for r in expected]
+    assert "seats" not in shown
+    code, out, _ = _cli(["show", "small", "--db", db, "--json", "--seats"], capsys)
+    seats = json.loads(out)["seats"]
+    assert list(seats) == [*dict.fromkeys(x for g in games for x in g.labels), "(all)"]
+    for row in expected:
+        assert sum(r["games"] for r in seats[row.label]) == row.games
+        assert sum(r["wins"] for r in seats[row.label]) == row.wins
+        assert [r["games"] for r in seats[row.label]] == [
+            sum(g.labels[seat] == row.label for g in games) for seat in range(4)
+        ]
+    assert [r["games"] for r in seats["(all)"]] == [8, 8, 8, 8]
+    assert [r["wins"] for r in seats["(all)"]] == [
+        sum(g.winner == seat for g in games) for seat in range(4)
+    ]
+    code, out, _ = _cli(["show", "small", "--db", db, "--seats"], capsys)
+    assert code == 0 and "wins by seat" in out and out.rstrip().splitlines()[-1].startswith("(all)")
     plot = tmp_path / "ratings.png"
     code, out, _ = _cli(["show", str(config_path), "--db", db, "--plot", str(plot)], capsys)
     assert code == 0 and out.startswith("ladder small: 8 game(s)")
