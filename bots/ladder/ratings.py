@@ -194,7 +194,8 @@ class SeatRecord:
 
 
 ALL_ENTRANTS = "(all)"
-"""The label of :func:`seat_records`'s line over every entrant: how often each seat won."""
+"""The label of :func:`seat_records`'s line over every entrant: how often each seat won (no
+entrant's name can be it: names start with a letter or digit)."""
 
 
 def seat_records(outcomes: Sequence[Outcome]) -> dict[str, list[SeatRecord]]:
