@@ -203,18 +203,18 @@ def seat_records(outcomes: Sequence[Outcome]) -> dict[str, list[SeatRecord]]:
     in each seat up to the largest game's last seat. With seats rotated, a seat that wins
     far more or less often than the others shows an advantage of the seat, not of a
     player; an unfinished game counts as played and not won."""
-    seats = max((len(o.labels) for o in outcomes), default=0)
-    games: dict[str, list[int]] = {}
-    wins: dict[str, list[int]] = {}
+    if not outcomes:
+        return {}
+    seats = max(len(o.labels) for o in outcomes)
+    keys = [*dict.fromkeys(label for o in outcomes for label in o.labels), ALL_ENTRANTS]
+    games = {k: [0] * seats for k in keys}
+    wins = {k: [0] * seats for k in keys}
     for outcome in outcomes:
         for seat, label in enumerate(outcome.labels):
             for key in (label, ALL_ENTRANTS):
-                games.setdefault(key, [0] * seats)[seat] += 1
-                wins.setdefault(key, [0] * seats)[seat] += outcome.winner == seat
-    order = [k for k in games if k != ALL_ENTRANTS] + ([ALL_ENTRANTS] if games else [])
-    return {
-        k: [SeatRecord(seat, games[k][seat], wins[k][seat]) for seat in range(seats)] for k in order
-    }
+                games[key][seat] += 1
+                wins[key][seat] += outcome.winner == seat
+    return {k: [SeatRecord(s, games[k][s], wins[k][s]) for s in range(seats)] for k in keys}
 
 
 def format_seat_records(records: Mapping[str, Sequence[SeatRecord]]) -> list[str]:
