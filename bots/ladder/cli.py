@@ -1,4 +1,4 @@
-"""The ``hexhaven ladder`` command: ``run``, ``show`` and ``ab``.
+"""The ``hexhaven ladder`` command: ``run``, ``show``, ``ab``, ``export`` and ``import``.
 
 :func:`register` adds it to the ``hexhaven`` parser; each subcommand sets ``run`` to a
 function of the parsed arguments returning the exit code (0 done, 1 a game or the store
@@ -154,6 +154,46 @@ def _show(args: argparse.Namespace) -> int:
     return 0
 
 
+def _export(args: argparse.Namespace) -> int:
+    from bots.ladder.archive import ArchiveError, dump_archive, export_ladder, write_archive
+
+    try:
+        name = _name_of(args.ladder)
+        with open_store(args.db) as store:
+            archive = export_ladder(store, name)
+    except (ConfigError, StoreError, ArchiveError) as exc:
+        _err(str(exc))
+        return 2
+    if args.output is None:
+        print(dump_archive(archive), end="")
+        return 0
+    try:
+        write_archive(archive, Path(args.output))
+    except OSError as exc:
+        _err(f"cannot write {args.output}: {exc.strerror or exc}")
+        return 1
+    print(f"ladder {name}: {len(archive.games)} game(s) written to {args.output}")
+    return 0
+
+
+def _import(args: argparse.Namespace) -> int:
+    from bots.ladder.archive import ArchiveError, import_ladder, read_archive
+
+    try:
+        archive = read_archive(Path(args.archive))
+        with open_store(args.db) as store:
+            added, held = import_ladder(store, archive)
+            print(
+                f"ladder {archive.name}: {added} game(s) added to {store.where}"
+                + (f", {held} already held" if held else "")
+            )
+            _leaderboard(store, archive.name, print)
+    except (ArchiveError, StoreError) as exc:
+        _err(str(exc))
+        return 2
+    return 0
+
+
 def _ab(args: argparse.Namespace) -> int:
     from bots.ladder.ab import run_ab
     from bots.ladder.games import quiet_logs
@@ -294,4 +334,29 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     )
     _add_run_options(ab, "the file's workers, else 1")
     ab.set_defaults(run=_ab)
+    export = sub.add_parser(
+        "export",
+        help="write a ladder's stored games to a JSON file",
+        description="Write everything the store keeps of a ladder (its configuration, "
+        "entrants and games) as one JSON file, for `hexhaven ladder import` into another "
+        "store: to go on with a ladder on another machine, to keep a ladder's results "
+        "beside its file, to move it from SQLite to PostgreSQL.",
+    )
+    export.add_argument("ladder", help="the ladder's name, or its file")
+    export.add_argument("--db", default=None, help=_DB_HELP)
+    export.add_argument(
+        "-o", "--output", metavar="FILE", default=None, help="the file (default: print it)"
+    )
+    export.set_defaults(run=_export)
+    imp = sub.add_parser(
+        "import",
+        help="add the games of an exported ladder to a store",
+        description="Add the games of a file written by `hexhaven ladder export` to the store, "
+        "creating the ladder if the store lacks it; games the store already holds are "
+        "skipped, so `ladder run` then plays only the rest. A file whose configuration or "
+        "games disagree with the store is refused whole.",
+    )
+    imp.add_argument("archive", metavar="FILE", help="a file from hexhaven ladder export")
+    imp.add_argument("--db", default=None, help=_DB_HELP)
+    imp.set_defaults(run=_import)
     return ladder

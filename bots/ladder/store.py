@@ -193,45 +193,60 @@ class LadderStore:
         """Create ladder ``name`` or go on with it: returns how many games it holds. With
         ``fresh`` its games are deleted first. ``entrants`` maps labels to (config,
         budget). Raises :class:`StoreError` if the ladder exists with another identity."""
-        text = json.dumps(identity, sort_keys=True, separators=(",", ":"))
         with self._transaction():
-            row = self._execute("SELECT config FROM ladder WHERE name=?", (name,)).fetchone()
-            if row is not None and fresh:
-                self._delete(name)
-                row = None
-            if row is not None:
-                if json.loads(row[0]) != json.loads(text):
-                    raise StoreError(
-                        f"the ladder {name!r} in {self.where} was started with another "
-                        f"configuration ({_difference(json.loads(row[0]), json.loads(text))}); "
-                        "run with --fresh to start it again from nothing, or give the "
-                        "ladder another name"
-                    )
-            else:
-                self._execute(
-                    "INSERT INTO ladder (name, config, created) VALUES (?,?,?)",
-                    (name, text, time.time()),
+            return self._open(name, identity, entrants, fresh=fresh)
+
+    def _open(
+        self,
+        name: str,
+        identity: Mapping[str, Any],
+        entrants: Mapping[str, tuple[Mapping[str, Any], str]],
+        *,
+        fresh: bool,
+        remedy: str = "run with --fresh to start it again from nothing, or give the ladder "
+        "another name",
+    ) -> int:
+        text = json.dumps(identity, sort_keys=True, separators=(",", ":"))
+        row = self._execute("SELECT config FROM ladder WHERE name=?", (name,)).fetchone()
+        if row is not None and fresh:
+            self._delete(name)
+            row = None
+        if row is not None:
+            if json.loads(row[0]) != json.loads(text):
+                raise StoreError(
+                    f"the ladder {name!r} in {self.where} was started with another "
+                    f"configuration ({_difference(json.loads(row[0]), json.loads(text))}); "
+                    + remedy
                 )
-                for label, (config, budget) in entrants.items():
-                    self._execute(
-                        "INSERT INTO ladder_entrant (ladder, label, config, budget) "
-                        "VALUES (?,?,?,?)",
-                        (name, label, json.dumps(config, sort_keys=True), budget),
-                    )
-            count = self._execute("SELECT COUNT(*) FROM ladder_game WHERE ladder=?", (name,))
-            return int(count.fetchone()[0])
+        else:
+            self._execute(
+                "INSERT INTO ladder (name, config, created) VALUES (?,?,?)",
+                (name, text, time.time()),
+            )
+            for label, (config, budget) in entrants.items():
+                self._execute(
+                    "INSERT INTO ladder_entrant (ladder, label, config, budget) VALUES (?,?,?,?)",
+                    (name, label, json.dumps(config, sort_keys=True), budget),
+                )
+        count = self._execute("SELECT COUNT(*) FROM ladder_game WHERE ladder=?", (name,))
+        return int(count.fetchone()[0])
 
     def _delete(self, name: str) -> None:
         for table in ("ladder_seat", "ladder_game", "ladder_entrant"):
             self._execute(f"DELETE FROM {table} WHERE ladder=?", (name,))
         self._execute("DELETE FROM ladder WHERE name=?", (name,))
 
+    def entrants(self, name: str) -> dict[str, tuple[dict[str, Any], str]]:
+        """Every entrant's (config, budget), by label."""
+        rows = self._execute(
+            "SELECT label, config, budget FROM ladder_entrant WHERE ladder=? ORDER BY label",
+            (name,),
+        ).fetchall()
+        return {r[0]: (json.loads(r[1]), r[2]) for r in rows}
+
     def budgets(self, name: str) -> dict[str, str]:
         """Every entrant's budget, by label."""
-        rows = self._execute(
-            "SELECT label, budget FROM ladder_entrant WHERE ladder=? ORDER BY label", (name,)
-        ).fetchall()
-        return {r[0]: r[1] for r in rows}
+        return {label: budget for label, (_, budget) in self.entrants(name).items()}
 
     # --- games ------------------------------------------------------------------------------
     def done(self, name: str) -> set[int]:
@@ -250,47 +265,93 @@ class LadderStore:
     ) -> None:
         """Write one finished game and its seats in one transaction. Raises the driver's
         integrity error if the ladder already holds a game with that index."""
-        game_ranks = ranks(record.points, record.winner)
+        game = StoredGame(
+            index=record.index,
+            block=record.block,
+            seed=record.seed,
+            labels=tuple(labels),
+            agent_seeds=tuple(agent_seeds),
+            winner=record.winner,
+            points=tuple(record.points),
+            ranks=tuple(ranks(record.points, record.winner)),
+            actions=record.actions,
+            elapsed=record.elapsed,
+            finished=time.time(),
+            backend=backend,
+            config=dict(config),
+            decisions=record.decisions,
+            decision_seconds=record.decision_seconds,
+        )
         with self._transaction():
+            self._insert(name, game)
+
+    def _insert(self, name: str, game: StoredGame) -> None:
+        self._execute(
+            "INSERT INTO ladder_game (ladder, idx, block, seed, config, seats, agent_seeds, "
+            "winner, points, ranks, decisions, decision_seconds, actions, elapsed, "
+            "finished, backend) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                name,
+                game.index,
+                game.block,
+                game.seed,
+                json.dumps(game.config, sort_keys=True),
+                json.dumps(list(game.labels)),
+                json.dumps(list(game.agent_seeds)),
+                game.winner,
+                json.dumps(list(game.points)),
+                json.dumps(list(game.ranks)),
+                None if game.decisions is None else json.dumps(list(game.decisions)),
+                None if game.decision_seconds is None else json.dumps(list(game.decision_seconds)),
+                game.actions,
+                game.elapsed,
+                game.finished,
+                game.backend,
+            ),
+        )
+        for seat, label in enumerate(game.labels):
             self._execute(
-                "INSERT INTO ladder_game (ladder, idx, block, seed, config, seats, agent_seeds, "
-                "winner, points, ranks, decisions, decision_seconds, actions, elapsed, "
-                "finished, backend) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "INSERT INTO ladder_seat (ladder, idx, seat, label, points, rank, won) "
+                "VALUES (?,?,?,?,?,?,?)",
                 (
                     name,
-                    record.index,
-                    record.block,
-                    record.seed,
-                    json.dumps(dict(config), sort_keys=True),
-                    json.dumps(list(labels)),
-                    json.dumps(list(agent_seeds)),
-                    record.winner,
-                    json.dumps(list(record.points)),
-                    json.dumps(game_ranks),
-                    None if record.decisions is None else json.dumps(list(record.decisions)),
-                    None
-                    if record.decision_seconds is None
-                    else json.dumps(list(record.decision_seconds)),
-                    record.actions,
-                    record.elapsed,
-                    time.time(),
-                    backend,
+                    game.index,
+                    seat,
+                    label,
+                    game.points[seat],
+                    game.ranks[seat],
+                    int(game.winner == seat),
                 ),
             )
-            for seat, label in enumerate(labels):
-                self._execute(
-                    "INSERT INTO ladder_seat (ladder, idx, seat, label, points, rank, won) "
-                    "VALUES (?,?,?,?,?,?,?)",
-                    (
-                        name,
-                        record.index,
-                        seat,
-                        label,
-                        record.points[seat],
-                        game_ranks[seat],
-                        int(record.winner == seat),
-                    ),
-                )
+
+    def merge(
+        self,
+        name: str,
+        identity: Mapping[str, Any],
+        entrants: Mapping[str, tuple[Mapping[str, Any], str]],
+        games: Sequence[StoredGame],
+    ) -> tuple[int, int]:
+        """Add games kept elsewhere (an exported ladder) to ladder ``name``, creating it if
+        missing: returns (games added, games already held). All or nothing: raises
+        :class:`StoreError`, changing nothing, if the ladder exists with another identity
+        or holds a game of the same index with another seed, seating or result."""
+        added = 0
+        with self._transaction():
+            self._open(name, identity, entrants, fresh=False, remedy="nothing was imported")
+            held_games = {g.index: g for g in self.games(name)}
+            for game in games:
+                held = held_games.get(game.index)
+                if held is None:
+                    self._insert(name, game)
+                    held_games[game.index] = game
+                    added += 1
+                elif _outcome(held) != _outcome(game):
+                    raise StoreError(
+                        f"game {game.index} of the ladder {name!r} in {self.where} was played "
+                        "differently there (another seed, seating or result); nothing was "
+                        "imported"
+                    )
+        return added, len(games) - added
 
     def games(self, name: str) -> list[StoredGame]:
         """Every game of ladder ``name``, by index."""
@@ -320,6 +381,11 @@ class LadderStore:
             )
             for r in rows
         ]
+
+
+def _outcome(game: StoredGame) -> tuple[object, ...]:
+    """What two copies of one game must agree on: its seeds, seating and result."""
+    return (game.seed, game.labels, game.agent_seeds, game.winner, game.points)
 
 
 def _difference(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
