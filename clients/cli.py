@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -477,8 +478,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         code: int = args.run(args)
+        sys.stdout.flush()
     except ConfigError as exc:
         parser.error(str(exc))
+    except BrokenPipeError:
+        # Whoever read the output stopped early (``hexhaven ladder show NAME | head``): end
+        # quietly as other command-line tools do, without a traceback, and keep the
+        # interpreter's final flush from raising again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     return code
 
 

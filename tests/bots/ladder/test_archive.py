@@ -1,10 +1,14 @@
 """Ladder archives: export then import gives back the same ladder, in either store kind; an
 import adds only the games a store lacks, so a ladder goes on in another store; a file
-that is not an archive, or disagrees with the store, is refused whole."""
+that is not an archive, or disagrees with the store, is refused whole; a reader that goes
+away (`| head`) ends the command quietly."""
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -241,3 +245,23 @@ def test_the_command_line_reports_bad_archives_and_unknown_ladders(
     assert "line 1 is not a ladder archive's" in capsys.readouterr().err
     with open_store(db) as store:
         assert store.ladders() == []
+
+
+def test_a_reader_that_stopped_early_ends_the_command_without_a_traceback(
+    tmp_path: Path,
+) -> None:
+    db = str(tmp_path / "games.db")
+    _fill(db, range(3))
+    read, write = os.pipe()
+    os.close(read)  # the reader has gone, as `| head -1` goes after its line
+    try:
+        export = subprocess.run(
+            [sys.executable, "-m", "clients.cli", "ladder", "export", "l", "--db", db],
+            stdout=write,
+            stderr=subprocess.PIPE,
+            timeout=60,
+            check=False,
+        )
+    finally:
+        os.close(write)
+    assert (export.returncode, export.stderr) == (1, b"")
