@@ -89,21 +89,12 @@ def rollout(
             return -2
         actions = legal_actions(state)
         if prune and phase == _MAIN and len(actions) > 1:
-            p = state.current * 5
-            hand = state.hand
-            best: list[Action] | None = None
-            if hand[p + 3] >= 2 and hand[p + 4] >= 3:
-                best = [a for a in actions if type(a) is _BUILD_CITY]
-            if not best and hand[p] and hand[p + 1] and hand[p + 2] and hand[p + 3]:
-                best = [a for a in actions if type(a) is _BUILD_SETTLEMENT]
-            if best:
-                if planned:
-                    advance(state, max(best, key=lambda a: _spot_dots(state, _vertex(a))))
-                    continue
-                actions = best
-            elif planned:
-                advance(state, _planned(state, actions, rnd))
+            if planned:
+                advance(state, _planned_main(state, actions, rnd))
                 continue
+            best = _affordable_builds(state, actions)
+            if best:
+                actions = best
             elif greedy:
                 advance(state, _greedy(state, actions, rnd))
                 continue
@@ -117,6 +108,41 @@ def rollout(
 
 
 _PLAYS: Final = (PlayKnight, PlayRoadBuilding, PlayYearOfPlenty, PlayMonopoly)
+
+
+def policy_move(state: GameState, actions: list[Action], rnd: random.Random) -> Action | None:
+    """The move the planned rollout policy with its chores makes in ``state`` (a live
+    state; ``actions`` its legal actions): the ``heuristic`` player's priorities in the
+    main phase, its rules for the robber, discards and a knight before the roll; None
+    where it has no rule (set-up, road building), which the caller decides otherwise."""
+    if len(actions) == 1:
+        return actions[0]
+    phase = state.phase
+    if phase == _MAIN:
+        return _planned_main(state, actions, rnd)
+    return _chore(state, phase, actions)
+
+
+def _affordable_builds(state: GameState, actions: list[Action]) -> list[Action] | None:
+    """The cities the seat to move can build if it can pay for one, else the settlements
+    if it can pay for one; None when it can pay for neither (or the board has no spot)."""
+    p = state.current * 5
+    hand = state.hand
+    best: list[Action] | None = None
+    if hand[p + 3] >= 2 and hand[p + 4] >= 3:
+        best = [a for a in actions if type(a) is _BUILD_CITY]
+    if not best and hand[p] and hand[p + 1] and hand[p + 2] and hand[p + 3]:
+        best = [a for a in actions if type(a) is _BUILD_SETTLEMENT]
+    return best or None
+
+
+def _planned_main(state: GameState, actions: list[Action], rnd: random.Random) -> Action:
+    """The planned policy's main-phase move: a city, else a settlement, on the spot with
+    the most dice dots when one is affordable, else :func:`_planned`."""
+    best = _affordable_builds(state, actions)
+    if best:
+        return max(best, key=lambda a: _spot_dots(state, _vertex(a)))
+    return _planned(state, actions, rnd)
 
 
 def _vertex(action: Action) -> int:

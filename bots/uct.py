@@ -37,7 +37,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 
-from bots.playout import rollout
+from bots.playout import policy_move, rollout
 from engine import rules
 from engine.actions import (
     Action,
@@ -122,6 +122,13 @@ class SearchConfig:
     and play a knight before the roll by the ``heuristic`` player's rules (the leader's
     best hex, never one's own; what the next build needs least; a knight when the robber
     blocks one's own good hex) instead of at random (see :func:`bots.playout._chore`)."""
+    opponent_model: bool = False
+    """Beyond the paper: in the tree, the other seats do not branch over their moves but
+    make the one the planned rollout policy with its chores picks (the ``heuristic``
+    player's priorities and rules; :func:`bots.playout.policy_move`), where it has a rule.
+    About half of a tree's visits pass through other seats' nodes, where plain UCT expects
+    each seat's best reply for itself; against players who follow such rules, their one
+    move is the truer forecast. Not measured in games yet."""
     rollout_turns: int = 0
     """Beyond the paper: end a rollout after this many turns and score the position (points
     and production; see :func:`position_rewards`) instead of playing to the end (0)."""
@@ -724,6 +731,10 @@ class Search:
         if state.phase == _OVER:
             return Node(-1, [], self.rnd)
         seat = actor(state)
+        if self.config.opponent_model and seat != self.seat:
+            move = policy_move(state, rules.legal_actions(state, seat), self.rnd)
+            if move is not None:
+                return Node(seat, [move], self.rnd)
         actions = pruned_actions(state, seat, prune, self.config.setup_pruning)
         return Node(seat, actions, self.rnd)
 

@@ -13,7 +13,7 @@ import pytest
 from bots import playout, uct
 from bots.ensemble import Ensemble, Guess, TreeJob
 from bots.heuristic import Decision
-from bots.playout import rollout
+from bots.playout import policy_move, rollout
 from bots.uct import (
     HAND_CAP,
     POSITION_WEIGHTS,
@@ -482,6 +482,54 @@ def test_the_searchs_chores_count_only_with_planned_rollouts() -> None:
 
     assert root(False, True) == root(False, False)
     assert root(True, True) != root(True, False)
+
+
+def test_the_policy_move_is_the_planned_rollouts_move_and_none_where_it_has_no_rule() -> None:
+    # A city affordable: on the spot with the most dots, as the planned rollout builds it.
+    state = _main(0, counts(grain=2, ore=3))
+    assert policy_move(state, legal_actions(state), random.Random(0)) == BuildCity(0, 0)
+    state = _main(0, counts(brick=4, grain=2, ore=2))  # an ore short: the bank trade
+    assert policy_move(state, legal_actions(state), random.Random(0)) == MaritimeTrade(0, 0, 4, 4)
+    # The robber by the chores' rule.
+    state = setup_game(config(), 0)
+    force_roll(state, 7)
+    actions = legal_actions(state)
+    rule = playout._chore(state, int(state.phase), actions)
+    assert rule is not None and policy_move(state, actions, random.Random(0)) == rule
+    # No rule for a set-up placement, unless there is only one choice.
+    state = new_game(config(), 0)
+    actions = legal_actions(state)
+    assert len(actions) > 1 and policy_move(state, actions, random.Random(0)) is None
+    assert policy_move(state, actions[:1], random.Random(0)) == actions[0]
+
+
+def _nodes(node: Node) -> list[Node]:
+    """``node`` and every node of the tree under it."""
+    found = [node]
+    for child in node.children:
+        for kid in child.values() if isinstance(child, dict) else [child]:
+            if kid is not None:
+                found.extend(_nodes(kid))
+    return found
+
+
+def test_modelled_opponents_make_one_move_where_the_policy_has_a_rule() -> None:
+    """With ``opponent_model`` every other seat's node holds one move, but free roads
+    (which the policy leaves open); without it, other seats' nodes branch."""
+    state = _main(0, counts(brick=1, lumber=1, wool=1, grain=1, ore=1))
+    base = SearchConfig(rollouts=400, rollout_turns=8, trade_optimistic=True)
+    trees = {}
+    for model in (False, True):
+        search = Search(state.copy(), 0, replace(base, opponent_model=model), random.Random(2))
+        assert search.run(400, None).rollouts == 400
+        trees[model] = _nodes(search.root)
+    others = {m: [n for n in nodes if n.seat not in (0, -1)] for m, nodes in trees.items()}
+    assert any(len(n.actions) > 1 for n in others[False])
+    assert len(others[True]) > 20
+    for node in others[True]:
+        assert len(node.actions) == 1 or {type(a) for a in node.actions} == {BuildRoad}
+    # The seat's own choices still branch.
+    assert any(n.seat == 0 and len(n.actions) > 1 for n in trees[True][1:])
 
 
 def test_rollouts_cut_short_score_the_position() -> None:
