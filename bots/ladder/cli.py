@@ -269,6 +269,16 @@ def _add_run_options(p: argparse.ArgumentParser, workers: str) -> None:
     )
 
 
+def _stored_ladder_command(
+    sub: Any, name: str, summary: str, description: str
+) -> argparse.ArgumentParser:
+    """A subcommand about one stored ladder: its name (or file) and the store."""
+    command: argparse.ArgumentParser = sub.add_parser(name, help=summary, description=description)
+    command.add_argument("ladder", help="the ladder's name, or its file")
+    command.add_argument("--db", default=None, help=_DB_HELP)
+    return command
+
+
 def register(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``ladder`` command and its subcommands to ``subparsers`` (what
     ``ArgumentParser.add_subparsers`` returns); returns the ``ladder`` parser."""
@@ -292,16 +302,15 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     run.add_argument("--games", type=int, default=None, help="games in all (default: the file's)")
     _add_run_options(run, "the file's workers, else one per core")
     run.set_defaults(run=_run)
-    show = sub.add_parser(
+    show = _stored_ladder_command(
+        sub,
         "show",
-        help="print a ladder's leaderboard",
-        description="The leaderboard of a stored ladder: per entrant its budget, games, wins, "
-        "win rate with its 95% Wilson interval, mean victory points, mean rank, ms per "
-        "decision and openskill rating (mu ± sigma; sorted by the ordinal mu - 3 sigma); with "
-        "--seats also the wins in each seat.",
+        "print a ladder's leaderboard",
+        "The leaderboard of a stored ladder: per entrant its budget, games, wins, win rate "
+        "with its 95% Wilson interval, mean victory points, mean rank, ms per decision and "
+        "openskill rating (mu ± sigma; sorted by the ordinal mu - 3 sigma); with --seats also "
+        "the wins in each seat.",
     )
-    show.add_argument("ladder", help="the ladder's name, or its file")
-    show.add_argument("--db", default=None, help=_DB_HELP)
     show.add_argument("--plot", metavar="OUT.png", help="also draw the ratings over games played")
     show.add_argument("--json", action="store_true", help="print the leaderboard as JSON")
     show.add_argument(
@@ -334,16 +343,15 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     )
     _add_run_options(ab, "the file's workers, else 1")
     ab.set_defaults(run=_ab)
-    export = sub.add_parser(
+    export = _stored_ladder_command(
+        sub,
         "export",
-        help="write a ladder's stored games to a JSON file",
-        description="Write everything the store keeps of a ladder (its configuration, "
-        "entrants and games) as one JSON file, for `hexhaven ladder import` into another "
-        "store: to go on with a ladder on another machine, to keep a ladder's results "
-        "beside its file, to move it from SQLite to PostgreSQL.",
+        "write a ladder's stored games to a file (JSON Lines)",
+        "Write everything the store keeps of a ladder (its configuration, entrants and "
+        "games) as JSON Lines, for `hexhaven ladder import` into another store: to go on "
+        "with a ladder on another machine, to keep a ladder's results beside its file, to "
+        "move it from SQLite to PostgreSQL.",
     )
-    export.add_argument("ladder", help="the ladder's name, or its file")
-    export.add_argument("--db", default=None, help=_DB_HELP)
     export.add_argument(
         "-o", "--output", metavar="FILE", default=None, help="the file (default: print it)"
     )
