@@ -111,59 +111,31 @@ def _lines(tmp_path: Path) -> list[dict[str, object]]:
         return [json.loads(line) for line in dump_archive(export_ladder(store, "l")).splitlines()]
 
 
-def _spoil_header(lines: list[dict[str, object]]) -> None:
-    lines[0]["format"] = "something-else"
-
-
-def _spoil_type(lines: list[dict[str, object]]) -> None:
-    lines[2]["points"] = ["ten", 3]
-
-
-def _spoil_entrant(lines: list[dict[str, object]]) -> None:
-    lines[1]["labels"] = ["a", "nobody"]
-
-
-def _spoil_ranks(lines: list[dict[str, object]]) -> None:
-    lines[1]["ranks"] = [2, 1]
-
-
-def _spoil_index(lines: list[dict[str, object]]) -> None:
-    lines[2]["index"] = 0
-
-
-def _spoil_winner(lines: list[dict[str, object]]) -> None:
-    lines[3]["winner"] = 2
-
-
-def _spoil_length(lines: list[dict[str, object]]) -> None:
-    lines[3]["agent_seeds"] = [1, 2, 3]
-
-
-def _spoil_extra(lines: list[dict[str, object]]) -> None:
-    lines[0]["surprise"] = True
-
-
 @pytest.mark.parametrize(
-    ("spoil", "message"),
+    ("line", "field", "value", "message"),
     [
-        (_spoil_header, r"line 1 is not a ladder archive's: format: Input should be"),
-        (_spoil_type, r"line 3: not a game: points\.0: Input should be a valid integer"),
-        (_spoil_entrant, r"game 0: seats an unknown entrant nobody"),
-        (_spoil_ranks, r"game 0: the ranks do not follow from the points"),
-        (_spoil_index, r"game 0: the index is negative or given twice"),
-        (_spoil_winner, r"game 2: the winner 2 is not a seat"),
-        (_spoil_length, r"game 2: labels, points and agent_seeds differ in length"),
-        (_spoil_extra, r"line 1 .* surprise: Extra inputs are not permitted"),
+        (0, "format", "something-else", r"line 1 is not a ladder archive's: format: Input should"),
+        (
+            2,
+            "points",
+            ["ten", 3],
+            r"line 3: not a game: points\.0: Input should be a valid integer",
+        ),
+        (1, "labels", ["a", "nobody"], r"game 0: seats an unknown entrant nobody"),
+        (1, "ranks", [2, 1], r"game 0: the ranks do not follow from the points"),
+        (2, "index", 0, r"game 0: the index is negative or given twice"),
+        (3, "winner", 2, r"game 2: the winner 2 is not a seat"),
+        (3, "agent_seeds", [1, 2, 3], r"game 2: labels, points and agent_seeds differ in length"),
+        (0, "surprise", True, r"line 1 .* surprise: Extra inputs are not permitted"),
     ],
 )
 def test_a_spoilt_archive_is_refused_and_says_where(
-    tmp_path: Path, spoil: object, message: str
+    tmp_path: Path, line: int, field: str, value: object, message: str
 ) -> None:
     lines = _lines(tmp_path)
-    assert callable(spoil)
-    spoil(lines)
+    lines[line][field] = value
     path = tmp_path / "spoilt.jsonl"
-    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    path.write_text("\n".join(json.dumps(one) for one in lines) + "\n")
     with pytest.raises(ArchiveError, match=message):
         read_archive(path)
 
