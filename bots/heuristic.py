@@ -13,6 +13,12 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
+from bots.playout import (
+    GENERIC_HARBOUR_BONUS,
+    HARBOUR_NEED,
+    SPECIFIC_HARBOUR_BONUS,
+    VARIETY_BONUS,
+)
 from clients.sdk import Agent, Table
 from engine.constants import DICE_DOTS
 from engine.topology import Topology, topology
@@ -24,9 +30,6 @@ CITY = (0, 0, 0, 2, 3)
 SETTLEMENT = (1, 1, 1, 1, 0)
 ROAD = (1, 1, 0, 0, 0)
 DEV_CARD = (0, 0, 1, 1, 1)
-VARIETY_BONUS = 2.5
-"""Value of a resource the seat does not produce yet, in dots."""
-HARBOUR_BONUS = {"generic": 1.5, "specific": 2.5}
 
 
 def next_build(has_settlement: bool, cities_left: int, settlements_left: int) -> tuple[int, ...]:
@@ -108,9 +111,9 @@ class Decision:
         for slot, kind in zip(self.topo.harbour_slots, self.view.board.harbours, strict=True):
             if v in self.topo.edge_vertices[slot]:
                 if kind == "generic":
-                    value += HARBOUR_BONUS["generic"]
-                elif self.production[RESOURCE_NAMES.index(kind)] >= 5:
-                    value += HARBOUR_BONUS["specific"]
+                    value += GENERIC_HARBOUR_BONUS
+                elif self.production[RESOURCE_NAMES.index(kind)] >= HARBOUR_NEED:
+                    value += SPECIFIC_HARBOUR_BONUS
         return value
 
     def free_spot(self, v: int) -> bool:

@@ -22,13 +22,15 @@ from engine.actions import (
     Discard,
     MaritimeTrade,
     MoveRobber,
+    PlaceRoad,
+    PlaceSettlement,
     PlayKnight,
     PlayMonopoly,
     PlayRoadBuilding,
     PlayYearOfPlenty,
     RollDice,
 )
-from engine.constants import CITY_COST, DEV_CARD_COST, DICE_DOTS, SETTLEMENT_COST
+from engine.constants import CITY_COST, DEV_CARD_COST, DICE_DOTS, HARBOUR_GENERIC, SETTLEMENT_COST
 from engine.rules import advance, legal_actions, settlement_spots
 from engine.state import GameState, Phase
 
@@ -36,11 +38,20 @@ _MAIN: Final = int(Phase.MAIN)
 _DISCARD: Final = int(Phase.DISCARD)
 _PRE_ROLL: Final = int(Phase.PRE_ROLL)
 _MOVE_ROBBER: Final = int(Phase.MOVE_ROBBER)
+_SETUP_SETTLEMENT: Final = int(Phase.SETUP_SETTLEMENT)
 _OVER: Final = int(Phase.GAME_OVER)
 # Classes as C statics for the compiled build (an imported name is looked up at each use).
 _BUILD_CITY: Final = BuildCity
 _BUILD_SETTLEMENT: Final = BuildSettlement
 MAX_ROLLOUT_ACTIONS: Final = 5000
+VARIETY_BONUS: Final = 2.5
+"""A spot's worth (in dice dots) for each resource its seat does not produce yet."""
+GENERIC_HARBOUR_BONUS: Final = 1.5
+"""A spot's worth for a 3:1 harbour."""
+SPECIFIC_HARBOUR_BONUS: Final = 2.5
+"""A spot's worth for a 2:1 harbour of a resource the seat makes :data:`HARBOUR_NEED`
+dots of."""
+HARBOUR_NEED: Final = 5
 """A rollout that has not ended after this many actions counts as nobody's win."""
 
 
@@ -306,3 +317,86 @@ def _greedy(
         if trades:
             return choice(rnd, trades)
     return actions[0]
+
+
+# --- the set-up, by the ``heuristic`` player's rules --------------------------------------
+
+
+def setup_move(state: GameState, rnd: random.Random) -> Action:
+    """The ``heuristic`` player's set-up move for the seat to place (a live set-up state):
+    the settlement on the spot of most :func:`spot_worth`; the road toward the best free
+    spot within two steps of its far end (worth over one plus the distance), near-ties
+    broken at random."""
+    seat = state.current
+    dots = resource_dots(state, seat)
+    actions = legal_actions(state)
+    best = actions[0]
+    top = -math.inf
+    if state.phase == _SETUP_SETTLEMENT:
+        for a in actions:
+            assert isinstance(a, PlaceSettlement)
+            worth = spot_worth(state, dots, a.vertex)
+            if worth > top:
+                top = worth
+                best = a
+        return best
+    for a in actions:
+        assert isinstance(a, PlaceRoad)
+        reach = road_reach(state, dots, a.edge) + rnd.random() * 1e-3
+        if reach > top:
+            top = reach
+            best = a
+    return best
+
+
+def road_reach(state: GameState, dots: Sequence[int], edge: int) -> float:
+    """What a road leads to for a seat making ``dots``: the best :func:`spot_worth` of a
+    free spot within two steps of either end, over one plus its distance."""
+    topo = state.topo
+    blocked = state.vblocked
+    reach = 0.0
+    for end in topo.edge_vertices[edge]:
+        frontier = {end}
+        for dist in range(3):
+            for v in frontier:
+                if not blocked[v]:
+                    reach = max(reach, spot_worth(state, dots, v) / (1 + dist))
+            frontier = {w for v in frontier for w in topo.vertex_vertices[v]}
+    return reach
+
+
+def resource_dots(state: GameState, seat: int) -> list[int]:
+    """The dice dots the seat's buildings make of each resource (cities twice), the
+    robber's hex not counted."""
+    out = [0, 0, 0, 0, 0]
+    board = state.board
+    robber = state.robber
+    vlevel = state.vlevel
+    for v in state.pbuild[seat]:
+        for h in state.topo.vertex_hexes[v]:
+            r = board.terrain[h]
+            if r < 5 and h != robber:
+                out[r] += vlevel[v] * DICE_DOTS.get(board.tokens[h], 0)
+    return out
+
+
+def spot_worth(state: GameState, dots: Sequence[int], v: int) -> float:
+    """A settlement spot's worth to a seat making ``dots`` of each resource, as the
+    ``heuristic`` player reckons it: the dice dots of its hexes, :data:`VARIETY_BONUS` for
+    each resource new to the seat, and a harbour's bonus."""
+    board = state.board
+    worth = 0.0
+    new: set[int] = set()
+    for h in state.topo.vertex_hexes[v]:
+        r = board.terrain[h]
+        if r < 5:
+            worth += DICE_DOTS.get(board.tokens[h], 0)
+            if not dots[r]:
+                new.add(r)
+    worth += VARIETY_BONUS * len(new)
+    kind = board.vertex_harbour[v]
+    if kind == HARBOUR_GENERIC:
+        worth += GENERIC_HARBOUR_BONUS
+    elif 0 <= kind < 5 and dots[kind] >= HARBOUR_NEED:
+        worth += SPECIFIC_HARBOUR_BONUS
+    return worth

@@ -37,7 +37,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 
-from bots.playout import policy_move, rollout
+from bots.playout import policy_move, resource_dots, rollout, setup_move, spot_worth
 from engine import rules
 from engine.actions import (
     Action,
@@ -65,6 +65,7 @@ from engine.state import Answer, GameState, Phase
 _MAIN = int(Phase.MAIN)
 _ROAD_BUILDING = int(Phase.ROAD_BUILDING)
 _SETUP_SETTLEMENT = int(Phase.SETUP_SETTLEMENT)
+_SETUP_PHASES = (_SETUP_SETTLEMENT, int(Phase.SETUP_ROAD))
 _DISCARD = int(Phase.DISCARD)
 _TRADE = int(Phase.TRADE)
 _OVER = int(Phase.GAME_OVER)
@@ -138,6 +139,11 @@ class SearchConfig:
     setup_pruning: int = 0
     """Beyond the paper: in the set-up, consider only this many settlement spots, the best
     by dice dots and new resources (0: all)."""
+    setup_rollouts: int = 0
+    """Beyond the paper: place each set-up settlement by flat Monte Carlo instead (see
+    :func:`setup_wins`): this many rollouts for each of the ``setup_pruning`` best spots
+    (:data:`SETUP_SPOTS` when 0), every seat's remaining set-up by the ``heuristic``
+    player's rules, then the planned policy with its chores to the end (0: off)."""
     heuristic_setup: bool = False
     """Beyond the paper: place the set-up settlements and roads by the ``heuristic``
     player's rules (production, diversity, harbours) instead of searching: rollouts from
@@ -160,8 +166,10 @@ class SearchConfig:
     games) and ``visits`` for one tree. See :attr:`move_rule`."""
 
     def __post_init__(self) -> None:
-        if self.setup_pruning < 0 or self.rollout_turns < 0 or self.trade_guard < 0:
-            raise ValueError("setup_pruning, rollout_turns and trade_guard cannot be negative")
+        if min(self.setup_pruning, self.setup_rollouts, self.rollout_turns, self.trade_guard) < 0:
+            raise ValueError(
+                "setup_pruning, setup_rollouts, rollout_turns and trade_guard cannot be negative"
+            )
         if self.rollouts < 0 or (self.time_ms is not None and self.time_ms < 0):
             raise ValueError("budgets cannot be negative")
         if not self.rollouts and not self.time_ms:
@@ -262,6 +270,48 @@ def setup_spots(state: GameState, seat: int, keep: int) -> list[Action]:
     best = sorted(spots, key=lambda v: (-spot_value(state, seat, v), v))[:keep]
     table = state.acts[seat].place_settlement
     return [table[v] for v in sorted(best)]
+
+
+SETUP_SPOTS = 8
+"""How many set-up spots :func:`setup_wins` weighs unless ``setup_pruning`` says."""
+
+
+def setup_wins(
+    state: GameState,
+    seat: int,
+    rollouts: int,
+    keep: int,
+    rnd: random.Random,
+    deadline: float | None = None,
+) -> dict[Action, int]:
+    """Flat Monte Carlo over the seat's set-up settlement spots (``setup_rollouts``): the
+    ``keep`` spots of most worth (:func:`bots.playout.spot_worth`, best first) are each
+    placed, every seat's remaining set-up is played by the ``heuristic`` player's rules
+    (:func:`bots.playout.setup_move`), then up to ``rollouts`` games are played on from
+    there by the planned policy with its chores. The seat's wins for each spot. The spots
+    take turns, so a ``time.monotonic()`` deadline leaves them evenly sampled."""
+    dots = resource_dots(state, seat)
+    table = state.acts[seat].place_settlement
+    spots = sorted(
+        rules.setup_settlement_spots(state), key=lambda v: (-spot_worth(state, dots, v), v)
+    )[:keep]
+    starts: list[tuple[Action, GameState]] = []
+    for v in spots:
+        start = state.copy()
+        rules.advance(start, table[v])
+        while start.phase in _SETUP_PHASES:
+            rules.advance(start, setup_move(start, rnd))
+        starts.append((table[v], start))
+    wins = {action: 0 for action, _ in starts}
+    for _ in range(rollouts):
+        if deadline is not None and time.monotonic() >= deadline:
+            break
+        for action, start in starts:
+            game = start.copy()
+            game.rng = rnd.getrandbits(64)
+            if rollout(game, rnd, True, planned=True, chores=True) == seat:
+                wins[action] += 1
+    return wins
 
 
 def pruned_actions(state: GameState, seat: int, prune: bool, setup_keep: int = 0) -> list[Action]:

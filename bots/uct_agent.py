@@ -30,11 +30,13 @@ from bots.heuristic import Decision, next_build
 from bots.tracking import track
 from bots.uct import (
     PRICES,
+    SETUP_SPOTS,
     WIN_LINE_REACH,
     RootStats,
     SearchConfig,
     missing,
     optimistic_moves,
+    setup_wins,
     trade_partners,
     winning_move,
 )
@@ -130,7 +132,8 @@ class UCTAgent(Agent):
         payload = prompt.view or table.view
         if payload is None or payload.seat is None:
             return self.rnd.choice(prompt.actions)
-        if (self.config.heuristic_setup and payload.phase in _SETUP_PHASES) or (
+        placing = self.config.setup_rollouts and payload.phase == "setup_settlement"
+        if (self.config.heuristic_setup and payload.phase in _SETUP_PHASES and not placing) or (
             self.config.heuristic_chores and payload.phase in _CHORE_PHASES
         ):
             return Decision(payload, prompt.actions, self.rnd).best()
@@ -140,6 +143,8 @@ class UCTAgent(Agent):
             self.tracker = HandTracker(view)
         else:
             self.tracker.resync(view)
+        if placing:
+            return action_from_engine(self.place(view, seat, prompt.deadline))
         if view.turn != self.turn:
             self.turn, self.traded, self.target, self.offers_left = view.turn, False, None, 0
             self.tried.clear()
@@ -194,6 +199,21 @@ class UCTAgent(Agent):
                     return self._pick(self._search(view, seat, deadline))
                 return best if best in legal else legal[0]
         return self._pick(self._search(view, seat, deadline))
+
+    def place(self, view: View, seat: int, timer: float | None) -> Action:
+        """A set-up settlement by flat Monte Carlo over the best spots (``setup_rollouts``,
+        :func:`bots.uct.setup_wins`): the spot that won most, the worthier on a tie."""
+        config = self.config
+        budget = self._budget(timer)
+        wins = setup_wins(
+            self._rebuild(view, seat),
+            seat,
+            config.setup_rollouts,
+            config.setup_pruning or SETUP_SPOTS,
+            self.rnd,
+            None if budget is None else time.monotonic() + budget,
+        )
+        return max(wins, key=wins.__getitem__)
 
     def _pick(self, stats: RootStats) -> Action:
         """The search's choice, or the heuristic's where ``heuristic_default`` keeps it."""
@@ -327,12 +347,7 @@ class UCTAgent(Agent):
         optimistic: bool = False,
     ) -> RootStats:
         config = self.config
-        budgets = []
-        if config.time_ms:
-            budgets.append(config.time_ms / 1000.0)
-        if timer is not None:
-            budgets.append(max(0.05, timer * DEADLINE_SHARE - DEADLINE_MARGIN))
-        budget = min(budgets) if budgets else None
+        budget = self._budget(timer)
         now = time.monotonic()
         parallel = max(1, min(config.processes, config.trees))  # trees running at once
         waves = -(-config.trees // parallel)
@@ -358,6 +373,16 @@ class UCTAgent(Agent):
         stats = self.ensemble.run(jobs)
         self.last_stats = stats
         return stats
+
+    def _budget(self, timer: float | None) -> float | None:
+        """The seconds a decision may take: ``time_ms``, and a share of what is left on
+        the turn timer (``timer`` seconds), whichever is less; None for no limit."""
+        budgets = []
+        if self.config.time_ms:
+            budgets.append(self.config.time_ms / 1000.0)
+        if timer is not None:
+            budgets.append(max(0.05, timer * DEADLINE_SHARE - DEADLINE_MARGIN))
+        return min(budgets) if budgets else None
 
     def _guess(self, view: View, seat: int) -> Guess:
         assert self.tracker is not None

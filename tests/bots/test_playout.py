@@ -1,4 +1,5 @@
-"""Rollouts draw their random choices as ``random.Random.choice`` does, in both builds."""
+"""Rollouts draw their random choices as ``random.Random.choice`` does, in both builds; the
+set-up by the ``heuristic`` player's rules at engine level."""
 
 from __future__ import annotations
 
@@ -8,8 +9,23 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bots.playout import choice, rollout
-from engine import EndTurn
+from bots.heuristic import HeuristicAgent
+from bots.playout import choice, resource_dots, road_reach, rollout, setup_move, spot_worth
+from clients.sdk import Table
+from engine import (
+    EndTurn,
+    GameConfig,
+    Phase,
+    PlaceRoad,
+    PlaceSettlement,
+    apply,
+    legal_actions,
+    new_game,
+    view,
+)
+from engine.constants import DICE_DOTS, HARBOUR_GENERIC
+from protocol import messages as m
+from protocol.payloads import action_from_engine, action_to_engine, view_from_engine
 from tests.engine.positions import assert_conserved, config, setup_game
 
 
@@ -43,3 +59,46 @@ def test_a_rollout_is_a_function_of_its_seed() -> None:
             assert_conserved(state)
             ends.append((winner, state.actions_taken, tuple(state.hand), rnd.random()))
         assert ends[0] == ends[1]
+
+
+@pytest.mark.parametrize(("players", "seed"), [(4, 0), (4, 5), (3, 11), (2, 3)])
+def test_setup_move_places_as_the_heuristic_player_does(players: int, seed: int) -> None:
+    state = new_game(GameConfig(players=players), seed)
+    heuristic = HeuristicAgent(seed)
+    rnd = random.Random(seed)
+    while state.phase in (Phase.SETUP_SETTLEMENT, Phase.SETUP_ROAD):
+        seat = state.current
+        ours = setup_move(state, rnd)
+        prompt = m.Prompt(
+            game="t",
+            state_id=state.actions_taken,
+            seat=seat,
+            actions=[action_from_engine(a) for a in legal_actions(state, seat)],  # type: ignore[misc]
+            view=view_from_engine(view(state, seat)),
+        )
+        theirs = action_to_engine(heuristic.choose(prompt, Table(game="t", seat=seat)), seat)
+        if isinstance(ours, PlaceSettlement):
+            assert ours == theirs
+        else:  # roads tie often and both break ties at random: the same reach will do
+            assert isinstance(ours, PlaceRoad) and isinstance(theirs, PlaceRoad)
+            dots = resource_dots(state, seat)
+            assert road_reach(state, dots, ours.edge) == road_reach(state, dots, theirs.edge)
+        apply(state, theirs)
+    assert state.phase == Phase.PRE_ROLL
+
+
+def test_spot_worth_counts_dots_new_resources_and_harbours() -> None:
+    state = new_game(GameConfig(), 2)
+    topo, board = state.topo, state.board
+    harboured = [v for v in range(topo.n_vertices) if board.vertex_harbour[v] >= 0]
+    assert harboured
+    for v in range(topo.n_vertices):
+        hexes = [h for h in topo.vertex_hexes[v] if board.terrain[h] < 5]
+        kinds = {board.terrain[h] for h in hexes}
+        dots = sum(DICE_DOTS.get(board.tokens[h], 0) for h in hexes)
+        generic = 1.5 if board.vertex_harbour[v] == HARBOUR_GENERIC else 0.0
+        assert spot_worth(state, [0] * 5, v) == dots + 2.5 * len(kinds) + generic
+        # a seat already making every resource gains no variety, but a 2:1 harbour pays
+        rich = [9] * 5
+        specific = 2.5 if 0 <= board.vertex_harbour[v] < 5 else 0.0
+        assert spot_worth(state, rich, v) == dots + generic + specific

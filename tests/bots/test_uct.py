@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import replace
 
 import pytest
@@ -27,6 +28,7 @@ from bots.uct import (
     position_features,
     position_rewards,
     pruned_actions,
+    setup_wins,
     spot_value,
     winning_move,
 )
@@ -37,6 +39,7 @@ from engine import (
     BuyDevCard,
     DevCard,
     EndTurn,
+    GameConfig,
     GameState,
     MaritimeTrade,
     MoveRobber,
@@ -49,6 +52,7 @@ from engine import (
     is_legal,
     legal_actions,
     new_game,
+    rules,
     seats_to_act,
     view,
 )
@@ -650,3 +654,53 @@ def test_no_move_is_named_when_no_line_wins_this_turn() -> None:
     state = _main(0, hand, vp=3)
     state.phase = Phase.PRE_ROLL
     assert winning_move(state, 0) is None
+
+
+# --- set-up spots by flat Monte Carlo -----------------------------------------------------------
+
+
+def favouring_rollout(vertex: int, seat: int, games: list[GameState]) -> Callable[..., int]:
+    """A stand-in for the rollout: ``seat`` wins exactly the games where it settled on
+    ``vertex``; every game it is handed is kept in ``games``."""
+
+    def fake(state: GameState, rnd: random.Random, prune: bool, *args: object, **kw: object) -> int:
+        games.append(state.copy())
+        return seat if state.vowner[vertex] == seat else (seat + 1) % state.n
+
+    return fake
+
+
+def test_setup_wins_tries_the_worthiest_spots_and_counts_their_wins(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    state = new_game(GameConfig(players=4), 9)
+    before = (state.actions_taken, list(state.vowner))
+    dots = playout.resource_dots(state, 0)
+    spots = sorted(
+        rules.setup_settlement_spots(state), key=lambda v: (-playout.spot_worth(state, dots, v), v)
+    )
+    favoured = spots[2]  # the third worthiest: not what the heuristic would place
+    games: list[GameState] = []
+    monkeypatch.setattr(uct, "rollout", favouring_rollout(favoured, 0, games))
+    wins = setup_wins(state, 0, 5, 4, random.Random(1))
+    table = state.acts[0].place_settlement
+    assert list(wins) == [table[v] for v in spots[:4]]
+    assert wins == {table[v]: 5 if v == favoured else 0 for v in spots[:4]}
+    assert len(games) == 20
+    for game in games:  # every seat's set-up done, by the rules, before the rollout
+        assert game.phase == Phase.PRE_ROLL and game.current == 0
+        assert all(len(game.pbuild[q]) == 2 for q in range(4))
+    assert (state.actions_taken, list(state.vowner)) == before  # the state is left alone
+
+
+def test_setup_wins_stops_at_the_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+    state = new_game(GameConfig(players=4), 9)
+    games: list[GameState] = []
+    monkeypatch.setattr(uct, "rollout", favouring_rollout(0, 0, games))
+    wins = setup_wins(state, 0, 1000, 3, random.Random(1), deadline=time.monotonic() - 1)
+    assert len(wins) == 3 and set(wins.values()) == {0} and not games
+
+
+def test_setup_rollouts_cannot_be_negative() -> None:
+    with pytest.raises(ValueError, match="setup_rollouts"):
+        SearchConfig(setup_rollouts=-1)

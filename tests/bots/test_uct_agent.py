@@ -11,12 +11,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bots import make_agent
+from bots import make_agent, uct
 from bots.belief import HandTracker
 from bots.ensemble import TreeJob
 from bots.heuristic import CITY, DEV_CARD, SETTLEMENT, HeuristicAgent
 from bots.local import play_local
-from bots.uct import RootStats, SearchConfig
+from bots.playout import resource_dots, spot_worth
+from bots.uct import SETUP_SPOTS, RootStats, SearchConfig
 from bots.uct_agent import AIMED_RETRIES, STRENGTHS, UCTAgent, acceptance
 from clients.sdk import Agent, Table
 from engine import (
@@ -29,6 +30,7 @@ from engine import (
     EndTurn,
     GameConfig,
     Phase,
+    PlaceSettlement,
     apply,
     events,
     is_legal,
@@ -37,8 +39,10 @@ from engine import (
     view,
 )
 from engine import OfferTrade as EngineOffer
+from engine.rules import setup_settlement_spots
 from protocol import messages as m
 from protocol.payloads import OfferTrade, action_from_engine, action_to_engine, view_from_engine
+from tests.bots.test_uct import favouring_rollout
 from tests.engine.positions import (
     config,
     counts,
@@ -436,3 +440,51 @@ def test_aimed_offers_give_what_the_others_lack_and_stop_when_none_would_take() 
         set_hand(state, q, counts())
     assert agent(True, 0)._next_offer(view(state, 0), 0) is None
     assert agent(False, 0)._next_offer(view(state, 0), 0) is not None
+
+
+def _spots(state: Any, seat: int) -> list[int]:
+    """The set-up spots, the worthiest first."""
+    dots = resource_dots(state, seat)
+    spots = setup_settlement_spots(state)
+    return sorted(spots, key=lambda v: (-spot_worth(state, dots, v), v))
+
+
+def test_setup_rollouts_place_the_spot_that_wins_most_and_roads_by_the_rules(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    state = new_game(GameConfig(players=4), 9)
+    favoured = _spots(state, 0)[1]
+    games: list[Any] = []
+    monkeypatch.setattr(uct, "rollout", favouring_rollout(favoured, 0, games))
+    config_ = SearchConfig(rollouts=30, setup_rollouts=4, heuristic_setup=True)
+    bot = UCTAgent(config_, seed=4)
+    heuristic = HeuristicAgent(seed=4)
+    table = Table(game="t", seat=0)
+    prompt = _prompt(state, 0)
+    chosen = bot.choose(prompt, table)
+    assert chosen == action_from_engine(PlaceSettlement(0, favoured))
+    assert chosen != heuristic.choose(prompt, table)  # the rules would place elsewhere
+    assert len(games) == 4 * SETUP_SPOTS and bot.last_stats is None
+    apply(state, action_to_engine(chosen, 0))
+    prompt = _prompt(state, 0)  # its road: by the rules, no search
+    assert bot.choose(prompt, table) == heuristic.choose(prompt, table)
+    assert bot.last_stats is None
+
+
+def test_setup_rollouts_stop_inside_the_turn_timer(monkeypatch: pytest.MonkeyPatch) -> None:
+    state = new_game(GameConfig(players=4), 9)
+    games: list[Any] = []
+    fake = favouring_rollout(0, 0, games)
+
+    def slow(*args: Any, **kw: Any) -> int:
+        time.sleep(0.01)
+        return fake(*args, **kw)
+
+    monkeypatch.setattr(uct, "rollout", slow)
+    bot = UCTAgent(SearchConfig(rollouts=30, setup_rollouts=1000), seed=4)
+    prompt = _prompt(state, 0).model_copy(update={"deadline": 0.0})
+    start = time.monotonic()
+    chosen = bot.choose(prompt, Table(game="t", seat=0))
+    assert chosen in prompt.actions
+    assert time.monotonic() - start < 2  # not the 8,000 rollouts asked for
+    assert 0 < len(games) < 3 * SETUP_SPOTS
