@@ -11,12 +11,13 @@ from __future__ import annotations
 import multiprocessing
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from typing import TypeVar
 
 from bots.belief import Sample
-from bots.uct import RootStats, Search, SearchConfig
+from bots.uct import RootStats, Search, SearchConfig, setup_wins
 from engine.actions import Action
 from engine.rebuild import state_from_view
 from engine.view import View
@@ -86,8 +87,35 @@ def run_tree(job: TreeJob) -> RootStats:
     return total
 
 
+@dataclass(frozen=True)
+class SetupJob:
+    """A share of a set-up search (``SearchConfig.setup_rollouts``): ``rollouts`` for each
+    of the ``spots`` worthiest set-up spots of ``seat``, on ``view`` filled in by ``guess``."""
+
+    view: View
+    guess: Guess
+    seat: int
+    rollouts: int
+    spots: int
+    deadline: float | None
+    seed: int
+
+
+def run_setup(job: SetupJob) -> dict[Action, int]:
+    """Run one set-up job (:func:`bots.uct.setup_wins`): the seat's wins by spot."""
+    rnd = random.Random(job.seed)
+    g = job.guess
+    state = state_from_view(job.view, g.hands, g.development, g.deck, seed=rnd.getrandbits(63))
+    return setup_wins(state, job.seat, job.rollouts, job.spots, rnd, job.deadline)
+
+
+_Job = TypeVar("_Job")
+_Result = TypeVar("_Result")
+
+
 class Ensemble:
-    """Runs tree jobs in-process or in a kept pool of ``processes`` workers."""
+    """Runs jobs (tree searches, set-up searches) in-process or in a kept pool of
+    ``processes`` workers."""
 
     def __init__(self, processes: int = 1) -> None:
         self.processes = processes
@@ -96,16 +124,27 @@ class Ensemble:
     def run(self, jobs: Sequence[TreeJob]) -> RootStats:
         """Every job's root statistics, summed."""
         total = RootStats({}, {})
+        for stats in self.map(run_tree, jobs):
+            total.add(stats)
+        return total
+
+    def setup(self, jobs: Sequence[SetupJob]) -> dict[Action, int]:
+        """Every set-up job's wins by spot, summed (the first job's order of spots)."""
+        total: dict[Action, int] = {}
+        for wins in self.map(run_setup, jobs):
+            for action, n in wins.items():
+                total[action] = total.get(action, 0) + n
+        return total
+
+    def map(self, fn: Callable[[_Job], _Result], jobs: Sequence[_Job]) -> list[_Result]:
+        """``fn`` of every job, in order: in this process, or in the pool when there are
+        several workers and several jobs."""
         if self.processes <= 1 or len(jobs) <= 1:
-            for job in jobs:
-                total.add(run_tree(job))
-            return total
+            return [fn(job) for job in jobs]
         if self._pool is None:
             context = multiprocessing.get_context("spawn")
             self._pool = ProcessPoolExecutor(self.processes, mp_context=context)
-        for stats in self._pool.map(run_tree, jobs):
-            total.add(stats)
-        return total
+        return list(self._pool.map(fn, jobs))
 
     def close(self) -> None:
         """Stop the worker processes, if any."""

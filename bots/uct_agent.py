@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bots.belief import Hand, HandTracker
-from bots.ensemble import Ensemble, Guess, TreeJob
+from bots.ensemble import Ensemble, Guess, SetupJob, TreeJob
 from bots.heuristic import Decision, next_build
 from bots.tracking import track
 from bots.uct import (
@@ -36,7 +36,6 @@ from bots.uct import (
     SearchConfig,
     missing,
     optimistic_moves,
-    setup_wins,
     trade_partners,
     winning_move,
 )
@@ -205,14 +204,22 @@ class UCTAgent(Agent):
         :func:`bots.uct.setup_wins`): the spot that won most, the worthier on a tie."""
         config = self.config
         budget = self._budget(timer)
-        wins = setup_wins(
-            self._rebuild(view, seat),
-            seat,
-            config.setup_rollouts,
-            config.setup_pruning or SETUP_SPOTS,
-            self.rnd,
-            None if budget is None else time.monotonic() + budget,
-        )
+        deadline = None if budget is None else time.monotonic() + budget
+        parts = max(1, min(config.processes, config.setup_rollouts))
+        jobs = [
+            SetupJob(
+                view=view,
+                guess=self._guess(view, seat),
+                seat=seat,
+                rollouts=config.setup_rollouts // parts
+                + (1 if p < config.setup_rollouts % parts else 0),
+                spots=config.setup_pruning or SETUP_SPOTS,
+                deadline=deadline,
+                seed=self.rnd.getrandbits(63),
+            )
+            for p in range(parts)
+        ]
+        wins = self.ensemble.setup(jobs)
         return max(wins, key=wins.__getitem__)
 
     def _pick(self, stats: RootStats) -> Action:

@@ -12,7 +12,7 @@ from dataclasses import replace
 import pytest
 
 from bots import playout, uct
-from bots.ensemble import Ensemble, Guess, TreeJob
+from bots.ensemble import Ensemble, Guess, SetupJob, TreeJob, run_setup
 from bots.heuristic import Decision
 from bots.playout import policy_move, rollout
 from bots.uct import (
@@ -704,3 +704,20 @@ def test_setup_wins_stops_at_the_deadline(monkeypatch: pytest.MonkeyPatch) -> No
 def test_setup_rollouts_cannot_be_negative() -> None:
     with pytest.raises(ValueError, match="setup_rollouts"):
         SearchConfig(setup_rollouts=-1)
+
+
+def test_set_up_jobs_in_worker_processes_sum_what_they_would_win_here() -> None:
+    state = new_game(GameConfig(players=4), 9)
+    jobs = [
+        SetupJob(view(state, 0), _truth(state), 0, rollouts=3, spots=3, deadline=None, seed=s)
+        for s in range(2)
+    ]
+    here: Counter[Action] = Counter()
+    for job in jobs:
+        here.update(run_setup(job))
+    ensemble = Ensemble(2)
+    try:
+        there = ensemble.setup(jobs)
+    finally:
+        ensemble.close()
+    assert there == dict(here) and len(there) == 3 and sum(there.values()) <= 2 * 3 * 3

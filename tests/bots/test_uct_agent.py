@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from bots import make_agent, uct
 from bots.belief import HandTracker
-from bots.ensemble import TreeJob
+from bots.ensemble import SetupJob, TreeJob
 from bots.heuristic import CITY, DEV_CARD, SETTLEMENT, HeuristicAgent
 from bots.local import play_local
 from bots.playout import resource_dots, spot_worth
@@ -488,3 +488,19 @@ def test_setup_rollouts_stop_inside_the_turn_timer(monkeypatch: pytest.MonkeyPat
     assert chosen in prompt.actions
     assert time.monotonic() - start < 2  # not the 8,000 rollouts asked for
     assert 0 < len(games) < 3 * SETUP_SPOTS
+
+
+def test_set_up_rollouts_are_shared_out_over_the_processes() -> None:
+    state = new_game(GameConfig(players=4), 9)
+    bot = UCTAgent(SearchConfig(rollouts=30, setup_rollouts=101, processes=2), seed=4)
+    seen: list[SetupJob] = []
+
+    def setup(jobs: list[SetupJob]) -> dict[Any, int]:
+        seen.extend(jobs)
+        return {PlaceSettlement(0, _spots(state, 0)[3]): 1}
+
+    bot.ensemble.setup = setup  # type: ignore[method-assign]
+    chosen = bot.choose(_prompt(state, 0), Table(game="t", seat=0))
+    assert chosen == action_from_engine(PlaceSettlement(0, _spots(state, 0)[3]))
+    assert sorted(job.rollouts for job in seen) == [50, 51]
+    assert len({job.seed for job in seen}) == 2 and {job.spots for job in seen} == {SETUP_SPOTS}
