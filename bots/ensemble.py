@@ -9,7 +9,9 @@ little crosses the process boundary.
 from __future__ import annotations
 
 import multiprocessing
+import os
 import random
+import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -109,6 +111,20 @@ def run_setup(job: SetupJob) -> dict[Action, int]:
     return setup_wins(state, job.seat, job.rollouts, job.spots, rnd, job.deadline)
 
 
+def exit_with_parent(period: float = 1.0) -> None:
+    """Make this worker process end once the process that started it is gone (killed
+    without the chance to stop its pool), instead of playing on for nobody: a daemon
+    thread checks the parent every ``period`` seconds. An ``initializer`` for pools."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(period)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
+
+
 _Job = TypeVar("_Job")
 _Result = TypeVar("_Result")
 
@@ -143,7 +159,9 @@ class Ensemble:
             return [fn(job) for job in jobs]
         if self._pool is None:
             context = multiprocessing.get_context("spawn")
-            self._pool = ProcessPoolExecutor(self.processes, mp_context=context)
+            self._pool = ProcessPoolExecutor(
+                self.processes, mp_context=context, initializer=exit_with_parent
+            )
         return list(self._pool.map(fn, jobs))
 
     def close(self) -> None:

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from websockets.exceptions import WebSocketException
 
 from bots.arena import ArenaError, GameRecord, server_game
+from bots.ensemble import exit_with_parent
 from bots.ladder.config import LadderConfig, search_processes
 from bots.ladder.games import (
     GameError,
@@ -75,6 +76,12 @@ def default_workers(config: LadderConfig) -> int:
 # --- backends ---------------------------------------------------------------------------
 
 
+def _start_worker() -> None:
+    """A worker's set-up: quiet logs, and an end when the driver is gone."""
+    quiet_logs()
+    exit_with_parent()
+
+
 def _process_backend(tasks: Iterable[GameTask], workers: int, on_result: OnResult) -> None:
     if workers <= 1:
         for task in tasks:
@@ -82,7 +89,7 @@ def _process_backend(tasks: Iterable[GameTask], workers: int, on_result: OnResul
                 return
         return
     context = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=quiet_logs)
+    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker)
     running: dict[Future[GameRecord], GameTask] = {}
     source = iter(tasks)
     try:

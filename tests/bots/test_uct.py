@@ -3,11 +3,16 @@ trade-optimistic moves, on hand-made positions."""
 
 from __future__ import annotations
 
+import os
 import random
+import signal
+import subprocess
+import sys
 import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -721,3 +726,49 @@ def test_set_up_jobs_in_worker_processes_sum_what_they_would_win_here() -> None:
     finally:
         ensemble.close()
     assert there == dict(here) and len(there) == 3 and sum(there.values()) <= 2 * 3 * 3
+
+
+_ORPHAN_SCRIPT = """
+import multiprocessing, os, sys, time
+from concurrent.futures import ProcessPoolExecutor
+from bots.ensemble import exit_with_parent
+
+if __name__ == "__main__":
+    context = multiprocessing.get_context("spawn")
+    pool = ProcessPoolExecutor(1, mp_context=context, initializer=exit_with_parent)
+    print(pool.submit(os.getpid).result(), flush=True)
+    pool.submit(time.sleep, 120)
+    time.sleep(120)
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_pool_workers_end_when_their_parent_is_killed(tmp_path: Path) -> None:
+    script = tmp_path / "orphan.py"
+    script.write_text(_ORPHAN_SCRIPT)
+    parent = subprocess.Popen(
+        [sys.executable, str(script)], stdout=subprocess.PIPE, text=True, cwd=Path.cwd()
+    )
+    worker = 0
+    try:
+        assert parent.stdout is not None
+        worker = int(parent.stdout.readline())
+        assert _alive(worker)
+        parent.kill()  # no chance to stop its pool; the worker is mid-task
+        parent.wait(10)
+        deadline = time.monotonic() + 10
+        while _alive(worker) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not _alive(worker)
+    finally:
+        parent.kill()
+        if worker and _alive(worker):
+            os.kill(worker, signal.SIGKILL)
