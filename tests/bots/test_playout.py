@@ -19,13 +19,11 @@ from engine import (
     PlaceRoad,
     PlaceSettlement,
     apply,
-    legal_actions,
     new_game,
-    view,
 )
 from engine.constants import DICE_DOTS, HARBOUR_GENERIC
-from protocol import messages as m
-from protocol.payloads import action_from_engine, action_to_engine, view_from_engine
+from protocol.payloads import action_to_engine
+from tests.bots.prompts import prompt_for
 from tests.engine.positions import assert_conserved, config, setup_game
 
 
@@ -69,13 +67,7 @@ def test_setup_move_places_as_the_heuristic_player_does(players: int, seed: int)
     while state.phase in (Phase.SETUP_SETTLEMENT, Phase.SETUP_ROAD):
         seat = state.current
         ours = setup_move(state, rnd)
-        prompt = m.Prompt(
-            game="t",
-            state_id=state.actions_taken,
-            seat=seat,
-            actions=[action_from_engine(a) for a in legal_actions(state, seat)],  # type: ignore[misc]
-            view=view_from_engine(view(state, seat)),
-        )
+        prompt = prompt_for(state, seat)
         theirs = action_to_engine(heuristic.choose(prompt, Table(game="t", seat=seat)), seat)
         if isinstance(ours, PlaceSettlement):
             assert ours == theirs

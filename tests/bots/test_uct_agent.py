@@ -41,7 +41,8 @@ from engine import (
 from engine import OfferTrade as EngineOffer
 from engine.rules import setup_settlement_spots
 from protocol import messages as m
-from protocol.payloads import OfferTrade, action_from_engine, action_to_engine, view_from_engine
+from protocol.payloads import OfferTrade, action_from_engine, action_to_engine
+from tests.bots.prompts import prompt_for
 from tests.bots.test_uct import favouring_rollout
 from tests.engine.positions import (
     config,
@@ -179,14 +180,7 @@ def test_a_turn_timer_bounds_the_search() -> None:
     state = setup_game(config())
     main_phase(state, 0)
     set_hand(state, 0, counts(brick=2, lumber=2, wool=1, grain=1))
-    prompt = m.Prompt(
-        game="t",
-        state_id=state.actions_taken,
-        seat=0,
-        actions=[action_from_engine(a) for a in legal_actions(state, 0)],  # type: ignore[misc]
-        deadline=0.6,
-        view=view_from_engine(view(state, 0)),
-    )
+    prompt = prompt_for(state, 0, 0.6)
     start = time.monotonic()
     payload = bot.choose(prompt, Table(game="t", seat=0))
     assert payload in prompt.actions
@@ -222,13 +216,7 @@ def test_heuristic_setup_places_as_the_heuristic_player_does_and_searches_later(
     state = new_game(GameConfig(players=4), 9)
     for _ in range(2):  # a settlement, then its road
         seat = state.current
-        prompt = m.Prompt(
-            game="t",
-            state_id=state.actions_taken,
-            seat=seat,
-            actions=[action_from_engine(a) for a in legal_actions(state, seat)],  # type: ignore[misc]
-            view=view_from_engine(view(state, seat)),
-        )
+        prompt = prompt_for(state, seat)
         table = Table(game="t", seat=seat)
         chosen = bot.choose(prompt, table)
         assert chosen == heuristic.choose(prompt, table)
@@ -239,25 +227,9 @@ def test_heuristic_setup_places_as_the_heuristic_player_does_and_searches_later(
     state = setup_game(config())
     main_phase(state, 0)
     set_hand(state, 0, counts(brick=2, lumber=2, wool=1, grain=1))
-    prompt = m.Prompt(
-        game="t",
-        state_id=state.actions_taken,
-        seat=0,
-        actions=[action_from_engine(a) for a in legal_actions(state, 0)],  # type: ignore[misc]
-        view=view_from_engine(view(state, 0)),
-    )
+    prompt = prompt_for(state, 0)
     bot.choose(prompt, Table(game="t", seat=0))
     assert bot.last_stats is not None  # past the set-up it searches
-
-
-def _prompt(state: Any, seat: int) -> m.Prompt:
-    return m.Prompt(
-        game="t",
-        state_id=state.actions_taken,
-        seat=seat,
-        actions=[action_from_engine(a) for a in legal_actions(state, seat)],  # type: ignore[misc]
-        view=view_from_engine(view(state, seat)),
-    )
 
 
 def test_heuristic_chores_discard_and_rob_by_the_rules_and_search_the_rest() -> None:
@@ -270,7 +242,7 @@ def test_heuristic_chores_discard_and_rob_by_the_rules_and_search_the_rest() -> 
     chores = 0
     while state.phase in (Phase.DISCARD, Phase.MOVE_ROBBER):
         seat = next((q for q in range(4) if state.owed[q]), state.current)
-        prompt, table = _prompt(state, seat), Table(game="t", seat=seat)
+        prompt, table = prompt_for(state, seat), Table(game="t", seat=seat)
         bot.last_stats = None
         chosen = bot.choose(prompt, table)
         assert chosen == heuristic.choose(prompt, table)
@@ -279,7 +251,7 @@ def test_heuristic_chores_discard_and_rob_by_the_rules_and_search_the_rest() -> 
         chores += 1
     assert chores == 5  # four cards to discard, then the robber
     assert state.phase == Phase.MAIN
-    bot.choose(_prompt(state, 0), Table(game="t", seat=0))
+    bot.choose(prompt_for(state, 0), Table(game="t", seat=0))
     assert bot.last_stats is not None  # the main phase is searched
 
 
@@ -287,7 +259,7 @@ def test_heuristic_default_keeps_the_rules_choice_unless_the_search_is_sure() ->
     state = setup_game(config())
     main_phase(state, 0)
     set_hand(state, 0, counts(brick=3, lumber=3, wool=2, grain=2, ore=1))
-    prompt, table = _prompt(state, 0), Table(game="t", seat=0)
+    prompt, table = prompt_for(state, 0), Table(game="t", seat=0)
     rules_pick = HeuristicAgent(seed=4).choose(prompt, table)
     searched = []
     for z in (0.0, 1000.0):
@@ -308,12 +280,12 @@ def test_win_check_plays_a_win_this_turn_without_searching() -> None:
     main_phase(state, 0)
     set_hand(state, 0, counts(brick=4, grain=2, ore=2))  # ore only through the bank
     plain = UCTAgent(SearchConfig(rollouts=30), seed=4)
-    plain.choose(_prompt(state, 0), Table(game="t", seat=0))
+    plain.choose(prompt_for(state, 0), Table(game="t", seat=0))
     assert plain.last_stats is not None  # without the check it searches
     bot = UCTAgent(SearchConfig(rollouts=30, win_check=True), seed=4)
     kinds = []
     while not state.is_over:
-        chosen = bot.choose(_prompt(state, 0), Table(game="t", seat=0))
+        chosen = bot.choose(prompt_for(state, 0), Table(game="t", seat=0))
         kinds.append(chosen.kind)
         apply(state, action_to_engine(chosen, 0))
     assert bot.last_stats is None  # no search ran
@@ -460,13 +432,13 @@ def test_setup_rollouts_place_the_spot_that_wins_most_and_roads_by_the_rules(
     bot = UCTAgent(config_, seed=4)
     heuristic = HeuristicAgent(seed=4)
     table = Table(game="t", seat=0)
-    prompt = _prompt(state, 0)
+    prompt = prompt_for(state, 0)
     chosen = bot.choose(prompt, table)
     assert chosen == action_from_engine(PlaceSettlement(0, favoured))
     assert chosen != heuristic.choose(prompt, table)  # the rules would place elsewhere
     assert len(games) == 4 * SETUP_SPOTS and bot.last_stats is None
     apply(state, action_to_engine(chosen, 0))
-    prompt = _prompt(state, 0)  # its road: by the rules, no search
+    prompt = prompt_for(state, 0)  # its road: by the rules, no search
     assert bot.choose(prompt, table) == heuristic.choose(prompt, table)
     assert bot.last_stats is None
 
@@ -482,7 +454,7 @@ def test_setup_rollouts_stop_inside_the_turn_timer(monkeypatch: pytest.MonkeyPat
 
     monkeypatch.setattr(uct, "rollout", slow)
     bot = UCTAgent(SearchConfig(rollouts=30, setup_rollouts=1000), seed=4)
-    prompt = _prompt(state, 0).model_copy(update={"deadline": 0.0})
+    prompt = prompt_for(state, 0, 0.0)
     start = time.monotonic()
     chosen = bot.choose(prompt, Table(game="t", seat=0))
     assert chosen in prompt.actions
@@ -500,7 +472,7 @@ def test_set_up_rollouts_are_shared_out_over_the_processes() -> None:
         return {PlaceSettlement(0, _spots(state, 0)[3]): 1}
 
     bot.ensemble.setup = setup  # type: ignore[method-assign]
-    chosen = bot.choose(_prompt(state, 0), Table(game="t", seat=0))
+    chosen = bot.choose(prompt_for(state, 0), Table(game="t", seat=0))
     assert chosen == action_from_engine(PlaceSettlement(0, _spots(state, 0)[3]))
     assert sorted(job.rollouts for job in seen) == [50, 51]
     assert len({job.seed for job in seen}) == 2 and {job.spots for job in seen} == {SETUP_SPOTS}
