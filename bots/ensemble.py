@@ -3,7 +3,8 @@
 Each tree searches its own determinization (a full state guessed from the seat's view) with
 its share of the rollouts. With ``processes`` > 1 the trees run in a pool of worker
 processes (spawned once and kept); a job carries the view and the guess, not the state, so
-little crosses the process boundary.
+little crosses the process boundary. A set-up search (``setup_rollouts``) is shared out over
+the same workers, each with its share of the rollouts, and their wins summed.
 """
 
 from __future__ import annotations
