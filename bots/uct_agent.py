@@ -65,6 +65,7 @@ STRENGTHS: dict[str, SearchConfig] = {
         heuristic_chores=True,
         heuristic_default=1.0,
         aimed_offers=True,
+        setup_rollouts=200,  # the settlements by flat Monte Carlo, the roads by the rules
     ),
     "hard": SearchConfig(
         rollouts=10000,
