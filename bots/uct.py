@@ -144,6 +144,9 @@ class SearchConfig:
     :func:`setup_wins`): this many rollouts for each of the ``setup_pruning`` best spots
     (:data:`SETUP_SPOTS` when 0), every seat's remaining set-up by the ``heuristic``
     player's rules, then the planned policy with its chores to the end (0: off)."""
+    setup_roads: bool = False
+    """Beyond the paper: with ``setup_rollouts``, place each set-up road the same way, that
+    many rollouts for each legal road, instead of by the ``heuristic`` player's rules."""
     heuristic_setup: bool = False
     """Beyond the paper: place the set-up settlements and roads by the ``heuristic``
     player's rules (production, diversity, harbours) instead of searching: rollouts from
@@ -284,24 +287,29 @@ def setup_wins(
     rnd: random.Random,
     deadline: float | None = None,
 ) -> dict[Action, int]:
-    """Flat Monte Carlo over the seat's set-up settlement spots (``setup_rollouts``): the
-    ``keep`` spots of most worth (:func:`bots.playout.spot_worth`, best first) are each
-    placed, every seat's remaining set-up is played by the ``heuristic`` player's rules
+    """Flat Monte Carlo over the seat's set-up placements (``setup_rollouts``): when a
+    settlement is due, the ``keep`` spots of most worth (:func:`bots.playout.spot_worth`,
+    best first); when a road is due (``setup_roads``), every legal road. Each is placed,
+    every seat's remaining set-up is played by the ``heuristic`` player's rules
     (:func:`bots.playout.setup_move`), then up to ``rollouts`` games are played on from
-    there by the planned policy with its chores. The seat's wins for each spot. The spots
-    take turns, so a ``time.monotonic()`` deadline leaves them evenly sampled."""
-    dots = resource_dots(state, seat)
-    table = state.acts[seat].place_settlement
-    spots = sorted(
-        rules.setup_settlement_spots(state), key=lambda v: (-spot_worth(state, dots, v), v)
-    )[:keep]
+    there by the planned policy with its chores. The seat's wins for each placement. The
+    placements take turns, so a ``time.monotonic()`` deadline leaves them evenly sampled."""
+    if state.phase == _SETUP_SETTLEMENT:
+        dots = resource_dots(state, seat)
+        table = state.acts[seat].place_settlement
+        spots = sorted(
+            rules.setup_settlement_spots(state), key=lambda v: (-spot_worth(state, dots, v), v)
+        )[:keep]
+        candidates: list[Action] = [table[v] for v in spots]
+    else:
+        candidates = rules.legal_actions(state, seat)
     starts: list[tuple[Action, GameState]] = []
-    for v in spots:
+    for action in candidates:
         start = state.copy()
-        rules.advance(start, table[v])
+        rules.advance(start, action)
         while start.phase in _SETUP_PHASES:
             rules.advance(start, setup_move(start, rnd))
-        starts.append((table[v], start))
+        starts.append((action, start))
     wins = {action: 0 for action, _ in starts}
     for _ in range(rollouts):
         if deadline is not None and time.monotonic() >= deadline:

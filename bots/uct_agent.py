@@ -133,7 +133,10 @@ class UCTAgent(Agent):
         payload = prompt.view or table.view
         if payload is None or payload.seat is None:
             return self.rnd.choice(prompt.actions)
-        placing = self.config.setup_rollouts and payload.phase == "setup_settlement"
+        placing = self.config.setup_rollouts and (
+            payload.phase == "setup_settlement"
+            or (self.config.setup_roads and payload.phase == "setup_road")
+        )
         if (self.config.heuristic_setup and payload.phase in _SETUP_PHASES and not placing) or (
             self.config.heuristic_chores and payload.phase in _CHORE_PHASES
         ):
@@ -202,8 +205,9 @@ class UCTAgent(Agent):
         return self._pick(self._search(view, seat, deadline))
 
     def place(self, view: View, seat: int, timer: float | None) -> Action:
-        """A set-up settlement by flat Monte Carlo over the best spots (``setup_rollouts``,
-        :func:`bots.uct.setup_wins`): the spot that won most, the worthier on a tie."""
+        """A set-up settlement by flat Monte Carlo over the best spots, or a set-up road over
+        every road (``setup_rollouts``, ``setup_roads``, :func:`bots.uct.setup_wins`): the
+        placement that won most, on a tie the worthier spot or the first road."""
         config = self.config
         budget = self._budget(timer)
         deadline = None if budget is None else time.monotonic() + budget

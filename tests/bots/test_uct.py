@@ -49,6 +49,7 @@ from engine import (
     MaritimeTrade,
     MoveRobber,
     Phase,
+    PlaceRoad,
     PlaceSettlement,
     PlayKnight,
     PlayYearOfPlenty,
@@ -664,13 +665,17 @@ def test_no_move_is_named_when_no_line_wins_this_turn() -> None:
 # --- set-up spots by flat Monte Carlo -----------------------------------------------------------
 
 
-def favouring_rollout(vertex: int, seat: int, games: list[GameState]) -> Callable[..., int]:
+def favouring_rollout(
+    place: int, seat: int, games: list[GameState], road: bool = False
+) -> Callable[..., int]:
     """A stand-in for the rollout: ``seat`` wins exactly the games where it settled on
-    ``vertex``; every game it is handed is kept in ``games``."""
+    vertex ``place`` (with ``road``: built a road on edge ``place``); every game it is
+    handed is kept in ``games``."""
 
     def fake(state: GameState, rnd: random.Random, prune: bool, *args: object, **kw: object) -> int:
         games.append(state.copy())
-        return seat if state.vowner[vertex] == seat else (seat + 1) % state.n
+        owner = state.eowner[place] if road else state.vowner[place]
+        return seat if owner == seat else (seat + 1) % state.n
 
     return fake
 
@@ -696,6 +701,24 @@ def test_setup_wins_tries_the_worthiest_spots_and_counts_their_wins(
         assert game.phase == Phase.PRE_ROLL and game.current == 0
         assert all(len(game.pbuild[q]) == 2 for q in range(4))
     assert (state.actions_taken, list(state.vowner)) == before  # the state is left alone
+
+
+def test_setup_wins_tries_every_road_when_a_road_is_due(monkeypatch: pytest.MonkeyPatch) -> None:
+    state = new_game(GameConfig(players=4), 9)
+    apply(state, playout.setup_move(state, random.Random(0)))
+    roads = legal_actions(state, 0)
+    assert len(roads) >= 2 and all(type(a) is PlaceRoad for a in roads)
+    favoured = roads[-1]
+    assert isinstance(favoured, PlaceRoad)
+    before = (state.actions_taken, list(state.eowner))
+    games: list[GameState] = []
+    monkeypatch.setattr(uct, "rollout", favouring_rollout(favoured.edge, 0, games, road=True))
+    wins = setup_wins(state, 0, 5, 1, random.Random(1))  # keep: for settlements only
+    assert wins == {a: 5 if a == favoured else 0 for a in roads}
+    assert len(games) == 5 * len(roads)
+    for game in games:
+        assert game.phase == Phase.PRE_ROLL and all(len(game.proads[q]) == 2 for q in range(4))
+    assert (state.actions_taken, list(state.eowner)) == before
 
 
 def test_setup_wins_stops_at_the_deadline(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -30,6 +30,7 @@ from engine import (
     EndTurn,
     GameConfig,
     Phase,
+    PlaceRoad,
     PlaceSettlement,
     apply,
     events,
@@ -441,6 +442,22 @@ def test_setup_rollouts_place_the_spot_that_wins_most_and_roads_by_the_rules(
     prompt = prompt_for(state, 0)  # its road: by the rules, no search
     assert bot.choose(prompt, table) == heuristic.choose(prompt, table)
     assert bot.last_stats is None
+
+
+def test_setup_roads_place_the_road_that_wins_most(monkeypatch: pytest.MonkeyPatch) -> None:
+    state = new_game(GameConfig(players=4), 9)
+    apply(state, PlaceSettlement(0, _spots(state, 0)[0]))
+    table = Table(game="t", seat=0)
+    prompt = prompt_for(state, 0)
+    rule = HeuristicAgent(seed=4).choose(prompt, table)
+    favoured = next(a for a in legal_actions(state, 0) if action_from_engine(a) != rule)
+    assert isinstance(favoured, PlaceRoad)
+    games: list[Any] = []
+    monkeypatch.setattr(uct, "rollout", favouring_rollout(favoured.edge, 0, games, road=True))
+    config_ = SearchConfig(rollouts=30, setup_rollouts=4, heuristic_setup=True, setup_roads=True)
+    bot = UCTAgent(config_, seed=4)
+    assert bot.choose(prompt, table) == action_from_engine(favoured)
+    assert len(games) == 4 * len(prompt.actions) and bot.last_stats is None
 
 
 def test_setup_rollouts_stop_inside_the_turn_timer(monkeypatch: pytest.MonkeyPatch) -> None:
