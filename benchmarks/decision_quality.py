@@ -32,7 +32,7 @@ import time
 from collections import defaultdict
 
 from bots.belief import HandTracker
-from bots.ensemble import Guess, TreeJob, run_tree
+from bots.ensemble import Guess, TreeJob, run_tree, share
 from bots.heuristic import Decision
 from bots.playout import rollout
 from bots.uct import RootStats, Search, SearchConfig, pruned_actions
@@ -120,12 +120,12 @@ def search(
     if hidden:
         tracker.resync(seen)
     for t in range(trees):
-        share = rollouts // trees + (1 if t < rollouts % trees else 0)
+        part = share(rollouts, trees, t)
         if not hidden:
-            total.add(Search(state.copy(), seat, config, rnd).run(share, None))
+            total.add(Search(state.copy(), seat, config, rnd).run(part, None))
             continue
         guess = Guess.of(tracker.sample(rnd), seen.development_new or (0, 0, 0, 0, 0))
-        job = TreeJob(seen, (guess,), seat, config, share, None, rnd.getrandbits(63))
+        job = TreeJob(seen, (guess,), seat, config, part, None, rnd.getrandbits(63))
         total.add(run_tree(job))
     return total
 

@@ -62,6 +62,7 @@ class SearchedSetup(HeuristicAgent):
             self.tracker = HandTracker(view)
         guess = Guess.of(self.tracker.sample(self.rnd), None)
         state = state_from_view(view, guess.hands, guess.development, guess.deck)
+        assert view.seat is not None  # a prompt comes with its seat's view
         wins = setup_wins(state, view.seat, self.rollouts, self.spots, self.rnd)
         self.seconds.append(time.perf_counter() - start)
         return action_from_engine(max(wins, key=wins.__getitem__))

@@ -64,6 +64,12 @@ class TreeJob:
     optimistic: tuple[Action, ...] = ()
 
 
+def share(total: int, parts: int, index: int) -> int:
+    """Part ``index`` of ``total`` split over ``parts`` as evenly as whole numbers allow:
+    the first ``total % parts`` parts get one more."""
+    return total // parts + (1 if index < total % parts else 0)
+
+
 def run_tree(job: TreeJob) -> RootStats:
     """Run one job: the rollouts split evenly over its guesses, stats summed."""
     rnd = random.Random(job.seed)
@@ -83,10 +89,10 @@ def run_tree(job: TreeJob) -> RootStats:
             seed=rnd.getrandbits(63),
         )
         search = Search(state, job.seat, job.config, rnd, job.root_actions, job.optimistic)
-        share = job.rollouts // k + (1 if j < job.rollouts % k else 0) if job.rollouts else 0
-        if job.rollouts and not share:
+        rollouts = share(job.rollouts, k, j)
+        if job.rollouts and not rollouts:
             continue
-        total.add(search.run(share, deadline))
+        total.add(search.run(rollouts, deadline))
     return total
 
 

@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bots.belief import Hand, HandTracker
-from bots.ensemble import Ensemble, Guess, SetupJob, TreeJob
+from bots.ensemble import Ensemble, Guess, SetupJob, TreeJob, share
 from bots.heuristic import Decision, next_build
 from bots.tracking import track
 from bots.uct import (
@@ -217,8 +217,7 @@ class UCTAgent(Agent):
                 view=view,
                 guess=self._guess(view, seat),
                 seat=seat,
-                rollouts=config.setup_rollouts // parts
-                + (1 if p < config.setup_rollouts % parts else 0),
+                rollouts=share(config.setup_rollouts, parts, p),
                 spots=config.setup_pruning or SETUP_SPOTS,
                 deadline=deadline,
                 seed=self.rnd.getrandbits(63),
@@ -374,7 +373,7 @@ class UCTAgent(Agent):
                 guesses=tuple(self._guess(view, seat) for _ in range(config.determinizations)),
                 seat=seat,
                 config=config,
-                rollouts=config.rollouts // trees + (1 if t < config.rollouts % trees else 0),
+                rollouts=share(config.rollouts, trees, t),
                 # Trees that run one after another share the time out in turn.
                 deadline=None if budget is None else now + budget * (t // parallel + 1) / waves,
                 seed=self.rnd.getrandbits(63),

@@ -15,9 +15,11 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bots import playout, uct
-from bots.ensemble import Ensemble, Guess, SetupJob, TreeJob, run_setup
+from bots.ensemble import Ensemble, Guess, SetupJob, TreeJob, run_setup, share
 from bots.heuristic import Decision
 from bots.playout import policy_move, rollout
 from bots.uct import (
@@ -287,6 +289,14 @@ def _truth(state: GameState) -> Guess:
         deck=tuple(state.deck),
         development_new=tuple(state.dev_new),
     )
+
+
+@given(st.integers(0, 100_000), st.integers(1, 64))
+def test_shares_add_up_and_differ_by_at_most_one(total: int, parts: int) -> None:
+    shares = [share(total, parts, i) for i in range(parts)]
+    assert sum(shares) == total
+    assert max(shares) - min(shares) <= 1
+    assert shares == sorted(shares, reverse=True)  # the larger shares come first
 
 
 @pytest.mark.parametrize("processes", [1, 2])
