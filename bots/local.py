@@ -51,7 +51,7 @@ class _Seat:
 
     def ask(self, state: engine.GameState, seat: int) -> Any:
         """The agent's answer to a prompt for the current state, timed."""
-        actions: list[Any] = [action_from_engine(a) for a in engine.legal_actions(state, seat)]
+        actions = [action_from_engine(a) for a in engine.legal_actions(state, seat)]
         view = view_from_engine(engine.view(state, seat))
         prompt = m.Prompt(
             game=self.table.game,

@@ -327,7 +327,7 @@ class UCTAgent(Agent):
         partners = trade_partners(points, seat, view.victory_points, self.config.trade_guard)
         return None if len(partners) == len(points) - 1 else tuple(partners)
 
-    def _counters(self, view: View, seat: int) -> list[Action]:
+    def _counters(self, view: View, seat: int) -> list[CounterTrade]:
         """1:1 counter-offers to the open offer: give what was asked for something else,
         or give something else for what was offered."""
         trade = view.trade

@@ -12,7 +12,7 @@ import functools
 import operator
 from collections.abc import Mapping
 from dataclasses import asdict, fields
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -262,7 +262,7 @@ def _from_wire(value: Any) -> Any:
     return value
 
 
-def action_from_engine(action: engine.Action) -> WireModel:
+def action_from_engine(action: engine.Action) -> ActionPayload:
     """The wire form of an engine action (its seat dropped)."""
     model = ACTION_PAYLOADS[type(action)]
     values = {
@@ -270,7 +270,7 @@ def action_from_engine(action: engine.Action) -> WireModel:
         for f in fields(action)
         if f.name != "seat"
     }
-    return model(**values)
+    return cast("ActionPayload", model(**values))  # ACTION_PAYLOADS holds only these
 
 
 def action_to_engine(payload: WireModel, seat: int) -> engine.Action:

@@ -645,7 +645,7 @@ class GameRoom:
             if timer is not None and seat not in self.deadlines:
                 self.deadlines[seat] = now + timer
             left = None if timer is None else max(0.0, self.deadlines[seat] - now)
-            actions: list[Any] = [action_from_engine(a) for a in engine.legal_actions(state, seat)]
+            actions = [action_from_engine(a) for a in engine.legal_actions(state, seat)]
             prompt = m.Prompt(
                 game=self.id,
                 state_id=state.actions_taken,

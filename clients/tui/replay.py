@@ -107,7 +107,7 @@ class ReplayGame:
         if self.viewer is None:
             return set()
         legal = engine.legal_actions(self.states[position], self.viewer)
-        return {str(action_from_engine(a).kind) for a in legal}  # type: ignore[attr-defined]
+        return {action_from_engine(a).kind for a in legal}
 
     def lines(self, start: int, stop: int) -> list[LogLine]:
         """The log lines of the actions ``start+1`` to ``stop``."""

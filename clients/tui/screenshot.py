@@ -60,7 +60,7 @@ def _messages(state: engine.GameState, history: list[m.Events]) -> list[Any]:
         m.PlayerInfo(seat=q, name=NAMES[q], bot=q != 0, connected=True, away=False)
         for q in range(state.n)
     ]
-    actions: list[Any] = [action_from_engine(a) for a in engine.legal_actions(state, 0)]
+    actions = [action_from_engine(a) for a in engine.legal_actions(state, 0)]
     return [
         m.Joined(game=GAME, seat=0, token="t"),
         m.Players(game=GAME, players=players),

@@ -9,7 +9,6 @@ import random
 import sys
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -38,7 +37,7 @@ PROGRAMS = Path(__file__).parent / "programs"
 
 
 def _prompt(state: engine.GameState, seat: int) -> m.Prompt:
-    actions: list[Any] = [action_from_engine(a) for a in engine.legal_actions(state, seat)]
+    actions = [action_from_engine(a) for a in engine.legal_actions(state, seat)]
     return m.Prompt(
         game="g",
         state_id=state.actions_taken,

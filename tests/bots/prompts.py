@@ -13,7 +13,7 @@ def prompt_for(state: GameState, seat: int, deadline: float | None = None) -> m.
         game="t",
         state_id=state.actions_taken,
         seat=seat,
-        actions=[action_from_engine(a) for a in legal_actions(state, seat)],  # type: ignore[misc]
+        actions=[action_from_engine(a) for a in legal_actions(state, seat)],
         deadline=deadline,
         view=view_from_engine(view(state, seat)),
     )

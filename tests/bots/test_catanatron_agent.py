@@ -192,7 +192,7 @@ def _true_game(seed: int, agent: CatanatronAgent, seat: int, players: int) -> li
         if state.is_over:
             break
         q = engine.seats_to_act(state)[0]
-        actions: list[Any] = [action_from_engine(a) for a in engine.legal_actions(state, q)]
+        actions = [action_from_engine(a) for a in engine.legal_actions(state, q)]
         prompt = m.Prompt(
             game="t",
             state_id=state.actions_taken,

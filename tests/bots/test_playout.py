@@ -21,6 +21,7 @@ from engine import (
     apply,
     new_game,
 )
+from engine.actions import Action
 from engine.constants import DICE_DOTS, HARBOUR_GENERIC
 from protocol.payloads import action_to_engine
 from tests.bots.prompts import prompt_for
@@ -29,7 +30,7 @@ from tests.engine.positions import assert_conserved, config, setup_game
 
 @given(seed=st.integers(0, 2**64), size=st.integers(1, 300), draws=st.integers(1, 5))
 def test_choice_draws_what_random_choice_draws(seed: int, size: int, draws: int) -> None:
-    items = [EndTurn(seat) for seat in range(size)]
+    items: list[Action] = [EndTurn(seat) for seat in range(size)]
     ours = random.Random(seed)
     theirs = random.Random(seed)
     for _ in range(draws):

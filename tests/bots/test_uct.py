@@ -65,7 +65,7 @@ from engine import (
     view,
 )
 from engine.actions import Action
-from engine.constants import CITY_COST, DICE_DOTS, SETTLEMENT_COST
+from engine.constants import CITY_COST, DICE_DOTS, SETTLEMENT_COST, Resource
 from protocol.payloads import action_from_engine, action_to_engine, view_from_engine
 from tests.engine.positions import (
     assert_conserved,
@@ -423,7 +423,7 @@ def test_planned_rollouts_build_on_the_best_spot_and_trade_toward_the_next_build
         return playout._planned(state, legal_actions(state), random.Random(0))
 
     state = _main(0, counts(brick=4, grain=2, ore=2))  # an ore short of a city
-    assert planned(state) == MaritimeTrade(0, 0, 4, 4)
+    assert planned(state) == MaritimeTrade(0, Resource.BRICK, Resource.ORE, 4)
     state = _main(0, counts(brick=4, wool=1, grain=1, ore=1))  # three short: a card first
     assert type(planned(state)) is BuyDevCard
     state = _main(0, counts(brick=4, wool=1, grain=2, ore=2))  # one short: the trade first
@@ -509,7 +509,8 @@ def test_the_policy_move_is_the_planned_rollouts_move_and_none_where_it_has_no_r
     state = _main(0, counts(grain=2, ore=3))
     assert policy_move(state, legal_actions(state), random.Random(0)) == BuildCity(0, 0)
     state = _main(0, counts(brick=4, grain=2, ore=2))  # an ore short: the bank trade
-    assert policy_move(state, legal_actions(state), random.Random(0)) == MaritimeTrade(0, 0, 4, 4)
+    trade = MaritimeTrade(0, Resource.BRICK, Resource.ORE, 4)
+    assert policy_move(state, legal_actions(state), random.Random(0)) == trade
     # The robber by the chores' rule.
     state = setup_game(config(), 0)
     force_roll(state, 7)

@@ -40,6 +40,7 @@ from engine import (
     view,
 )
 from engine import OfferTrade as EngineOffer
+from engine.actions import Action
 from engine.rules import setup_settlement_spots
 from protocol import messages as m
 from protocol.payloads import OfferTrade, action_from_engine, action_to_engine
@@ -132,7 +133,7 @@ class Offerer(Agent):
             if "pending" in answers:
                 return None
             return next(a for a in prompt.actions if a.kind == "cancel_trade")
-        if view.phase == "main" and view.turn != self.turn and sum(hand):
+        if view.phase == "main" and view.turn != self.turn and any(hand):
             self.turn = view.turn
             most = max(range(5), key=lambda r: hand[r])
             least = min(range(5), key=lambda r: hand[r])
@@ -197,7 +198,7 @@ def test_trees_that_run_in_turn_share_the_time(trees: int, processes: int, waves
     set_hand(state, 0, counts(brick=2, lumber=2, wool=1, grain=1))
     seen: list[TreeJob] = []
 
-    def run(jobs: list[TreeJob]) -> RootStats:
+    def run(jobs: Sequence[TreeJob]) -> RootStats:
         seen.extend(jobs)
         return RootStats({EndTurn(0): 1.0}, {EndTurn(0): 0.0})
 
@@ -338,9 +339,9 @@ def test_trade_guard_skips_the_trade_optimistic_search_when_no_seat_may_trade() 
     searches: list[bool] = []
 
     class Counting(UCTAgent):
-        def _search(self, *args: Any, optimistic: bool = False, **kw: Any) -> RootStats:
-            searches.append(optimistic)
-            return super()._search(*args, optimistic=optimistic, **kw)
+        def _search(self, *args: Any, **kw: Any) -> RootStats:
+            searches.append(kw.get("optimistic", False))  # the agent passes it by name
+            return super()._search(*args, **kw)
 
     state = setup_game(config())
     main_phase(state, 0)
@@ -484,7 +485,7 @@ def test_set_up_rollouts_are_shared_out_over_the_processes() -> None:
     bot = UCTAgent(SearchConfig(rollouts=30, setup_rollouts=101, processes=2), seed=4)
     seen: list[SetupJob] = []
 
-    def setup(jobs: list[SetupJob]) -> dict[Any, int]:
+    def setup(jobs: Sequence[SetupJob]) -> dict[Action, int]:
         seen.extend(jobs)
         return {PlaceSettlement(0, _spots(state, 0)[3]): 1}
 

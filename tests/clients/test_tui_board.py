@@ -3,6 +3,7 @@ pieces of a known position where the topology puts them."""
 
 from __future__ import annotations
 
+from rich.color import Color
 from rich.style import Style
 from rich.text import Text
 
@@ -23,6 +24,11 @@ from engine import BuildCity, GameConfig, apply, view
 from engine.topology import topology
 from protocol.payloads import view_from_engine
 from tests.engine import positions as pos
+
+
+def _name(color: Color | None) -> str | None:
+    """A cell's colour by name (None: no colour)."""
+    return None if color is None else color.name
 
 
 def _grid(text: Text) -> tuple[list[str], list[list[Style]]]:
@@ -68,8 +74,7 @@ def test_every_hex_shows_its_terrain_token_and_dots() -> None:
         if token:
             assert top.strip() == str(token), (h, top)
             if token in (6, 8):  # the red tokens stand out
-                assert styles[y - 1][c].bgcolor is not None
-                assert styles[y - 1][c].bgcolor.name == "#c01818"
+                assert _name(styles[y - 1][c].bgcolor) == "#c01818"
         else:
             assert top.strip() == ""
         bottom = lines[y + 1][c - 2 : c + 3]
@@ -88,14 +93,12 @@ def test_pieces_sit_on_their_vertices_and_edges_in_their_colours() -> None:
     for vertex, seat in v.settlements.items():
         x, y = lay.vertex_cells[vertex]
         assert lines[y][x] == SETTLEMENT
-        assert styles[y][x].color is not None
-        assert styles[y][x].color.name == SEAT_COLOURS[seat]
+        assert _name(styles[y][x].color) == SEAT_COLOURS[seat]
     x, y = lay.vertex_cells[16]
-    assert lines[y][x] == CITY and styles[y][x].color.name == SEAT_COLOURS[2]  # type: ignore[union-attr]
+    assert lines[y][x] == CITY and _name(styles[y][x].color) == SEAT_COLOURS[2]
     for edge, seat in v.roads.items():
         for x, y, _ in lay.edge_cells[edge]:
-            assert styles[y][x].bgcolor is not None
-            assert styles[y][x].bgcolor.name == SEAT_COLOURS[seat]
+            assert _name(styles[y][x].bgcolor) == SEAT_COLOURS[seat]
     empty = [e for e in range(len(lay.edge_cells)) if e not in v.roads]
     for x, y, ch in lay.edge_cells[empty[0]]:
         assert lines[y][x] == ch and styles[y][x].bgcolor is None
@@ -116,16 +119,16 @@ def test_the_spot_being_chosen_is_highlighted() -> None:
     free = [x for x in range(topo.n_vertices) if x not in v.settlements and x not in v.cities]
     lines, styles = _grid(render_board(v.picture(), Marks("vertex", tuple(free[:3]), free[1])))
     x, y = lay.vertex_cells[free[1]]
-    assert lines[y][x] == "◆" and styles[y][x].bgcolor.name == HIGHLIGHT  # type: ignore[union-attr]
+    assert lines[y][x] == "◆" and _name(styles[y][x].bgcolor) == HIGHLIGHT
     x, y = lay.vertex_cells[free[0]]
     assert lines[y][x] == "○"
     lines, styles = _grid(render_board(v.picture(), Marks("hex", (3, 4), 4)))
     c, y = lay.hex_cells[4]
-    assert styles[y][c].bgcolor.name == HIGHLIGHT  # type: ignore[union-attr]
+    assert _name(styles[y][c].bgcolor) == HIGHLIGHT
     edge = next(e for e in range(topo.n_edges) if e not in v.roads)
     lines, styles = _grid(render_board(v.picture(), Marks("edge", (edge,), edge)))
     for x, y, _ in lay.edge_cells[edge]:
-        assert styles[y][x].bgcolor.name == HIGHLIGHT  # type: ignore[union-attr]
+        assert _name(styles[y][x].bgcolor) == HIGHLIGHT
 
 
 def test_larger_boards_draw_too() -> None:
@@ -166,11 +169,11 @@ def test_the_doubled_board_keeps_everything_in_its_place() -> None:
                 assert styles[yy][x].bgcolor is not None  # filled with its terrain's colour
     for vertex, seat in v.settlements.items():
         x, y = lay.vertex_cells[vertex]
-        assert lines[y][x] == SETTLEMENT and styles[y][x].color.name == SEAT_COLOURS[seat]  # type: ignore[union-attr]
+        assert lines[y][x] == SETTLEMENT and _name(styles[y][x].color) == SEAT_COLOURS[seat]
     for edge, seat in v.roads.items():
         assert len(lay.edge_cells[edge]) >= 3
         for x, y, _ in lay.edge_cells[edge]:
-            assert styles[y][x].bgcolor.name == SEAT_COLOURS[seat]  # type: ignore[union-attr]
+            assert _name(styles[y][x].bgcolor) == SEAT_COLOURS[seat]
     text = "\n".join(lines)
     assert text.count("3:1") == v.harbours.count("generic")
 

@@ -16,6 +16,7 @@ from engine import (
     DevCard,
     GameConfig,
     GameState,
+    MoveRobber,
     OfferTrade,
     apply,
     check,
@@ -131,7 +132,7 @@ async def test_the_robber_moves_to_a_chosen_hex_and_robs_a_chosen_victim() -> No
     state = pos.setup_game(pos.config(players=3))
     pos.pre_roll(state, 0)
     pos.force_roll(state, 7)
-    moves = legal_actions(state, 0)
+    moves = [a for a in legal_actions(state, 0) if isinstance(a, MoveRobber)]
     target = next(h for h in range(19) if len([a for a in moves if a.hex == h]) > 1)
     victims = [a.victim for a in moves if a.hex == target]
     app, transport = client(state, 0, prompt(state, 0))

@@ -85,9 +85,9 @@ def test_sentences_say_you_for_the_own_seat_and_name_places() -> None:
     ]
     model.handle(m.Players(game="g", players=players))
     model.handle(m.GameView(game="g", view=_payload(5, 1)))
-    from engine import DiceRolled, Produced, SettlementBuilt
+    from engine import DiceRolled, Event, Produced, SettlementBuilt
 
-    events = [
+    events: list[Event] = [
         SettlementBuilt(1, 0, True),
         DiceRolled(0, (5, 3)),
         Produced(((0, 0, 0, 0, 0), (0, 0, 0, 0, 2), (1, 0, 0, 0, 0)), ()),

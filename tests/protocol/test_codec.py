@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from functools import cache
-from typing import Any, cast
+from typing import Any
 
 import msgpack
 import pytest
@@ -118,9 +118,7 @@ def _game_snapshots() -> tuple[tuple[p.ViewPayload, ...], tuple[m.Prompt, ...]]:
             want_spectator = False
         if want_prompt and state.phase == Phase.MAIN and state.turn > 12:
             seat = state.current
-            actions = [
-                cast(p.ActionPayload, action_from_engine(a)) for a in legal_actions(state, seat)
-            ]
+            actions = [action_from_engine(a) for a in legal_actions(state, seat)]
             if len(actions) > 3:
                 prompts.append(
                     m.Prompt(game="g1", state_id=state.actions_taken, seat=seat, actions=actions)

@@ -8,9 +8,10 @@ from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
 
+from engine import Event
 from protocol import SUBPROTOCOL_MSGPACK, Codec
 from protocol import messages as m
-from protocol.payloads import WireModel
+from protocol.payloads import WireModel, event_to_engine
 
 TIMEOUT = 10.0
 
@@ -48,6 +49,18 @@ class Client:
             message = await self.recv()
             if isinstance(message, kind):
                 return message
+
+    def events(self) -> list[Event]:
+        """Every event received so far, in engine form (as this connection got it)."""
+        return [
+            event_to_engine(e) for x in self.received if isinstance(x, m.Events) for e in x.events
+        ]
+
+    def token(self) -> str:
+        """The seat token this connection was given when it joined."""
+        joined = next(x for x in self.received if isinstance(x, m.Joined))
+        assert joined.token is not None, "joined as a spectator"
+        return joined.token
 
     async def close(self) -> None:
         await self.ws.close()

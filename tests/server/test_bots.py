@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import secrets
 import sys
 
 import pytest
@@ -85,7 +86,7 @@ async def test_bot_seats_whose_tokens_start_with_a_dash_connect(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     tokens = iter(range(1000))
-    monkeypatch.setattr(room_module.secrets, "token_urlsafe", lambda n: f"-t{next(tokens)}")
+    monkeypatch.setattr(secrets, "token_urlsafe", lambda n: f"-t{next(tokens)}")
     srv = HexhavenServer()
     async with srv.running("127.0.0.1", 0) as ws_server:
         me, game = await _one_person_with_bots(srv.port_of(ws_server))

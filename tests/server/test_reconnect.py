@@ -6,6 +6,7 @@ import asyncio
 import random
 from typing import Any
 
+from engine import DevCardBought, Stolen
 from protocol import SUBPROTOCOL_MSGPACK
 from protocol import messages as m
 from tests.server.client import Client
@@ -14,7 +15,7 @@ from tests.server.test_play import seated_game
 
 async def test_drop_and_rejoin_mid_game(server_port: int) -> None:
     game, clients = await seated_game(server_port, SUBPROTOCOL_MSGPACK)
-    tokens = [next(x for x in c.received if isinstance(x, m.Joined)).token for c in clients]
+    tokens = [c.token() for c in clients]
     dropper = clients[2]
     stop = asyncio.Event()
 
@@ -65,11 +66,10 @@ async def test_no_message_carries_another_seats_cards(server_port: int) -> None:
                 assert message.view.seat == seat
             if isinstance(message, m.Prompt):
                 assert message.seat == seat
-            if isinstance(message, m.Events):
-                for e in message.events:
-                    if e.kind == "stolen" and seat not in (e.thief, e.victim):
-                        assert e.resource is None
-                    if e.kind == "dev_card_bought" and e.seat != seat:
-                        assert e.card is None
+        for e in c.events():
+            if isinstance(e, Stolen) and seat not in (e.thief, e.victim):
+                assert e.resource is None
+            if isinstance(e, DevCardBought) and e.seat != seat:
+                assert e.card is None
     for c in clients:
         await c.close()

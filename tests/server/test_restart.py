@@ -78,7 +78,7 @@ async def test_killed_server_resumes_and_the_game_verifies(tmp_path: Path) -> No
     port = free_port()
     async with server_process(db, port) as proc:
         game, clients = await seated_game(port, SUBPROTOCOL_MSGPACK)
-        tokens = [next(x for x in c.received if isinstance(x, m.Joined)).token for c in clients]
+        tokens = [c.token() for c in clients]
         await asyncio.wait(
             [asyncio.create_task(play_until(c, game, i, 150)) for i, c in enumerate(clients)],
             return_when=asyncio.FIRST_COMPLETED,

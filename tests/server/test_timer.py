@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from engine import SettlementBuilt
 from protocol import SUBPROTOCOL_MSGPACK
 from protocol import messages as m
 from server.app import HexhavenServer
@@ -87,7 +88,7 @@ async def test_an_away_seat_is_played_by_a_bot_until_its_owner_returns(
 ) -> None:
     srv, port = quick_srv
     game, clients = await table(port, m.GameOptions(players=3))
-    token = next(x for x in clients[2].received if isinstance(x, m.Joined)).token
+    token = clients[2].token()
     async with asyncio.timeout(10):
         while not srv.rooms[game].started:
             await asyncio.sleep(0.01)
@@ -104,12 +105,7 @@ async def test_an_away_seat_is_played_by_a_bot_until_its_owner_returns(
     # The stand-in plays the seat: its set-up placements come from it, not from the server.
     watcher = clients[0]
     async with asyncio.timeout(30):
-        while not any(
-            e.kind == "settlement_built" and e.seat == 2
-            for x in watcher.received
-            if isinstance(x, m.Events)
-            for e in x.events
-        ):
+        while not any(isinstance(e, SettlementBuilt) and e.seat == 2 for e in watcher.events()):
             await asyncio.sleep(0.02)
     assert not players[0].done()
 
