@@ -43,7 +43,6 @@ NodePair = tuple[int, int]
 
 RESOURCE_NAME: tuple[str, ...] = (BRICK, WOOD, SHEEP, WHEAT, ORE)
 """catanatron's name of each Hexhaven resource, by :class:`engine.constants.Resource`."""
-RESOURCE_INDEX: dict[str, int] = {name: r for r, name in enumerate(RESOURCE_NAME)}
 FREQDECK_ORDER: tuple[int, ...] = (1, 0, 2, 3, 4)
 """Hexhaven's resource at each position of a catanatron count list (WOOD, BRICK, SHEEP,
 WHEAT, ORE)."""

@@ -13,7 +13,6 @@ Seat = int
 HexId = int
 VertexId = int
 EdgeId = int
-NO_SEAT: Final = -1
 
 
 class Resource(IntEnum):
@@ -104,7 +103,6 @@ STANDARD_TERRAIN: Final = {
 STANDARD_TOKENS: Final = (2, 3, 3, 4, 4, 5, 5, 6, 6, 8, 8, 9, 9, 10, 10, 11, 11, 12)
 SPIRAL_TOKENS: Final = (5, 2, 6, 3, 8, 10, 9, 12, 11, 4, 8, 10, 9, 4, 5, 6, 3, 11)
 """The rulebook's variable set-up: tokens laid in this order along the spiral, desert skipped."""
-STANDARD_HARBOURS: Final = (0, 1, 2, 3, 4, 5, 5, 5, 5)  # one 2:1 of each resource, four 3:1
 HARBOUR_VERTEX_RATIO: Final = 0.6
 """Thesis 4.3.8: the share of coastal intersections that touch a harbour."""
 

@@ -208,11 +208,6 @@ def _victim_masks(state: GameState, thief: Seat) -> list[int]:
     return masks
 
 
-def maritime_ratio(state: GameState, seat: Seat, resource: int) -> int:
-    """The best number of ``resource`` cards the seat trades to the bank for one card."""
-    return state.ratio[seat * _R + resource]
-
-
 # ======================================================================================
 # Legal actions
 # ======================================================================================

@@ -32,7 +32,6 @@ Every problem is a :class:`ConfigError` whose message names the file and the fie
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
 import tomllib
@@ -202,9 +201,6 @@ class LadderConfig(_Model):
         for entrant, config in zip(entrants, self.entrant, strict=True):
             entrant["budget"] = budget_of(config)
         return {"ladder": section, "entrants": entrants}
-
-    def identity_json(self) -> str:
-        return json.dumps(self.identity(), sort_keys=True, separators=(",", ":"))
 
 
 def budget_of(entrant: EntrantConfig) -> str:

@@ -65,7 +65,6 @@ RESOURCE_OF_TERRAIN: dict[str, str] = {
 }
 SEAT_COLOURS: tuple[str, ...] = ("#ff4040", "#4f8cff", "#f2f2f2", "#ff9d1a")
 """Red, blue, white and orange, as at the table."""
-SEAT_COLOUR_NAMES: tuple[str, ...] = ("red", "blue", "white", "orange")
 RISING = "\u2571"
 FALLING = "\u2572"
 SETTLEMENT = "▲"

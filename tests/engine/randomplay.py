@@ -222,12 +222,3 @@ def play_game(
         record.actions.append(step.action)
         record.events.extend(step.events)
     return record
-
-
-def random_config(rnd: random.Random) -> GameConfig:
-    """A random configuration: 2-4 players, random or spiral set-up, radius 3 or (rarely) 4."""
-    return GameConfig(
-        players=rnd.randint(2, 4),
-        board_setup=rnd.choice(("random", "spiral")),
-        radius=4 if rnd.random() < 0.25 else 3,
-    )
