@@ -22,6 +22,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from bots.belief import Hand, HandTracker
@@ -54,31 +55,24 @@ from engine.view import View
 from protocol import messages as m
 from protocol.payloads import action_from_engine, action_to_engine, view_to_engine
 
+_MEDIUM = SearchConfig(
+    rollouts=1000,
+    trees=10,
+    trade_optimistic=True,
+    win_check=True,
+    heuristic_setup=True,
+    heuristic_chores=True,
+    heuristic_default=1.0,
+    aimed_offers=True,
+    setup_rollouts=200,  # the settlements by flat Monte Carlo, the roads by the rules
+)
 STRENGTHS: dict[str, SearchConfig] = {
     "easy": SearchConfig(rollouts=200),
-    "medium": SearchConfig(
-        rollouts=1000,
-        trees=10,
-        trade_optimistic=True,
-        win_check=True,
-        heuristic_setup=True,
-        heuristic_chores=True,
-        heuristic_default=1.0,
-        aimed_offers=True,
-        setup_rollouts=200,  # the settlements by flat Monte Carlo, the roads by the rules
-    ),
-    "hard": SearchConfig(
-        rollouts=10000,
-        trees=10,
-        processes=2,
-        trade_optimistic=True,
-        win_check=True,
-        counter_offers=True,
-        rollout_turns=8,
-        heuristic_setup=True,
-        setup_rollouts=1000,  # the settlements by flat Monte Carlo, the roads by the rules
-        final="visits",  # as measured (README); ``auto`` would take the best mean
-    ),
+    "medium": _MEDIUM,
+    # medium's play with three times the search, over two processes: it won 69.5% of 200
+    # games against three heuristic players, where the 10,000-cut-rollout ensemble that was
+    # `hard` before won 58.0% of the same games (README)
+    "hard": replace(_MEDIUM, rollouts=3000, processes=2, setup_rollouts=1000),
 }
 """Named configurations (``strength=NAME``); other parameters adjust them."""
 DEADLINE_SHARE = 0.7

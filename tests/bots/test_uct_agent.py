@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -79,7 +80,14 @@ def test_an_ensemble_plays_the_best_mean_and_one_tree_the_most_visited() -> None
     assert UCTAgent(SearchConfig(trees=10))._pick(stats) == end
     assert UCTAgent(SearchConfig(trees=10, final="visits"))._pick(stats) == buy
     # the named strengths play the rule they were measured with
-    assert (STRENGTHS["medium"].move_rule, STRENGTHS["hard"].move_rule) == ("mean", "visits")
+    assert (STRENGTHS["medium"].move_rule, STRENGTHS["hard"].move_rule) == ("mean", "mean")
+
+
+def test_hard_plays_as_medium_with_more_search() -> None:
+    medium, hard = STRENGTHS["medium"], STRENGTHS["hard"]
+    budgets = ("rollouts", "setup_rollouts", "processes")
+    assert replace(hard, **{name: getattr(medium, name) for name in budgets}) == medium
+    assert all(getattr(hard, name) > getattr(medium, name) for name in budgets)
 
 
 class Recorder:

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from bots import parse_spec
+from bots.ladder.archive import read_archive
 from bots.ladder.config import ConfigError, load_config, parse_config
 
 REPO = Path(__file__).resolve().parents[3]
@@ -229,3 +230,18 @@ def test_the_table_ladders_play_the_arena_games_their_comment_names(path: Path) 
     assert specs[1:] == [("heuristic", {})] * 3
     assert specs[0] == ("uct", config.entrant[0].str_params)
     assert (int(counts.group(1)), int(counts.group(2))) == (config.ladder.games, config.ladder.seed)
+
+
+@pytest.mark.parametrize(
+    "path",
+    sorted((REPO / "ladders").rglob("results/*.jsonl")),
+    ids=lambda p: str(p.relative_to(REPO / "ladders")),
+)
+def test_kept_results_belong_to_their_ladder_file(path: Path) -> None:
+    """A results file can be imported and its ladder run on: it carries the identity its
+    ladder file has now (a renamed strength or changed parameter would fork the ladder)."""
+    archive = read_archive(path)
+    config = load_config(path.parent.parent / f"{path.stem}.toml")
+    assert archive.name == config.ladder.name
+    assert archive.identity == config.identity()
+    assert len(archive.games) <= config.ladder.games
