@@ -243,8 +243,23 @@ class GameRecord:
         return ranks(self.points, self.winner)
 
 
+class WinRate:
+    """For a record of ``wins`` out of ``games``: the win rate and its Wilson interval."""
+
+    wins: int
+    games: int
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games if self.games else 0.0
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        return wilson_interval(self.wins, self.games)
+
+
 @dataclass
-class Standing:
+class Standing(WinRate):
     """Totals for an entrant or a spec (its ``entrants``): one game per seat played."""
 
     name: str
@@ -268,14 +283,6 @@ class Standing:
         else:
             self.decisions += record.decisions[seat]
             self.decision_seconds += record.decision_seconds[seat]
-
-    @property
-    def win_rate(self) -> float:
-        return self.wins / self.games if self.games else 0.0
-
-    @property
-    def interval(self) -> tuple[float, float]:
-        return wilson_interval(self.wins, self.games)
 
     @property
     def mean_points(self) -> float:

@@ -1,4 +1,5 @@
-"""The ``hexhaven ladder`` command: ``run``, ``show``, ``ab``, ``export`` and ``import``.
+"""The ``hexhaven ladder`` command: ``run``, ``show``, ``ab``, ``paired``, ``export`` and
+``import``.
 
 :func:`register` adds it to the ``hexhaven`` parser; each subcommand sets ``run`` to a
 function of the parsed arguments returning the exit code (0 done, 1 a game or the store
@@ -244,6 +245,63 @@ def _ab(args: argparse.Namespace) -> int:
     return 0
 
 
+def _paired_side(
+    target: str, store: Callable[[], LadderStore]
+) -> tuple[str, dict[str, tuple[dict[str, Any], str]], list[Any]]:
+    """A ladder to compare: (name, entrants, games), from an exported file (``.jsonl``) or
+    from the store by name or ladder file."""
+    if target.endswith(".jsonl"):
+        from bots.ladder.archive import read_archive
+
+        archive = read_archive(Path(target))
+        entrants = {e.label: (e.config, e.budget) for e in archive.entrants}
+        return archive.name, entrants, list(archive.games)
+    name = _name_of(target)
+    opened = store()
+    if opened.ladder_config(name) is None:
+        raise StoreError(f"no ladder {name!r} in {opened.where}")
+    return name, opened.entrants(name), opened.games(name)
+
+
+def _paired(args: argparse.Namespace) -> int:
+    from contextlib import ExitStack
+
+    from bots.ladder.archive import ArchiveError
+    from bots.ladder.paired import (
+        PairingError,
+        compared_label,
+        format_paired,
+        pair,
+        paired_document,
+    )
+
+    with ExitStack() as stack:
+        opened: list[LadderStore] = []
+
+        def store() -> LadderStore:
+            if not opened:
+                opened.append(stack.enter_context(open_store(args.db)))
+            return opened[0]
+
+        try:
+            a_name, a_entrants, a_games = _paired_side(args.a, store)
+            b_name, b_entrants, b_games = _paired_side(args.b, store)
+            a_label = args.entrant_a or compared_label(a_entrants, b_entrants, a_name)
+            b_label = args.entrant_b or compared_label(b_entrants, a_entrants, b_name)
+            result = pair(
+                (a_name, a_label, a_entrants, a_games), (b_name, b_label, b_entrants, b_games)
+            )
+        except (ArchiveError, ConfigError, StoreError, PairingError) as exc:
+            _err(str(exc))
+            return 2
+    if args.json:
+        print(json.dumps(paired_document(result), indent=2))
+    else:
+        for line in format_paired(result):
+            print(line)
+    return 0
+
+
 def _add_run_options(p: argparse.ArgumentParser, workers: str) -> None:
     p.add_argument("--workers", type=int, default=None, help=f"games at once (default: {workers})")
     p.add_argument(
@@ -343,6 +401,34 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     )
     _add_run_options(ab, "the file's workers, else 1")
     ab.set_defaults(run=_ab)
+    paired = sub.add_parser(
+        "paired",
+        help="compare two ladders' entrants game by game on the same games",
+        description="Compare an entrant of ladder A with one of ladder B on the games both "
+        "hold, when the ladders share their game seeds, seating and other entrants (a bot and "
+        "its variant, each against the same field): each entrant's wins and win rate, how "
+        "the games split (both won, only A, only B, neither), the difference in win rate with "
+        "its 95% interval, and McNemar's test on the games only one of the two won. A "
+        "ladder is a name in the store, a ladder file, or a file from `hexhaven ladder "
+        "export` (.jsonl, read without a store).",
+    )
+    paired.add_argument("a", metavar="A", help="a ladder: its name, its file, or an export")
+    paired.add_argument("b", metavar="B", help="the ladder to compare it with")
+    paired.add_argument(
+        "--entrant-a",
+        metavar="LABEL",
+        default=None,
+        help="A's compared entrant (default: the one entrant B lacks)",
+    )
+    paired.add_argument(
+        "--entrant-b",
+        metavar="LABEL",
+        default=None,
+        help="B's compared entrant (default: the one entrant A lacks)",
+    )
+    paired.add_argument("--db", default=None, help=_DB_HELP)
+    paired.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    paired.set_defaults(run=_paired)
     export = _stored_ladder_command(
         sub,
         "export",

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from openskill.models import PlackettLuce
 
-from bots.arena import ranks, wilson_interval
+from bots.arena import WinRate, ranks, wilson_interval
 
 
 @dataclass(frozen=True)
@@ -181,16 +181,12 @@ def leaderboard(outcomes: Sequence[Outcome], budgets: Mapping[str, str] | None =
 
 
 @dataclass(frozen=True)
-class SeatRecord:
+class SeatRecord(WinRate):
     """An entrant's games and wins in one seat (``seat`` counts from 0, the first to place)."""
 
     seat: int
     games: int
     wins: int
-
-    @property
-    def win_rate(self) -> float:
-        return self.wins / self.games if self.games else 0.0
 
 
 ALL_ENTRANTS = "(all)"
