@@ -327,17 +327,25 @@ class Progress:
         self.done += 1
         rate = self.rate()
         if self._rich is not None:
-            self._rich.update(self._task, completed=self.done, rate=f"{rate:.2f} games/s")
+            self._rich.update(self._task, completed=self.done, rate=speed(rate))
             self._rich.console.print(line, highlight=False)
             return
         left = self.left()
         eta = "?" if left is None else _duration(left)
-        self.out(f"[{self.done}/{self.total}  {rate:.2f} games/s  {eta} left]  {line}")
+        self.out(f"[{self.done}/{self.total}  {speed(rate)}  {eta} left]  {line}")
 
     def close(self) -> None:
         if self._rich is not None:
             self._rich.stop()
             self._rich = None
+
+
+def speed(rate: float) -> str:
+    """Games per second as a short text: per hour when under one game in ten seconds, as in
+    ladders of long searches, where games per second would round to 0.01."""
+    if 0 < rate < 0.1:
+        return f"{rate * 3600:.1f} games/h"
+    return f"{rate:.2f} games/s"
 
 
 def _duration(seconds: float) -> str:

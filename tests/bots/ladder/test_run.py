@@ -78,7 +78,7 @@ def test_a_ladder_runs_stores_every_game_once_and_shows_its_leaderboard(
     assert "8 to play" in lines[0] and "2 workers" in lines[0]
     per_game = [line for line in lines if line.startswith("[")]
     assert len(per_game) == 8  # not a terminal: one plain line per game, with the rate
-    assert all("games/s" in line and " left]" in line for line in per_game)
+    assert all(("games/s" in line or "games/h" in line) and " left]" in line for line in per_game)
     assert per_game[-1].startswith("[8/8 ")
 
     config = load_config(config_path)
@@ -378,6 +378,19 @@ def test_progress_counts_rate_and_time_left(capsys: pytest.CaptureFixture[str]) 
     bar.advance("game 1")
     bar.close()
     assert "game 1" in capsys.readouterr().out
+
+
+def test_slow_ladders_show_their_rate_per_hour() -> None:
+    from bots.ladder.run import Progress, speed
+
+    assert speed(0.5) == "0.50 games/s"
+    assert speed(35 / 3600) == "35.0 games/h"  # 0.01 games/s would say nothing
+    assert speed(0.0) == "0.00 games/s"
+    lines: list[str] = []
+    slow = Progress(200, 50, bar=False, out=lines.append)
+    slow.start -= 200.0  # one game in 200 s: 18 an hour, 149 left in about 8.3 hours
+    slow.advance("game 51")
+    assert lines[0].startswith("[51/200  18.0 games/h  8h1") and lines[0].endswith("left]  game 51")
 
 
 def test_a_game_that_cannot_be_played_stops_the_run_and_says_why(
