@@ -375,8 +375,11 @@ class GameRoom:
                 if message.history:
                     self._send_history(peer, None)
                 self._send_clock(peer)
-            case m.Leave() | Disconnected():
-                self._drop(peer)
+                self._send_over(peer)
+            case m.Leave():
+                self._drop(peer, left=True)
+            case Disconnected():
+                self._drop(peer, left=False)
             case ProcessExited():
                 self._process_exited(message)
             case m.StartGame():
@@ -439,6 +442,7 @@ class GameRoom:
                 peer.send(m.Joined(game=self.id, seat=seat, token=msg.token))
                 peer.send(m.GameView(game=self.id, view=self._view_for(seat)))
                 self._prompt(only=peer)
+                self._send_over(peer)  # came too late: the game ended meanwhile
                 return
             if slot is not None and secrets.compare_digest(slot.token, msg.token):
                 slot.peers.add(peer)
@@ -452,10 +456,14 @@ class GameRoom:
                     self._send_history(peer, seat)
                 self._send_clock(peer)
                 self._prompt(only=peer)
+                self._send_over(peer)
                 return
         peer.send(_error(ErrorCode.BAD_TOKEN, "that token is not a seat of this game"))
 
-    def _drop(self, peer: Peer) -> None:
+    def _drop(self, peer: Peer, *, left: bool) -> None:
+        """A connection went: ``left`` when it said ``leave``, else it was lost. Before the
+        start only a seat given up with ``leave`` is free again; a lost one waits for its
+        owner's ``rejoin``."""
         self.spectators.discard(peer)
         seat = self.seat_of(peer)
         if seat is None:
@@ -466,8 +474,8 @@ class GameRoom:
         if peer is slot.standin:
             slot.standin = None  # the stand-in went; the server plays the seat meanwhile
             self._autoplay()
-        elif not self.started and not slot.peers:
-            self.seats[seat] = None  # a seat left before the start is free again
+        elif not self.started and not slot.peers and left:
+            self.seats[seat] = None  # a seat given up before the start is free again
             self.store.free_seat(self.id, seat)
         elif self.started and not slot.owners() and slot.bot is not None and not self.state.is_over:
             self._set_away(seat, True)  # the server's own bot: played by the server at once
@@ -535,6 +543,9 @@ class GameRoom:
             slot = SeatSlot(secrets.token_urlsafe(24), f"{bot.kind}-{seat}", bot=spec)
             self.seats[seat] = slot
             self.store.set_seat(self.id, seat, slot.token, slot.name, spec)
+        for seat, held in enumerate(self.seats):
+            if held is not None and held.bot is None and not held.owners():
+                self.disconnected_at[seat] = _now()  # lost in the lobby: away after the grace
         self.started = True
         self.store.start_game(self.id)
         self.log.info("room.started", players=len(self.seats), bots=len(empty))
@@ -596,6 +607,7 @@ class GameRoom:
         # Recorded before anyone hears of it: a restart resumes from exactly here.
         dice = next((e.dice for e in events if isinstance(e, engine.DiceRolled)), None)
         self.store.append_action(self.id, index, action, dice)
+        self.deadlines.pop(seat, None)  # the turn timer is per action: its next one starts afresh
         self.log.info("room.action", seat=seat, kind=type(action).__name__, state_id=index + 1)
         for p, viewer in self._audience():
             p.send(
@@ -606,18 +618,29 @@ class GameRoom:
                 )
             )
         if state.is_over:
-            over = m.GameOver(
-                game=self.id,
-                winner=state.winner if state.winner >= 0 else None,
-                points=[state.victory_points(q) for q in range(state.n)],
-                seed=self.seed,
-            )
+            over = self._game_over()
             self.log.info("room.over", winner=over.winner, points=over.points)
             self.store.finish_game(self.id, over.winner, over.points)
             self.deadlines.clear()
             self._broadcast(over)
         else:
             self._prompt()
+
+    def _game_over(self) -> m.GameOver:
+        state = self.state
+        return m.GameOver(
+            game=self.id,
+            winner=state.winner if state.winner >= 0 else None,
+            points=[state.victory_points(q) for q in range(state.n)],
+            seed=self.seed,
+        )
+
+    def _send_over(self, peer: Peer) -> None:
+        """Tell a connection that (re)joins or watches a finished game that it is over, as
+        everyone present at the end was told: a stand-in or player arriving just after the
+        last action would otherwise wait for a game that goes on no more."""
+        if self.state.is_over:
+            peer.send(self._game_over())
 
     def _chat(self, peer: Peer, msg: m.Chat) -> None:
         seat = self.seat_of(peer)

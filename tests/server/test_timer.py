@@ -124,3 +124,32 @@ async def test_an_away_seat_is_played_by_a_bot_until_its_owner_returns(
     assert all(r == over for r in results)
     for c in clients[:2]:
         await c.close()
+
+
+async def test_the_timer_is_per_action_and_a_timeout_leaves_the_next_one_whole(
+    quick_server: int,
+) -> None:
+    timer = 0.6
+    game, clients = await table(quick_server, m.GameOptions(players=3, turn_timer=timer))
+    first, _, silent = clients
+    # Seat 0 takes half its time over its first settlement; its road still gets the whole
+    # timer, not what was left of the first.
+    placing = await first.expect(m.Prompt)
+    await asyncio.sleep(timer / 2)
+    await first.send(m.Act(game=game, state_id=placing.state_id, action=placing.actions[0]))
+    road = await first.expect(m.Prompt)
+    assert road.state_id == placing.state_id + 1
+    assert road.deadline is not None and road.deadline > 0.8 * timer
+    await first.send(m.Act(game=game, state_id=road.state_id, action=road.actions[0]))
+
+    # Seat 2 says nothing: its settlement times out and is played, and its road (due at
+    # once after, by the same seat) again gets the whole timer rather than none.
+    overs = await asyncio.gather(
+        first.play_randomly(game, 1), clients[1].play_randomly(game, 2), listen_until_over(silent)
+    )
+    assert overs[0] == overs[2]
+    mine = [x for x in silent.received if isinstance(x, m.Prompt) and x.seat == 2]
+    assert [p.deadline is not None and p.deadline > 0.8 * timer for p in mine[:2]] == [True, True]
+    assert mine[1].state_id == mine[0].state_id + 1  # the road right after the settlement
+    for c in clients:
+        await c.close()

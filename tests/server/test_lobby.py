@@ -1,0 +1,110 @@
+"""Seats before the start: a lost connection keeps its seat for its owner's rejoin (and is
+played by the server after the grace period if the game starts without them); `leave`
+gives the seat up. A connection that arrives after the end is told the game is over."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+
+from protocol import messages as m
+from server.app import HexhavenServer
+from tests.server.client import Client
+
+
+@pytest.fixture
+async def port() -> AsyncIterator[int]:
+    srv = HexhavenServer(away_grace=0.3)
+    async with srv.running("127.0.0.1", 0) as ws_server:
+        yield srv.port_of(ws_server)
+
+
+async def _lobby(port: int, players: int, seated: int) -> tuple[str, list[Client]]:
+    """A game for ``players`` created by the first of ``seated`` connections, all seated."""
+    clients = [await Client.open(port) for _ in range(seated)]
+    for c in clients:
+        await c.hello()
+    await clients[0].send(m.CreateGame(options=m.GameOptions(players=players)))
+    game = (await clients[0].expect(m.GameCreated)).game
+    for i, c in enumerate(clients):
+        await c.send(m.JoinGame(game=game, name=f"p{i}"))
+        assert (await c.expect(m.Joined)).seat == i
+    return game, clients
+
+
+async def _roster_until(client: Client, seat: int, connected: bool | None) -> m.Players:
+    """The next roster where ``seat`` is connected as given, or (``None``) is not held."""
+    while True:
+        roster: m.Players = await client.expect(m.Players)
+        held = [p.connected for p in roster.players if p.seat == seat]
+        if held == ([] if connected is None else [connected]):
+            return roster
+
+
+async def test_a_seat_lost_before_the_start_waits_for_its_owner(port: int) -> None:
+    game, (host, friend) = await _lobby(port, 3, 2)
+    token = friend.token()
+    await friend.close()
+    await _roster_until(host, 1, connected=False)  # kept, shown as not connected
+
+    late = await Client.open(port)
+    await late.hello()
+    await late.send(m.JoinGame(game=game, name="late"))
+    assert (await late.expect(m.Joined)).seat == 2  # not the lost friend's seat
+
+    back = await Client.open(port)
+    await back.hello()
+    await back.send(m.Rejoin(game=game, token=token))
+    assert (await back.expect(m.Joined)).seat == 1
+    await _roster_until(host, 1, connected=True)
+    for c in (host, late, back):
+        await c.close()
+
+
+async def test_a_seat_given_up_with_leave_is_free_again(port: int) -> None:
+    game, (host, friend) = await _lobby(port, 3, 2)
+    await friend.send(m.Leave(game=game))
+    await _roster_until(host, 1, connected=None)
+    other = await Client.open(port)
+    await other.hello()
+    await other.send(m.JoinGame(game=game, name="other"))
+    assert (await other.expect(m.Joined)).seat == 1
+    for c in (host, friend, other):
+        await c.close()
+
+
+async def test_a_seat_lost_in_the_lobby_is_played_once_the_game_starts(port: int) -> None:
+    game, (host, friend, gone) = await _lobby(port, 3, 3)
+    await gone.close()
+    await _roster_until(host, 2, connected=False)
+    await host.send(m.StartGame(game=game))
+    overs = await asyncio.gather(host.play_randomly(game, 1), friend.play_randomly(game, 2))
+    assert overs[0] == overs[1] and overs[0].winner is not None
+    marks = [x for x in host.received if isinstance(x, m.Players)]
+    assert any(p.away and not p.connected for x in marks for p in x.players if p.seat == 2)
+    for c in (host, friend):
+        await c.close()
+
+
+async def test_who_comes_after_the_end_is_told_the_game_is_over(port: int) -> None:
+    game, clients = await _lobby(port, 3, 3)
+    token = clients[2].token()
+    await clients[0].send(m.StartGame(game=game))
+    overs = await asyncio.gather(*(c.play_randomly(game, i) for i, c in enumerate(clients)))
+    await clients[2].close()
+
+    back = await Client.open(port)
+    await back.hello()
+    await back.send(m.Rejoin(game=game, token=token))
+    assert (await back.expect(m.Joined)).seat == 2
+    assert await back.expect(m.GameOver) == overs[0]
+
+    watcher = await Client.open(port)
+    await watcher.hello()
+    await watcher.send(m.Watch(game=game))
+    assert await watcher.expect(m.GameOver) == overs[0]
+    assert not any(isinstance(x, m.Prompt) for x in back.received + watcher.received)
+    for c in (*clients[:2], back, watcher):
+        await c.close()
