@@ -108,3 +108,32 @@ async def test_who_comes_after_the_end_is_told_the_game_is_over(port: int) -> No
     assert not any(isinstance(x, m.Prompt) for x in back.received + watcher.received)
     for c in (*clients[:2], back, watcher):
         await c.close()
+
+
+async def test_a_closed_game_is_named_as_over_or_left_not_unknown() -> None:
+    srv = HexhavenServer(idle_timeout=0.2)
+    async with srv.running("127.0.0.1", 0) as ws_server:
+        port = srv.port_of(ws_server)
+        game, clients = await _lobby(port, 3, 3)
+        token = clients[2].token()
+        await clients[0].send(m.StartGame(game=game))
+        await asyncio.gather(*(c.play_randomly(game, i) for i, c in enumerate(clients)))
+        left, lobby = await _lobby(port, 3, 1)
+        for c in clients + lobby:
+            await c.close()
+        async with asyncio.timeout(10):  # both closed once nobody is left in them
+            while game in srv.rooms or left in srv.rooms:
+                await asyncio.sleep(0.02)
+
+        asking = await Client.open(port)
+        await asking.hello()
+        answers = []
+        for target in (game, left, "no-such-game"):
+            await asking.send(m.Rejoin(game=target, token=token))
+            error = await asking.expect(m.Error)
+            assert error.code == m.ErrorCode.UNKNOWN_GAME
+            answers.append(error.message)
+        assert "is over and closed" in answers[0] and "replay" in answers[0]
+        assert "closed unfinished" in answers[1]
+        assert answers[2] == "there is no game 'no-such-game'"
+        await asking.close()
