@@ -181,7 +181,8 @@ class Leave(WireModel):
 
 
 class StartGame(WireModel):
-    """The host starts the game; empty seats are filled with the game's bots."""
+    """The host starts the game; the seats still empty go to the game's bots (refused while
+    more seats are empty than the game has bots)."""
 
     type: Literal["start_game"] = "start_game"
     game: GameId
@@ -292,9 +293,12 @@ class PlayerInfo(WireModel):
 
 
 class Players(WireModel):
+    """Who sits where, and whether the game has started (a lobby has not)."""
+
     type: Literal["players"] = "players"
     game: GameId
     players: list[PlayerInfo]
+    started: bool = False
 
 
 class GameView(WireModel):

@@ -755,6 +755,7 @@ class GameRoom:
                 for i, s in enumerate(self.seats)
                 if s is not None
             ],
+            started=self.started,
         )
 
 

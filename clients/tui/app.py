@@ -181,6 +181,8 @@ class HexhavenApp(App[None]):
         self.picked: Callable[[int], None] | None = None
         self.shown_over = False
         self.failure: str | None = None
+        self.discarding: CardDialog | None = None
+        """The discard dialog, while it is open."""
 
     # --- layout -------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -283,6 +285,7 @@ class HexhavenApp(App[None]):
     # --- showing ---------------------------------------------------------------------------
     def refresh_all(self) -> None:
         model = self.model
+        self._close_stale_discard()
         board = self.query_one(BoardView)
         board.show(model.view)
         if board.picking and not self._still_prompted():
@@ -303,9 +306,17 @@ class HexhavenApp(App[None]):
         robber) or a discard, opens it at once."""
         if len(self.choices) != 1 or isinstance(self.screen, HexhavenScreenTypes):
             return
-        choice = self.choices[0]
-        if choice.kind in PLACEMENTS or choice.kind == "discard":
-            self.call_later(choice.run)
+        kind = self.choices[0].kind
+        if kind in PLACEMENTS or kind == "discard":
+            self.call_later(self._open_alone, kind)
+
+    def _open_alone(self, kind: str) -> None:
+        """Open the one thing to do if it still is: the messages that came after its
+        prompt may have answered it (the server plays an away seat), or ended the game."""
+        if isinstance(self.screen, HexhavenScreenTypes):
+            return
+        if [c.kind for c in self.choices] == [kind]:
+            self.choices[0].run()
 
     def _still_prompted(self) -> bool:
         return self.model.prompt is not None and self.sent_for is None
@@ -378,7 +389,10 @@ class HexhavenApp(App[None]):
             if self.note:
                 out.append(self.note + "\n")
             if self.host:
-                out.append("Press s to start (empty seats get the game's bots).", style="#ffe14d")
+                out.append(
+                    "Press s to start (the seats still empty go to the game's bots).",
+                    style="#ffe14d",
+                )
             else:
                 out.append("The host starts the game.", style="dim")
         elif v is not None and v.trade is not None:
@@ -471,7 +485,9 @@ class HexhavenApp(App[None]):
             case "play_monopoly":
                 return [Choice("Play monopoly…", lambda: self.monopoly(acts), kind)]
             case "discard":
-                owed = v.seats[v.seat].discards_owed if v.seat is not None else 0
+                owed = self.discard_owed()
+                if not owed:
+                    return []  # answered meanwhile: the events came before a new prompt
                 label = f"Discard {_plural(owed, 'card')}…"
                 return [Choice(label, lambda: self.discard(), kind)]
             case "maritime_trade":
@@ -618,11 +634,37 @@ class HexhavenApp(App[None]):
         self.push_screen(ChoiceDialog("Whom to rob?", "", labels), done)
 
     # --- dialogs ---------------------------------------------------------------------------
-    def discard(self) -> None:
-        v = self.model.view
-        if v is None or v.seat is None or v.hand is None:
+    def discard_owed(self) -> int:
+        """How many cards this seat still owes to a seven: 0 when none, when the game is
+        over, or when the last prompt has no discard in it."""
+        model, v = self.model, self.model.view
+        if model.over is not None or v is None or v.seat is None or v.hand is None:
+            return 0
+        prompt = model.prompt
+        if prompt is not None and not any(a.kind == "discard" for a in prompt.actions):
+            return 0
+        return v.seats[v.seat].discards_owed
+
+    def _close_stale_discard(self) -> None:
+        """Close the discard dialog once no discard is owed (the server discarded for an
+        away seat, or the game ended); the choice made so far is dropped."""
+        dialog = self.discarding
+        if dialog is None or self.discard_owed():
             return
-        owed = v.seats[v.seat].discards_owed
+        self.discarding = None
+        if self.screen is dialog:
+            dialog.dismiss(None)
+            if self.model.over is None:
+                self.notify("The discard was made for you.", timeout=4)
+
+    def discard(self) -> None:
+        """Open the discard dialog, if this seat owes cards and is prompted to give them."""
+        v = self.model.view
+        owed = self.discard_owed()
+        if v is None or v.hand is None or not owed or not self.current_actions("discard"):
+            return
+        if isinstance(self.screen, HexhavenScreenTypes):
+            return
         hand = tuple(v.hand)
 
         def check(sides: list[list[int]]) -> str | None:
@@ -632,8 +674,14 @@ class HexhavenApp(App[None]):
             return None
 
         def done(sides: list[list[int]] | None) -> None:
-            if sides is not None and self.current_actions("discard"):
+            if self.discarding is dialog:
+                self.discarding = None
+            if sides is None:
+                return
+            if self.current_actions("discard"):
                 self.act(Discard(cards=Cards.of(sides[0])))
+            else:
+                self.notify("Not sent: the game moved on. Choose again.", severity="warning")
 
         note = f"A seven: give back {_plural(owed, 'card')} of your {sum(hand)}."
         dialog = CardDialog(
@@ -643,6 +691,7 @@ class HexhavenApp(App[None]):
             check,
             confirm="discard",
         )
+        self.discarding = dialog
         self.push_screen(dialog, done)
 
     def year_of_plenty(self, acts: list[PlayYearOfPlenty]) -> None:

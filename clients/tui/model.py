@@ -509,8 +509,9 @@ class GameModel:
     log: list[LogLine] = field(default_factory=list)
     over: m.GameOver | None = None
     started: bool = False
+    """Whether the game has started: the players list says so (and a view past the first
+    state, a clock, a prompt, events or the end imply it)."""
     last_error: m.Error | None = None
-    views_seen: int = 0
     narrated: int = 0
     """The state id the log has told the game up to."""
     clock: dict[int, float] = field(default_factory=dict)
@@ -597,13 +598,13 @@ class GameModel:
                 self.spectator = message.seat is None
             case m.Players():
                 self.players = sorted(message.players, key=lambda p: p.seat)
+                if message.started:
+                    self.started = True
             case m.GameView():
                 self.view = LiveView.from_payload(message.view)
                 if self.prompt is not None and self.prompt.state_id != message.view.state_id:
                     self.prompt = None
-                # The start sends everyone a second view; a later view means a rejoin.
-                self.views_seen += 1
-                if message.view.state_id > 0 or self.views_seen > 1:
+                if message.view.state_id > 0:
                     self.started = True
             case m.Events():
                 self.started = True
@@ -624,6 +625,7 @@ class GameModel:
             case m.History():
                 out.extend(self._history(message))
             case m.Clock():
+                self.started = True  # clocks run in a started game only
                 now = time.monotonic()
                 self.clock = {c.seat: now + c.left for c in message.seats}
             case m.Prompt():
@@ -637,7 +639,9 @@ class GameModel:
                 who = self._speaker(message.seat, message.name)
                 out.append(self._say("chat", f"{who}: {message.text}"))
             case m.GameOver():
+                again = self.over is not None  # told again after a reconnection
                 self.over = message
+                self.started = True
                 self.prompt = None
                 if self.view is not None:
                     self.view.winner = message.winner
@@ -650,9 +654,9 @@ class GameModel:
                     if message.winner is None
                     else ("you" if message.winner == self.seat else names[message.winner])
                 )
-                out.append(
-                    self._say("turn", f"Game over: {winner} won. The seed was {message.seed}.")
-                )
+                if not again:
+                    text = f"Game over: {winner} won. The seed was {message.seed}."
+                    out.append(self._say("turn", text))
             case m.Error():
                 self.last_error = message
                 out.append(self._say("error", f"refused: {message.message}"))
