@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from clients.board_choice import BOARD_HELP
@@ -13,6 +14,106 @@ from engine import ConfigError, GameConfig
 
 if TYPE_CHECKING:
     from protocol.messages import GameOptions
+    from server.store import Store
+
+URL_EXAMPLE = "ws://127.0.0.1:8765"
+"""A server URL as commands show it in their messages (``hexhaven serve``'s default)."""
+
+
+def _parses(url: str) -> bool:
+    from websockets.exceptions import InvalidURI
+    from websockets.uri import parse_uri
+
+    if any(c.isspace() for c in url):
+        return False  # websockets takes "ws://a b", but no host has a space
+    try:
+        parse_uri(url)
+    except (InvalidURI, ValueError):
+        return False
+    return True
+
+
+def server_url_problem(url: str) -> str | None:
+    """Why ``url`` cannot name a server, as one sentence naming it and showing the form
+    that works; None when it can (``ws://HOST:PORT`` or ``wss://HOST:PORT``)."""
+    from urllib.parse import urlparse
+
+    from websockets.exceptions import InvalidURI
+    from websockets.uri import parse_uri
+
+    scheme, sep, rest = url.partition("://")
+    if not sep or scheme.lower() not in ("ws", "wss"):
+        example = f"{'wss' if sep and scheme.lower() == 'https' else 'ws'}://{rest if sep else url}"
+        if not _parses(example):
+            example = URL_EXAMPLE
+        return f"{url!r} is not a server URL: it must start with ws:// or wss://, e.g. {example}"
+    try:
+        parse_uri(url)
+    except InvalidURI as exc:
+        why = "it names no host" if urlparse(url).hostname is None else exc.msg
+    except ValueError:  # urllib's: a port that is not a number, or out of range
+        why = "its port must be a number from 1 to 65535"
+    else:
+        return None
+    return f"{url!r} is not a server URL: {why}; the form is {URL_EXAMPLE}"
+
+
+def _bad_url(command: str, url: str) -> bool:
+    """Whether ``url`` cannot name a server; if so, say why on stderr."""
+    problem = server_url_problem(url)
+    if problem is not None:
+        print(f"hexhaven {command}: {problem}", file=sys.stderr)
+    return problem is not None
+
+
+def _store_problem(path: Path, exc: Exception) -> str:
+    if path.is_dir():
+        return "it is a folder, not a file"
+    folder = path.parent
+    if not folder.exists():
+        return f"the folder {folder} does not exist"
+    if not folder.is_dir():
+        return f"{folder} is not a folder"
+    if not path.exists() and not os.access(folder, os.W_OK):
+        return f"no permission to create a file in {folder}"
+    return str(exc)
+
+
+def open_store(command: str, path: str | Path, *, must_exist: bool = False) -> Store | None:
+    """The games database at ``path`` (created unless ``must_exist``), or None after
+    saying on stderr why it cannot be opened: no such file (with ``must_exist``: nothing is
+    created), a missing folder, a file that is not a database..."""
+    import sqlite3
+
+    from server.store import Store
+
+    file = Path(path)
+    if must_exist and not file.is_file():
+        why = "it is a folder, not a file" if file.is_dir() else "no such file"
+        print(f"hexhaven {command}: {why}: {file}", file=sys.stderr)
+        return None
+    try:
+        return Store(file)
+    except sqlite3.Error as exc:
+        why = _store_problem(file, exc)
+        print(f"hexhaven {command}: cannot open the database {file}: {why}", file=sys.stderr)
+        return None
+
+
+def _listen_problem(exc: OSError) -> str:
+    import errno
+    import socket
+
+    if isinstance(exc, socket.gaierror):
+        return f"unknown host name ({exc.strerror or exc})"
+    match exc.errno:
+        case errno.EADDRINUSE:
+            return "the port is already in use (by another server?); choose another with --port"
+        case errno.EADDRNOTAVAIL:
+            return "this machine has no such address (--host)"
+        case errno.EACCES:
+            return "permission denied (ports below 1024 need special rights)"
+    return exc.strerror or str(exc)
 
 
 def _config(args: argparse.Namespace) -> GameConfig:
@@ -37,31 +138,42 @@ def _serve(args: argparse.Namespace) -> int:
 
     from server.app import HexhavenServer
     from server.log import configure_logging
-    from server.store import Store
 
     configure_logging(args.log_level)
-    store = Store(args.db)
+    store = open_store("serve", args.db)
+    if store is None:
+        return 2
+    listening = False
 
     async def run() -> None:
+        nonlocal listening
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
         async with HexhavenServer(store).running(args.host, args.port):
+            listening = True
             await stop.wait()
 
     try:
         asyncio.run(run())
+    except OSError as exc:
+        if listening:
+            raise
+        where = f"[{args.host}]:{args.port}" if ":" in args.host else f"{args.host}:{args.port}"
+        print(f"hexhaven serve: cannot listen on {where}: {_listen_problem(exc)}", file=sys.stderr)
+        return 1
     finally:
         store.close()
     return 0
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from server.store import Store
     from server.verify import verify_game
 
-    store = Store(args.db)
+    store = open_store("verify", args.db, must_exist=True)
+    if store is None:
+        return 2
     try:
         stored = store.load(args.game)
     finally:
@@ -87,6 +199,11 @@ def _bot(args: argparse.Namespace) -> int:
     from bots import make_agent
     from server.log import configure_logging
 
+    if _bad_url("bot", args.url):
+        return 2
+    if args.token and not args.game:
+        print("hexhaven bot: --token needs --game", file=sys.stderr)
+        return 2
     configure_logging("warning")
     params: dict[str, str] = {}
     for item in args.param:
@@ -122,6 +239,8 @@ def _agent(args: argparse.Namespace) -> int:
     from server.log import configure_logging
 
     configure_logging(args.log_level)
+    if _bad_url("agent", args.url):
+        return 2
     if args.token and not args.game:
         print("hexhaven agent: --token needs --game", file=sys.stderr)
         return 2
@@ -160,6 +279,8 @@ def _agent(args: argparse.Namespace) -> int:
 def _arena(args: argparse.Namespace) -> int:
     from bots.arena import arena_command
 
+    if args.server is not None and _bad_url("arena", args.server):
+        return 2
     return arena_command(
         agents=args.agents,
         agent=args.agent,
@@ -195,8 +316,6 @@ def _tui_options(args: argparse.Namespace, *, private: bool = False) -> GameOpti
 
 
 def _play(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from clients.tui.launch import play
 
     try:
@@ -209,6 +328,8 @@ def _play(args: argparse.Namespace) -> int:
 
 
 def _host(args: argparse.Namespace) -> int:
+    if _bad_url("host", args.url):
+        return 2
     from clients.tui.launch import host
 
     try:
@@ -220,24 +341,30 @@ def _host(args: argparse.Namespace) -> int:
 
 
 def _join(args: argparse.Namespace) -> int:
+    if _bad_url("join", args.url):
+        return 2
     from clients.tui.launch import join
 
     return join(url=args.url, code=args.code, name=args.name, token=args.token)
 
 
 def _watch(args: argparse.Namespace) -> int:
+    if _bad_url("watch", args.url):
+        return 2
     from clients.tui.launch import watch
 
     return watch(url=args.url, game=args.game)
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from clients.tui.launch import replay
 
     target = list(args.target)
-    url = target.pop(0) if target and target[0].startswith(("ws://", "wss://")) else None
+    url = None
+    if len(target) == 2 or (target and "://" in target[0]):
+        url = target.pop(0)  # URL GAME, or a URL alone
+        if _bad_url("replay", url):
+            return 2
     if len(target) > 1:
         print("hexhaven replay: give [URL] GAME", file=sys.stderr)
         return 2
@@ -246,16 +373,24 @@ def _replay(args: argparse.Namespace) -> int:
     return replay(game=game, url=url, db=db, seat=args.seat)
 
 
-def _add_game_options(p: argparse.ArgumentParser, bots: int) -> None:
-    p.add_argument("--name", default="you" if bots == 3 else "host", help="your name at the table")
+def _add_game_options(p: argparse.ArgumentParser, bots: int, *, host: bool = False) -> None:
+    p.add_argument("--name", default="host" if host else "you", help="your name at the table")
     p.add_argument(
         "--players",
         type=int,
         default=None,
         help="seats at the table, 2 to 4 (default: "
-        + ("one more than the bots)" if bots else "4)"),
+        + ("4, whatever --bots says)" if host else "one more than the bots)"),
     )
-    p.add_argument("--bots", type=int, default=bots, help="seats played by bots")
+    p.add_argument(
+        "--bots",
+        type=int,
+        default=bots,
+        help="how many bots the game has (default 0): when you start, they take the seats "
+        "still empty, at most this many; the game cannot start with more seats empty"
+        if host
+        else "seats played by bots",
+    )
     p.add_argument(
         "--bot-kind",
         default="heuristic",
@@ -428,11 +563,14 @@ def build_parser() -> argparse.ArgumentParser:
         "host",
         help="create a game on a running server and invite friends",
         description="Create a private game on a running server, print the invite code and "
-        "the command friends type, and open the terminal UI for your seat; press s to start "
-        "(empty seats get the bots).",
+        "the command friends type, and open the terminal UI for your seat. The game has "
+        "--players seats (default 4) and --bots bots (default 0): it starts when you press s "
+        "once PLAYERS - BOTS people, you included, have sat, and the bots then take the seats "
+        "still empty. With --players 3 --bots 1, say, wait for one friend; with --players 2 "
+        "--bots 1 you can start at once.",
     )
     host_cmd.add_argument("url", help="the server, e.g. ws://HOST:8765")
-    _add_game_options(host_cmd, bots=0)
+    _add_game_options(host_cmd, bots=0, host=True)
     host_cmd.set_defaults(run=_host)
     join_cmd = sub.add_parser("join", help="take a seat in a game by its invite code")
     join_cmd.add_argument("url", help="the server, e.g. ws://HOST:8765")

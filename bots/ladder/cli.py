@@ -40,7 +40,12 @@ def _leaderboard(store: LadderStore, name: str, out: Callable[[str], None]) -> N
 
 
 def _backend_args(args: argparse.Namespace) -> dict[str, Any]:
+    from clients.cli import server_url_problem
+
     backend = "server" if args.server else args.backend
+    problem = server_url_problem(args.server) if args.server else None
+    if problem is not None:
+        raise ValueError(problem)
     if args.server and args.backend == "ray":
         raise ValueError("--server and --backend ray do not go together")
     if args.address and backend != "ray":

@@ -5,14 +5,18 @@ code), ``hexhaven join``, ``hexhaven watch`` and ``hexhaven replay``."""
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import json
 import os
+import shlex
 import sys
 from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
+from websockets.exceptions import WebSocketException
+from websockets.uri import parse_uri
 
 from clients.board_choice import board_fields
 from clients.tui.app import HexhavenApp
@@ -93,7 +97,7 @@ async def run_app(link: Link, *, note: str = "", host: bool = False) -> Hexhaven
     return app
 
 
-def _run(main: Callable[[], Coroutine[Any, Any, int]]) -> int:
+def _run(main: Callable[[], Coroutine[Any, Any, int]], url: str) -> int:
     try:
         return asyncio.run(main())
     except SeatLost as exc:
@@ -101,6 +105,9 @@ def _run(main: Callable[[], Coroutine[Any, Any, int]]) -> int:
         return 2
     except (OSError, TimeoutError) as exc:
         print(f"hexhaven: cannot reach the server: {exc}", file=sys.stderr)
+        return 2
+    except WebSocketException as exc:  # a URL it cannot use, or not a Hexhaven server there
+        print(f"hexhaven: cannot connect to {url}: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
@@ -158,7 +165,7 @@ def play(*, options: m.GameOptions, name: str, resume: bool, db: Path | None = N
         return 0
 
     try:
-        return _run(main)
+        return _run(main, "the embedded server")
     finally:
         store.close()
 
@@ -180,11 +187,11 @@ def host(*, url: str, options: m.GameOptions, name: str) -> int:
         link = Link(url, Seating("create", name=name, options=options))
         await link.open()
         created = link.created
-        code = created.invite if created is not None and created.invite else link.game
-        join = f"hexhaven join {url} {code} --name NAME"
+        code = created.invite if created is not None and created.invite else str(link.game)
+        told = invite_lines(url, code, options)
         print(f"Game {link.game} created; invite code {code}.")
-        print(f"Friends join with:\n  {join}")
-        note = f"Invite code {code}. Friends type:\n  {join}"
+        print("Friends join with:\n" + "\n".join(told))
+        note = f"Invite code {code}. Friends type:\n" + "\n".join(told)
         app = HexhavenApp(link, note=note, host=True)
         try:
             await app.run_async()
@@ -193,7 +200,50 @@ def host(*, url: str, options: m.GameOptions, name: str) -> int:
         _farewell(app, url)
         return 0
 
-    return _run(main)
+    return _run(main, url)
+
+
+def invite_lines(url: str, code: str, options: m.GameOptions) -> list[str]:
+    """What ``hexhaven host`` tells the host: the command friends type; if ``url`` names
+    this machine by a loopback address, that friends elsewhere need its network address;
+    and how many seats, people and bots the game has, so when it can start."""
+    lines = [f"  hexhaven join {url} {code} --name NAME"]
+    here = parse_uri(url)
+    if _is_loopback(here.host):
+        scheme = "wss" if here.secure else "ws"
+        elsewhere = f"{scheme}://<this machine's address>:{here.port}{here.path}"
+        lines.append(
+            f"  ({here.host} is this machine itself: friends on other machines use its "
+            f"network address instead, {elsewhere})"
+        )
+    lines.append(_seats_line(options.players, len(options.bots)))
+    return lines
+
+
+def _is_loopback(host: str) -> bool:
+    name = host.lower().rstrip(".")
+    if name == "localhost" or name.endswith(".localhost"):
+        return True
+    try:
+        address = ipaddress.ip_address(name)
+    except ValueError:
+        return False  # a host name
+    return address.is_loopback or address.is_unspecified
+
+
+def _seats_line(players: int, bots: int) -> str:
+    """When a hosted game can start: the server fills the seats still empty at the start
+    with the game's bots, and refuses to start while more seats are empty than it has bots."""
+    friends = players - bots - 1
+    robots = "no bots" if bots == 0 else "1 bot" if bots == 1 else f"{bots} bots"
+    head = f"{players} seats (--players), {robots} (--bots): "
+    if friends == 0:
+        wait = "press s to start when you like"
+    else:
+        wait = f"press s once {friends} friend{'s have' if friends > 1 else ' has'} joined"
+    if bots == 0:
+        return head + wait + "; every seat needs a person."
+    return head + wait + "; the seats still empty then go to the bots."
 
 
 def join(*, url: str, code: str, name: str, token: str | None) -> int:
@@ -208,7 +258,7 @@ def join(*, url: str, code: str, name: str, token: str | None) -> int:
         _farewell(app, url)
         return 0
 
-    return _run(main)
+    return _run(main, url)
 
 
 def watch(*, url: str, game: str) -> int:
@@ -227,7 +277,7 @@ def watch(*, url: str, game: str) -> int:
             raise
         return 0
 
-    return _run(main)
+    return _run(main, url)
 
 
 def _farewell(app: HexhavenApp, url: str) -> None:
@@ -246,17 +296,20 @@ def default_db() -> Path:
     return data_dir() / "games.db"
 
 
-def _local_record(db: Path, game: str | None) -> m.GameRecord | int:
-    """The record of ``game`` in the store at ``db``, or (``game`` None) the list of its
-    finished games printed; an int is the exit code."""
+def _local_record(db: Path, game: str | None, *, named: bool) -> m.GameRecord | int:
+    """The record of ``game`` in the store at ``db`` (``named``: given with ``--db``), or
+    (``game`` None) the list of its finished games printed; an int is the exit code."""
     import datetime
 
-    from server.store import Store, game_record, is_played_out
+    from clients.cli import open_store
+    from server.store import game_record, is_played_out
 
-    if not db.exists():
+    if not named and not db.exists():
         print(f"hexhaven replay: no games yet ({db} does not exist)", file=sys.stderr)
         return 2
-    store = Store(db)
+    store = open_store("replay", db, must_exist=True)
+    if store is None:
+        return 2
     try:
         if game is None:
             rows = []
@@ -271,7 +324,8 @@ def _local_record(db: Path, game: str | None) -> m.GameRecord | int:
             print(f"Finished games in {db}:")
             print(replay_listing(rows))
             if rows:
-                print(f"Replay one with: hexhaven replay {rows[0][0]}")
+                where = f" --db {shlex.quote(str(db))}" if named else ""
+                print(f"Replay one with: hexhaven replay {shlex.quote(rows[0][0])}{where}")
             return 0
         stored = store.load(game)
         if stored is None:
@@ -314,8 +368,11 @@ def replay(*, game: str | None, url: str | None, db: Path | None, seat: int | No
         except (OSError, TimeoutError) as exc:
             print(f"hexhaven replay: cannot reach the server: {exc}", file=sys.stderr)
             return 2
+        except WebSocketException as exc:  # a URL it cannot use, or not a Hexhaven server
+            print(f"hexhaven replay: cannot connect to {url}: {exc}", file=sys.stderr)
+            return 2
     else:
-        found = _local_record(db or default_db(), game)
+        found = _local_record(db or default_db(), game, named=db is not None)
         if isinstance(found, int):
             return found
         record = found

@@ -178,6 +178,9 @@ def test_bad_files_and_options_are_reported(
     assert code == 1 and "x connect(s) to a server itself: run with --server URL" in err
     code, _, err = _cli(["run", str(connects), "--address", "auto"], capsys)
     assert code == 2 and "--address is for --backend ray" in err
+    for url in ("127.0.0.1:8765", "ws://h:abc"):
+        code, _, err = _cli(["run", str(connects), "--server", url], capsys)
+        assert code == 2 and f"{url!r} is not a server URL" in err
 
 
 def test_a_ladder_killed_mid_run_resumes_with_every_game_exactly_once(tmp_path: Path) -> None:
