@@ -63,14 +63,31 @@ DEADLINE_MARGIN: Final = 0.5
 DEFAULT_PREFERENCE: Final = ("end_turn", "roll_dice", "decline_trade", "cancel_trade")
 """The kinds a default action is, in order of preference, when the prompt lists them."""
 
+LOGGED_LINE: Final = 200
+"""Characters of a program's line that a log line quotes."""
+
 _ACTION: TypeAdapter[Any] = TypeAdapter(ActionPayload)
 _EOF: Final = None
-_TOO_LONG: Final = "\x00"
-"""Stands for an answer line over :data:`MAX_LINE` bytes."""
+
+
+@dataclass(frozen=True)
+class _LongLine:
+    """An answer line over :data:`MAX_LINE` bytes: its first characters, and its size."""
+
+    start: str
+    size: int
 
 
 class BridgeError(Exception):
     """The program could not be started; the message says why."""
+
+
+def _quote(line: str | _LongLine) -> str:
+    """The start of a program's line, for a log line: its first :data:`LOGGED_LINE`
+    characters, without the surrounding white space."""
+    if isinstance(line, _LongLine):
+        return line.start.strip()[:LOGGED_LINE]
+    return line.strip()[:LOGGED_LINE]
 
 
 def default_action(prompt: m.Prompt) -> Any:
@@ -120,12 +137,11 @@ def read_answer(line: str, prompt: m.Prompt, offers_this_turn: int = 0) -> Answe
     :data:`MAX_OFFERS_PER_TURN` offers were made this turn; a ``counter_trade`` when the
     prompt lists ``decline_trade`` and the hand holds what it gives; ``null`` while the
     seat's own offer has answers pending. An action may carry the prompt's ``state_id``;
-    one that names another state answers an older prompt and is ignored."""
+    one that names another state answers an older prompt and is ignored. (A line over
+    :data:`MAX_LINE` bytes never gets here: the bridge plays the default for it.)"""
     text = line.strip()
     if not text:
         return Answer(ignore=True)
-    if line == _TOO_LONG:
-        return Answer(problem="too_long", message=f"the line is over {MAX_LINE} bytes")
     try:
         data = json.loads(text)
     except (ValueError, RecursionError):
@@ -233,7 +249,7 @@ class ProgramAgent(Agent):
         self.silent = 0
         self.offers: dict[int, int] = {}  # offers passed on, by turn
         self.proc: subprocess.Popen[bytes] | None = None
-        self.lines: queue.Queue[str | None] = queue.Queue()
+        self.lines: queue.Queue[str | _LongLine | None] = queue.Queue()
         self.outbox: queue.Queue[str | None] = queue.Queue()
         self.exited = threading.Event()  # standard output closed: the program is gone
         self.stopped = False  # the bridge stopped it (silent too long)
@@ -259,9 +275,12 @@ class ProgramAgent(Agent):
         try:
             while raw := stdout.readline(MAX_LINE + 1):
                 if len(raw) > MAX_LINE:
-                    self.lines.put(_TOO_LONG)
+                    start = raw[: 4 * LOGGED_LINE].decode("utf-8", errors="replace")
+                    size = len(raw)
                     while raw and not raw.endswith(b"\n"):  # skip to the end of that line
                         raw = stdout.readline(MAX_LINE + 1)
+                        size += len(raw)
+                    self.lines.put(_LongLine(start[:LOGGED_LINE], size))
                     continue
                 self.lines.put(raw.decode("utf-8", errors="replace"))
         except (OSError, ValueError):
@@ -358,10 +377,8 @@ class ProgramAgent(Agent):
                 break
             if late is _EOF:
                 return self._gone(prompt)
-            if late.strip():
-                self.log.info(
-                    "bridge.late_answer", state_id=prompt.state_id, line=late.strip()[:200]
-                )
+            if isinstance(late, _LongLine) or late.strip():
+                self.log.info("bridge.late_answer", state_id=prompt.state_id, line=_quote(late))
         self._send(prompt.model_dump_json())
         wait = self.timeout
         if prompt.deadline is not None:
@@ -378,13 +395,15 @@ class ProgramAgent(Agent):
                 return answer
             if line is _EOF:
                 return self._gone(prompt)
+            if isinstance(line, _LongLine):
+                self.silent = 0
+                message = f"the line is over {MAX_LINE} bytes ({line.size} bytes)"
+                return self._default(prompt, "too_long", message, line=line)
             turn = prompt.view.turn if prompt.view is not None else -1
             answer = read_answer(line, prompt, self.offers.get(turn, 0))
             if answer.ignore:
                 if answer.message:
-                    self.log.info(
-                        "bridge.late_answer", state_id=prompt.state_id, line=line.strip()[:200]
-                    )
+                    self.log.info("bridge.late_answer", state_id=prompt.state_id, line=_quote(line))
                 continue
             self.silent = 0
             if answer.problem is not None:
@@ -412,7 +431,13 @@ class ProgramAgent(Agent):
         return self._default(prompt, self.gone, f"the program has {self.gone}")
 
     def _default(
-        self, prompt: m.Prompt, reason: str, message: str, *, line: str = "", quiet: bool = False
+        self,
+        prompt: m.Prompt,
+        reason: str,
+        message: str,
+        *,
+        line: str | _LongLine = "",
+        quiet: bool = False,
     ) -> Any:
         """The default action for ``prompt``, logged, and told to the program."""
         action = default_action(prompt)
@@ -425,7 +450,7 @@ class ProgramAgent(Agent):
             reason=reason,
             detail=message,
             played=played,
-            **({"line": line.strip()[:200]} if line else {}),
+            **({"line": _quote(line)} if line else {}),
         )
         self._send(
             json.dumps(
@@ -459,12 +484,17 @@ async def run_bridge(
     refused the seat (``bridge.not_seated``). Raises :class:`BridgeError` if the program
     cannot be started, and what :func:`clients.sdk.play` raises if the server cannot be
     reached at first."""
-    agent = _SeatedAgent(argv, name=name, timeout=timeout)
+    log = structlog.get_logger("hexhaven.bridge").bind(agent=name)
+    if game:
+        log = log.bind(game=game)  # until the seat is taken: then game and seat
+    agent = _SeatedAgent(argv, name=name, timeout=timeout, log=log)
     agent.start()
     over: m.GameOver | None = None
     try:
         try:
-            over = await play(agent, url, game, token=token, invite=invite, reconnect=reconnect)
+            over = await play(
+                agent, url, game or None, token=token, invite=invite, reconnect=reconnect
+            )
         except ConnectionLost as exc:
             agent.log.warning("bridge.disconnected", error=str(exc))
         else:
@@ -490,18 +520,14 @@ class _SeatedAgent(ProgramAgent):
     log lines name its game and seat once it has one."""
 
     refusal: m.Error | None = None
-    seated = False
 
     def on_error(self, error: m.Error, table: Table) -> None:
         super().on_error(error, table)
         if table.seat is None and error.code in _LOBBY_REFUSALS:
             self.refusal = error
 
-    def choose(self, prompt: m.Prompt, table: Table) -> Any:
-        if not self.seated:
-            self.seated = True
-            self.log = self.log.bind(game=table.game, seat=table.seat)
-        return super().choose(prompt, table)
+    def on_seated(self, table: Table) -> None:
+        self.log = self.log.bind(game=table.game, seat=table.seat)
 
 
 _LOBBY_REFUSALS = frozenset(

@@ -106,7 +106,7 @@ class ConnectionLost(Exception):
 async def play(
     agent: Agent,
     url: str,
-    game: str,
+    game: str | None = None,
     *,
     token: str | None = None,
     invite: str | None = None,
@@ -115,8 +115,12 @@ async def play(
     ping_interval: float | None = PING_INTERVAL,
     ping_timeout: float | None = PING_TIMEOUT,
 ) -> m.GameOver | None:
-    """Play one game to its end: rejoin with ``token``, or join ``game`` (or ``invite``) by
-    name. Returns the game-over message, or None if the server refused the seat.
+    """Play one game to its end: join by ``invite`` code (``play(agent, url,
+    invite=CODE)``), come back to a seat of ``game`` with its ``token`` (``play(agent, url,
+    GAME, token=TOKEN)``), or join ``game`` by its id. A coroutine: run it with
+    ``asyncio.run``. Returns the game-over message, or None if the server refused the seat.
+    Raises ``ValueError`` before connecting if given neither ``invite`` nor ``game``, or a
+    ``token`` without its ``game`` (an empty string counts as not given).
 
     A connection lost once the seat is taken (closed, cut, or silent to pings for
     ``ping_interval + ping_timeout`` seconds) is made again and the seat rejoined with its
@@ -129,8 +133,14 @@ async def play(
     new prompts) while it thinks. Its hooks are never called while it thinks: events that
     arrive meanwhile reach ``on_event`` after it has decided. A decision for a prompt that a
     newer prompt has replaced is dropped, and the newer one is asked instead."""
-    log = structlog.get_logger("hexhaven.agent").bind(game=game, agent=agent.name)
-    session = _Session(agent, Table(game=game, token=token), log, invite=invite)
+    if token is not None and not game:
+        raise ValueError("play: a token comes back to a seat of a game: give the game too")
+    if not invite and not game:
+        raise ValueError("play: give an invite code, or a game (with a token to rejoin)")
+    log = structlog.get_logger("hexhaven.agent").bind(agent=agent.name)
+    if game:
+        log = log.bind(game=game)  # until the server seats us: then game and seat
+    session = _Session(agent, Table(game=game or "", token=token), log, invite=invite)
     lost_at: float | None = None  # when the connection was lost, while coming back
     attempts = 0  # tries in a row since then
     error = ""
@@ -144,7 +154,9 @@ async def play(
                     or attempts > reconnect.attempts
                     or (waited >= reconnect.give_up_after)
                 ):
-                    log.error("agent.gave_up", attempts=attempts - 1, seconds=round(waited, 1))
+                    session.log.error(
+                        "agent.gave_up", attempts=attempts - 1, seconds=round(waited, 1)
+                    )
                     raise ConnectionLost(
                         f"lost the connection to {url} and could not rejoin game "
                         f"{session.table.game} ({attempts - 1} tries in {waited:.1f} s; "
@@ -153,7 +165,7 @@ async def play(
                         attempts=attempts - 1,
                     )
                 delay = min(reconnect.delay(attempts), reconnect.give_up_after - waited)
-                log.warning("agent.reconnecting", attempt=attempts, delay=round(delay, 2))
+                session.log.warning("agent.reconnecting", attempt=attempts, delay=round(delay, 2))
                 await asyncio.sleep(max(0.0, delay))
             try:
                 ws = await connect(
@@ -176,7 +188,7 @@ async def play(
                     return None
                 refusal = session.refusal
                 assert refusal is not None
-                log.error("agent.rejoin_refused", code=str(refusal.code))
+                session.log.error("agent.rejoin_refused", code=str(refusal.code))
                 raise ConnectionLost(
                     f"lost the connection to {url}, and the server refused the rejoin of game "
                     f"{session.table.game}: {refusal.code}: {refusal.message}",
@@ -185,15 +197,16 @@ async def play(
                 )
             if session.table.token is None:
                 raise ConnectionLost(
-                    f"lost the connection to {url} before taking a seat in game {game}",
-                    game=game,
+                    f"lost the connection to {url} before taking a seat in "
+                    + (f"game {game}" if game else f"the game of invite code {invite}"),
+                    game=game or "",
                     attempts=0,
                 )
             if session.rejoined:
                 lost_at, attempts = None, 0  # it was back: a new loss starts a new count
             if lost_at is None:
                 lost_at = time.monotonic()
-                log.warning("agent.connection_lost", reason=str(outcome))
+                session.log.warning("agent.connection_lost", reason=str(outcome))
             error = str(outcome)
     finally:
         await session.close()
@@ -329,6 +342,10 @@ class _Session:
             case m.Joined():
                 table.game, table.seat, table.token = message.game, message.seat, message.token
                 self.rejoined = True
+                # Every later line names the game and the seat; this one also the token,
+                # for the agent's owner to come back with.
+                self.log = self.log.bind(game=message.game, seat=message.seat)
+                self.log.info("agent.seated", token=message.token)
             case m.GameView():
                 table.view = message.view
                 table.events.clear()

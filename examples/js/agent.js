@@ -115,7 +115,10 @@ function session(url, seat, player) {
           seat.game = message.game;
           seat.token = message.token;
           seat.failures = 0;
-          console.error(`seat ${message.seat} in game ${message.game}`);
+          console.error(
+            `seat ${message.seat} in game ${seat.game} ` +
+              `(token ${seat.token}: rejoin with --game ${seat.game} --token ${seat.token})`,
+          );
           break;
         case "prompt": {
           lastPrompt = message;

@@ -123,7 +123,11 @@ async def play(
                     if kind == "joined":
                         game, token = message["game"], message["token"]
                         failures = 0
-                        print(f"seat {message['seat']} in game {game}", file=sys.stderr)
+                        print(
+                            f"seat {message['seat']} in game {game} "
+                            f"(token {token}: rejoin with --game {game} --token {token})",
+                            file=sys.stderr,
+                        )
                     elif kind == "prompt":
                         last_prompt = message
                         action = player.choose(message)

@@ -184,10 +184,17 @@ async def cut_when(served: Served, game: str, proxy: Proxy, actions: int) -> Non
     proxy.cut()
 
 
-# --- the commands docs/agents.md shows ---------------------------------------------------
+# --- what the examples print, and the commands docs/agents.md shows -----------------------
+
+SEAT_LINE = "seat {seat} in game {game} (token {token}: rejoin with --game {game} --token {token})"
+"""What the examples print on standard error when the server seats them."""
+OVER_LINE = "game over: winner {winner}, points {points}, seed {seed}"
+"""What the examples print on standard output at the end of the game."""
+
 
 DOC_COMMANDS = (
     "python3 examples/python_minimal/agent.py",
+    "python3 examples/python_sdk/agent.py",
     "npm ci --prefix examples/js",
     "node examples/js/agent.js",
     "hexhaven agent",

@@ -9,11 +9,19 @@ import random
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import engine
-from clients.bridge import MAX_OFFERS_PER_TURN, ProgramAgent, default_action, read_answer
+from clients.bridge import (
+    LOGGED_LINE,
+    MAX_LINE,
+    MAX_OFFERS_PER_TURN,
+    ProgramAgent,
+    default_action,
+    read_answer,
+)
 from clients.cli import main
 from clients.sdk import Table
 from protocol import action_from_engine, action_to_engine, view_from_engine
@@ -175,6 +183,53 @@ def test_a_program_offers_and_waits_for_answers_through_the_bridge() -> None:
         agent.stop()
 
 
+class _Log:
+    """A stand-in for the bridge's structlog logger that keeps what it is told."""
+
+    def __init__(self) -> None:
+        self.lines: list[dict[str, Any]] = []
+
+    def bind(self, **values: Any) -> _Log:
+        return self
+
+    def _keep(self, event: str, **values: Any) -> None:
+        self.lines.append({"event": event, **values})
+
+    info = warning = error = exception = _keep
+
+
+def test_a_line_too_long_is_logged_by_its_start() -> None:
+    """A line over MAX_LINE bytes gets the default, and the log quotes the start of that
+    line (not a marker); the program is told, and its next answer is taken as usual."""
+    long_line = '{"kind": "end_turn", "note": "' + "x" * 70000 + '"}'
+    program = (
+        "import json, sys\n"
+        "sys.stdin.readline()\n"
+        f"print({long_line!r}, flush=True)\n"
+        "notice = json.loads(sys.stdin.readline())\n"
+        "if notice['reason'] != 'too_long':\n"
+        "    sys.exit(5)\n"
+        "sys.stdin.readline()\n"
+        "print(json.dumps({'kind': 'end_turn'}), flush=True)\n"
+    )
+    prompt = _prompt(_main_phase_state(), 0)
+    log = _Log()
+    agent = ProgramAgent([sys.executable, "-c", program], log=log, timeout=30)
+    agent.start()
+    try:
+        table = Table(game="g", seat=0)
+        assert agent.choose(prompt, table) == default_action(prompt)
+        assert agent.choose(prompt, table).kind == "end_turn"  # told, then answered well
+        assert agent.defaults == 1
+    finally:
+        assert agent.finish(None) == 0
+        agent.stop()
+    [default] = [line for line in log.lines if line["event"] == "bridge.default"]
+    assert default["reason"] == "too_long" and default["state_id"] == prompt.state_id
+    assert default["line"] == long_line[:LOGGED_LINE]
+    assert f"over {MAX_LINE} bytes ({len(long_line) + 1} bytes)" in default["detail"]
+
+
 def test_a_program_that_cannot_start_is_reported(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -221,6 +276,16 @@ async def test_the_example_program_plays_a_game_through_the_bridge_and_a_cut(
     [done] = _events(proc, "bridge.over")
     assert done["winner"] == over.winner and done["seat"] == 0 and done["defaults"] == 0
     assert f"winner {over.winner}, points {over.points}" in proc.err  # it saw game_over
+    # Joined by invite: the lines name the game and the seat from the moment it is seated,
+    # and the first such line has the token to come back with.
+    events = proc.log_events()
+    seated = [i for i, e in enumerate(events) if e["event"] == "agent.seated"]
+    assert seated and all("game" not in e and "seat" not in e for e in events[: seated[0]])
+    slot = served.server.rooms[created.game].seats[0]
+    assert slot is not None and events[seated[0]]["token"] == slot.token
+    for event in events[seated[0] :]:
+        assert (event["game"], event["seat"]) == (created.game, 0), event
+    assert {"agent.connection_lost", "agent.reconnecting"} <= {e["event"] for e in events}
 
 
 async def test_a_misbehaving_program_gets_defaults_and_the_game_finishes(

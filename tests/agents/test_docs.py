@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import string
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,11 +17,19 @@ from clients.bridge import default_action, read_answer
 from protocol import SUBPROTOCOL_JSON, Codec, ProtocolError
 from protocol import messages as m
 from protocol.payloads import ActionPayload, EventPayload, ViewPayload
-from tests.agents.helpers import DOC, DOC_COMMANDS, REPO, doc_command_lines
+from tests.agents.helpers import (
+    DOC,
+    DOC_COMMANDS,
+    OVER_LINE,
+    REPO,
+    SEAT_LINE,
+    doc_command_lines,
+)
 
 RUN_BY_TESTS = {
     "examples/python_minimal/agent.py": "test_examples.py",
     "examples/js/agent.js": "test_examples.py",
+    "examples/python_sdk/agent.py": "test_examples.py",
     "examples/stdio/agent.py": "test_bridge.py",
     "bots/random_player.py": "tests/server/test_bots.py (the server's random bots)",
     "examples/catanatron/player.py": "test_catanatron.py",
@@ -82,7 +91,7 @@ def test_every_block_is_of_a_kind_a_test_checks() -> None:
         if source in RUN_BY_TESTS:
             assert lang in ("python", "js"), block.info
         else:
-            assert block.info in ("sh", "text", "json view"), (
+            assert block.info in ("sh", "text", "json view", "output"), (
                 f"docs/agents.md:{block.line}: a block no test checks ({block.info!r}); "
                 f"quote one of {sorted(RUN_BY_TESTS)} or add a check"
             )
@@ -139,6 +148,57 @@ def test_protocol_lines_decode_as_the_messages_they_claim_to_be() -> None:
                 _CODEC.decode_server(text)
         except ProtocolError as exc:
             pytest.fail(f"docs/agents.md:{where}: {exc.code}: {exc.message}")
+
+
+def test_events_are_shown_as_the_server_sends_them() -> None:
+    """Every event of the ``S:`` and ``in:`` lines is written as the server writes it: every
+    field, and card maps with all five resources."""
+    for where, tag, text in _transcript_lines():
+        data = json.loads(text) if tag in ("S", "in") else {}
+        shown = data.get("events", [data["event"]] if data.get("type") == "event" else [])
+        for event in shown:
+            sent = _EVENT.validate_python(event).model_dump(mode="json")
+            assert event == sent, f"docs/agents.md:{where}: the server sends {sent}"
+
+
+_FIELDS = {
+    "seat": r"\d+",
+    "winner": r"\d+",
+    "seed": r"\d+",
+    "game": r"\w+",
+    "token": r"[\w-]+",
+    "points": r"\[\d+(?:, \d+)*\]",
+}
+
+
+def _pattern(line_format: str) -> re.Pattern[str]:
+    """A regex for the lines ``line_format`` makes; a field named twice must repeat."""
+    regex, seen = "", set()
+    for literal, name, _, _ in string.Formatter().parse(line_format):
+        regex += re.escape(literal)
+        if name is not None:
+            regex += f"(?P={name})" if name in seen else f"(?P<{name}>{_FIELDS[name]})"
+            seen.add(name)
+    return re.compile(regex)
+
+
+def test_output_lines_are_what_the_examples_print_in_the_game_the_page_sets_up() -> None:
+    """``output`` lines are in the formats test_examples.py checks that the examples print,
+    and fit the game the page's host recipe creates: a seat of it, and points for each."""
+    host = re.search(r"hexhaven host\s+ws://\S+\s+--players (\d)", DOC.read_text())
+    assert host is not None, "docs/agents.md: the host recipe is gone"
+    players = int(host.group(1))
+    lines = [line for b in BLOCKS if b.info == "output" for line in b.lines]
+    assert lines
+    for line in lines:
+        if seated := _pattern(SEAT_LINE).fullmatch(line):
+            assert int(seated["seat"]) < players, line
+        elif over := _pattern(OVER_LINE).fullmatch(line):
+            points = json.loads(over["points"])
+            assert len(points) == players, f"{line}: not {players} seats"
+            assert points[int(over["winner"])] == max(points), line
+        else:
+            pytest.fail(f"docs/agents.md: the examples print no line {line!r}")
 
 
 def test_bridge_lines_are_what_the_bridge_reads_and_makes_of_the_answers() -> None:

@@ -12,7 +12,9 @@ import pytest
 
 from protocol import messages as m
 from tests.agents.helpers import (
+    OVER_LINE,
     REPO,
+    SEAT_LINE,
     AgentProcess,
     Proxy,
     Served,
@@ -24,6 +26,14 @@ from tests.agents.helpers import (
 )
 
 JS = REPO / "examples" / "js"
+
+
+def seat_line(served: Served, game: str) -> str:
+    """What an example prints when the server seats it: the seat, the game and the token
+    to come back with (as docs/agents.md shows)."""
+    room = served.server.rooms[game]
+    [(seat, slot)] = [(i, s) for i, s in enumerate(room.seats) if s is not None and not s.bot]
+    return SEAT_LINE.format(seat=seat, game=game, token=slot.token)
 
 
 async def test_the_minimal_python_agent_joins_by_invite_and_rejoins_after_a_cut(
@@ -48,6 +58,7 @@ async def test_the_minimal_python_agent_joins_by_invite_and_rejoins_after_a_cut(
     assert over.winner is not None
     assert proxy.connections >= 2  # it came back through the proxy
     assert "connection lost" in proc.err
+    assert seat_line(served, created.game) in proc.err
     assert f"game over: winner {over.winner}, points {over.points}" in proc.out
     room = served.server.rooms[created.game]
     assert room.state.is_over and not room.away  # nobody had to stand in for it
@@ -91,6 +102,27 @@ async def test_the_javascript_agent_takes_its_seat_with_a_token(
         proc.out
     )
     assert f"seed {over.seed}" in proc.out  # read exactly, past 2**53
+    assert SEAT_LINE.format(seat=joined.seat, game=created.game, token=joined.token) in proc.err
+    room = served.server.rooms[created.game]
+    assert room.state.is_over and not room.away
+    await host.close()
+
+
+async def test_the_sdk_agent_plays_a_whole_game(served: Served, tmp_path: Path) -> None:
+    host, created = await open_game(served.port)
+    argv = doc_command(
+        "python3 examples/python_sdk/agent.py", url=served.url, code=str(created.invite)
+    )
+    proc = await AgentProcess.start(argv, tmp_path, "python_sdk")
+    try:
+        await wait_seated(served, created.game, 1)
+        over = await start_and_watch(host, created.game)
+        assert await proc.exit_code() == 0, proc.err
+    finally:
+        await proc.stop()
+    assert over.winner is not None
+    assert seat_line(served, created.game) in proc.err
+    assert OVER_LINE.format(winner=over.winner, points=over.points, seed=over.seed) in proc.out
     room = served.server.rooms[created.game]
     assert room.state.is_over and not room.away
     await host.close()

@@ -1,0 +1,87 @@
+"""A Hexhaven agent written with the Python SDK (clients/sdk.py).
+
+The SDK connects, takes the seat, answers each prompt with its state id, keeps the line
+alive and comes back after a lost connection; the agent only chooses. This one builds a
+city or a settlement when it can, declines other players' offers, and otherwise picks a
+random listed action. docs/agents.md ("The Python SDK") walks through it. Run it with the
+project's virtualenv, where the SDK is installed:
+
+    python3 examples/python_sdk/agent.py ws://127.0.0.1:8765 --invite CODE [--name NAME] [--seed N]
+    python3 examples/python_sdk/agent.py ws://127.0.0.1:8765 --game GAME --token TOKEN
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import random
+import sys
+from typing import Any
+
+import structlog
+
+from clients.sdk import Agent, ConnectionLost, Table, play
+from protocol import messages as m
+
+
+class BuilderAgent(Agent):
+    """Builds a city or a settlement when it can, says no to offers, and otherwise plays a
+    listed action at random."""
+
+    name = "sdk-builder"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = random.Random(seed)
+
+    def on_seated(self, table: Table) -> None:
+        game, token = table.game, table.token
+        print(
+            f"seat {table.seat} in game {game} "
+            f"(token {token}: rejoin with --game {game} --token {token})",
+            file=sys.stderr,
+        )
+
+    def choose(self, prompt: m.Prompt, table: Table) -> Any:
+        for action in prompt.actions:
+            if action.kind == "decline_trade":  # another player's offer: say no
+                return action
+        builds = [a for a in prompt.actions if a.kind in ("build_city", "build_settlement")]
+        return self.rng.choice(builds or prompt.actions)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description="A Hexhaven agent written with the SDK.")
+    parser.add_argument("url", help="the server, e.g. ws://127.0.0.1:8765")
+    seat = parser.add_mutually_exclusive_group(required=True)
+    seat.add_argument("--invite", help="an invite code to join with")
+    seat.add_argument("--token", help="a seat token to come back to (with --game)")
+    parser.add_argument("--game", help="the game id (with --token)")
+    parser.add_argument("--name", default="sdk", help="the name to sit under")
+    parser.add_argument("--seed", type=int, default=None, help="random seed of the choices")
+    args = parser.parse_args()
+    if args.token is not None and not args.game:
+        parser.error("--token needs --game")
+    # The SDK logs with structlog: show only its warnings (a lost connection), on stderr.
+    structlog.configure(
+        wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING),
+        logger_factory=structlog.PrintLoggerFactory(sys.stderr),
+    )
+    agent = BuilderAgent(args.seed)
+    agent.name = args.name
+    try:
+        if args.invite is not None:
+            over = asyncio.run(play(agent, args.url, invite=args.invite))
+        else:
+            over = asyncio.run(play(agent, args.url, args.game, token=args.token))
+    except ConnectionLost as exc:
+        print(f"gave up: {exc}", file=sys.stderr)
+        return 1
+    if over is None:
+        return 1  # the server refused the seat (the agent's log says why)
+    print(f"game over: winner {over.winner}, points {over.points}, seed {over.seed}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
