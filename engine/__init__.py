@@ -80,3 +80,6 @@ __all__ = [
     "topology",
     "view",
 ]
+__all__ += [kind.__name__ for kind in ACTION_TYPES]  # every action and event class too
+__all__ += [kind.__name__ for kind in EVENT_TYPES]
+
