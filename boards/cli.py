@@ -11,13 +11,12 @@ import json
 import os
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 from boards.balance import balance_of, combined_index
 from boards.errors import BoardLabError
 from boards.fairness import RESOURCE_NAMES, FairnessParams, FairnessScorer, player_score
-from boards.files import board_json, load_board
+from boards.files import board_json, check_output, load_board, write_output
 from boards.options import BalanceOptions
 from boards.presets import load_preset, preset_names
 from engine.board import Board
@@ -30,6 +29,11 @@ _RULE_FLAGS = (
     ("separate_reds", "no 6 or 8 next to another (needed for a board to play on)"),
     ("spread_reds", "the 6s and 8s on different resources"),
     ("distinct_tokens", "different numbers on the hexes of one resource"),
+)
+_BOARD_SPEC = (
+    "a board file; random:SEED[:RADIUS] or spiral:SEED[:RADIUS], the board a game with that "
+    "seed plays on; preset:NAME, a shipped board (board presets lists them); or the output "
+    "of board search: FILE for its best board, FILE#N for its board #N"
 )
 
 
@@ -52,10 +56,18 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "(to --out, else to standard output). The same seed gives the same board. Every "
         "board is checked by an independent validator and the engine before it is written.",
     )
-    gen.add_argument("--seed", type=int, default=0, help="the seed (board and harbours)")
+    gen.add_argument(
+        "--seed", type=int, default=None, help="the seed (board and harbours; default 0)"
+    )
     gen.add_argument("--radius", type=int, default=3, help="board radius (3 is standard)")
     gen.add_argument("--out", metavar="FILE", help="write the board here")
-    gen.add_argument("--time-limit", type=float, default=20.0, help="seconds the solver may take")
+    gen.add_argument(
+        "--time-limit",
+        type=_positive_seconds,
+        default=20.0,
+        metavar="SECONDS",
+        help="seconds the solver may take (default 20)",
+    )
     for name, text in _RULE_FLAGS:
         gen.add_argument(
             "--" + name.replace("_", "-"),
@@ -86,14 +98,18 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "the sea 1 (the reference's measure; default none)",
     )
     gen.add_argument(
-        "--terrain-of", metavar="BOARD", help="keep this board's terrain; place numbers only"
+        "--terrain-of",
+        metavar="BOARD",
+        help="keep this board's terrain and harbours; place numbers only. BOARD is " + _BOARD_SPEC,
     )
     gen.add_argument(
         "--count",
         action="store_true",
         help="count the model's layouts (until --time-limit or --limit) instead",
     )
-    gen.add_argument("--limit", type=int, default=None, help="with --count: stop at N")
+    gen.add_argument(
+        "--limit", type=_positive_int, default=None, metavar="N", help="with --count: stop at N"
+    )
     gen.add_argument(
         "--terrain-only", action="store_true", help="with --count: count terrain layouts only"
     )
@@ -104,9 +120,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         help="fairness, balance and the simulated placements of a board",
         description="Simulate the starting placements on a board and print its fairness, "
         "its balance components, the combined index, every placement and each player's "
-        "score. BOARD is a board file, or random:SEED[:RADIUS] / spiral:SEED[:RADIUS].",
+        "score.",
     )
-    score.add_argument("board", metavar="BOARD")
+    score.add_argument("board", metavar="BOARD", help=_BOARD_SPEC)
     _scoring_arguments(score)
     score.add_argument("--json", action="store_true", help="print JSON instead")
     score.set_defaults(run=_score)
@@ -116,7 +132,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         help="score many random boards; keep the fairest and least fair",
         description="Draw N boards of the official random set-up (board i from the seed's "
         "stream i), score them on all cores, and write the K fairest and K least fair as "
-        "JSON (to --out, else standard output). Progress goes to standard error.",
+        "JSON (to --out, else standard output). Progress goes to standard error. Any "
+        "command taking a BOARD takes the file: FILE for the best board kept, FILE#N for board "
+        "#N of the search.",
     )
     search.add_argument("--boards", type=int, default=10_000, help="boards to score")
     search.add_argument("--top", type=int, default=10, help="boards to keep at each end")
@@ -139,7 +157,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         description="Draw BOARD with its terrain, numbers and harbours; with --picks, also "
         "the simulated starting placements numbered in order.",
     )
-    render.add_argument("board", metavar="BOARD")
+    render.add_argument("board", metavar="BOARD", help=_BOARD_SPEC)
     render.add_argument("--out", required=True, metavar="FILE", help="a .svg or .png file")
     render.add_argument("--picks", action="store_true", help="draw the simulated placements")
     render.add_argument("--title", default=None, help="a title (default: the scores)")
@@ -175,6 +193,26 @@ def _optional_int(text: str) -> int | None:
         return int(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number or 'none'") from exc
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from exc
+    if not seconds > 0:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"give more than 0 seconds, not {text}")
+    return seconds
+
+
+def _positive_int(text: str) -> int:
+    try:
+        number = int(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from exc
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"give 1 or more, not {text}")
+    return number
 
 
 def _values(text: str) -> tuple[float, ...]:
@@ -223,17 +261,42 @@ def _fail(message: str) -> int:
     return 2
 
 
+def _ignored_by_generate(args: argparse.Namespace) -> str | None:
+    """What ``board generate`` would silently ignore in ``args``, as a sentence, or None."""
+    if args.count:
+        if args.out:
+            return "--count prints how many layouts there are; --out goes without --count"
+        if args.seed is not None:
+            return "--count counts every layout; --seed goes without --count"
+        return None
+    alone = [
+        flag
+        for flag, given in (("--limit", args.limit), ("--terrain-only", args.terrain_only))
+        if given
+    ]
+    if alone:
+        return f"{' and '.join(alone)} {'go' if len(alone) > 1 else 'goes'} with --count"
+    return None
+
+
 def _generate(args: argparse.Namespace) -> int:
     from boards.constraint import count_layouts, generate_board
 
+    ignored = _ignored_by_generate(args)
+    if ignored:
+        return _fail(ignored)
+    seed = 0 if args.seed is None else args.seed
     try:
+        if args.out:
+            check_output(args.out)
         options = _options(args)
-        terrain = None
+        terrain = harbours = None
         if args.terrain_of:
             given = load_board(args.terrain_of)
             if given.radius != args.radius:
                 return _fail(f"--terrain-of gives a radius-{given.radius} board; add --radius")
             terrain = [int(t) for t in given.terrain]
+            harbours = list(given.harbours)
         if args.count:
             result = count_layouts(
                 args.radius,
@@ -251,20 +314,25 @@ def _generate(args: argparse.Namespace) -> int:
             return 0
         started = time.perf_counter()
         board = generate_board(
-            args.seed, args.radius, options, time_limit=args.time_limit, terrain=terrain
+            seed,
+            args.radius,
+            options,
+            time_limit=args.time_limit,
+            terrain=terrain,
+            harbours=harbours,
         )
         seconds = time.perf_counter() - started
+        text = board_json(board)
+        if args.out:
+            write_output(args.out, text)
+        else:
+            sys.stdout.write(text)
     except (BoardLabError, BoardError, ValueError) as exc:
         return _fail(str(exc))
-    text = board_json(board)
-    if args.out:
-        Path(args.out).write_text(text)
-    else:
-        sys.stdout.write(text)
     fairness = FairnessScorer(board.radius).fairness(board.terrain, board.tokens, board.harbours)
     balance = balance_of(board.terrain, board.tokens, board.harbours, board.radius).balance
     print(
-        f"seed {args.seed}: radius-{board.radius} board in {seconds:.2f} s, "
+        f"seed {seed}: radius-{board.radius} board in {seconds:.2f} s, "
         f"fairness {fairness:.3f}, balance {balance:.3f}"
         + (f", written to {args.out}" if args.out else ""),
         file=sys.stderr,
@@ -386,6 +454,8 @@ def _search(args: argparse.Namespace) -> int:
         )
 
     try:
+        if args.out:
+            check_output(args.out)
         result = search(
             args.boards,
             args.top,
@@ -396,13 +466,13 @@ def _search(args: argparse.Namespace) -> int:
             rank=args.rank,
             progress=progress,
         )
+        text = result.to_json()
+        if args.out:
+            write_output(args.out, text)
+        else:
+            sys.stdout.write(text)
     except (BoardLabError, BoardError, ValueError) as exc:
         return _fail(str(exc))
-    text = result.to_json()
-    if args.out:
-        Path(args.out).write_text(text)
-    else:
-        sys.stdout.write(text)
     best, worst = result.fairest[0], result.least_fair[0]
     print(
         f"{result.boards:,} boards in {result.seconds:.1f} s "
@@ -427,9 +497,10 @@ def _presets(args: argparse.Namespace) -> int:
 
 
 def _render(args: argparse.Namespace) -> int:
-    from boards.render import board_svg, write_picture
+    from boards.render import board_svg, check_picture_path, write_picture
 
     try:
+        check_picture_path(args.out)
         board = load_board(args.board)
         params = _params(args)
         result = FairnessScorer(board.radius, params).simulate(board)
@@ -442,7 +513,7 @@ def _render(args: argparse.Namespace) -> int:
             )
         svg = board_svg(board, result.placements if args.picks else (), title)
         write_picture(svg, args.out)
-    except (BoardLabError, ValueError, OSError) as exc:
+    except (BoardLabError, ValueError) as exc:
         return _fail(str(exc))
     print(f"wrote {args.out}", file=sys.stderr)
     return 0

@@ -271,13 +271,17 @@ def generate_board(
     *,
     time_limit: float = 20.0,
     terrain: Sequence[int] | None = None,
+    harbours: Sequence[int] | None = None,
 ) -> Board:
     """A balanced board: the model's layout for ``seed``, checked by the validator and the
-    engine, with the radius's harbour kinds shuffled over the harbour slots by the seed.
+    engine, with ``harbours`` (harbour kind per slot) or else the radius's harbour kinds
+    shuffled over the harbour slots by the seed. ``terrain`` fixes every hex's terrain, as
+    in :func:`build_model`.
 
     Raises :class:`NoBoardFound` as :func:`solve_layout`, :class:`InvalidBoard` when the
-    layout breaks a rule (which would be a bug in the model), and ``ValueError`` when
-    ``options`` lets 6 and 8 touch (the game does not allow it on a board for play).
+    layout breaks a rule (which would be a bug in the model), ``engine.errors.BoardError``
+    when ``harbours`` are not the radius's harbours, and ``ValueError`` when ``options``
+    lets 6 and 8 touch (the game does not allow it on a board for play).
     """
     options = options or BalanceOptions()
     if not options.separate_reds:
@@ -286,8 +290,10 @@ def generate_board(
     faults = layout_violations(layout.terrain, layout.tokens, radius, options)
     if faults:
         raise InvalidBoard([str(f) for f in faults])
-    harbours = harbour_kinds(radius)
-    Rng(seed, _HARBOUR_STREAM).shuffle(harbours)
+    if harbours is None:
+        kinds = harbour_kinds(radius)
+        Rng(seed, _HARBOUR_STREAM).shuffle(kinds)
+        harbours = kinds
     board = Board.from_layout(layout.terrain, layout.tokens, harbours, radius)
     check_board(board)
     return board

@@ -21,3 +21,8 @@ class InvalidBoard(BoardLabError, ValueError):
 
 class BoardFileError(BoardLabError, ValueError):
     """A board file cannot be read as a board; the message says why."""
+
+
+class OutputError(BoardLabError):
+    """A file the board lab was asked to write cannot be written; the message names the
+    path and why."""

@@ -9,6 +9,7 @@ player's colour numbered in placement order.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import math
 from collections.abc import Sequence
 from pathlib import Path
@@ -16,6 +17,7 @@ from xml.sax.saxutils import escape
 
 from boards.errors import BoardLabError
 from boards.fairness import Placement
+from boards.files import check_output, write_output
 from engine.board import Board
 from engine.constants import DICE_DOTS, HARBOUR_GENERIC, RED_TOKENS
 
@@ -26,6 +28,9 @@ PLAYER_COLOURS = ("#d32f2f", "#1565c0", "#ef6c00", "#f5f5f5")
 _SEA = "#5fa8d3"
 _UNIT = 56.0  # pixels per hex size (centre to corner)
 _SQRT3 = math.sqrt(3.0)
+PICTURE_SUFFIXES = (".svg", ".png")
+"""The kinds of picture :func:`write_picture` writes, by file name ending."""
+_NO_CAIROSVG = "PNG needs cairosvg (pip install 'hexhaven[png]'); write .svg instead"
 
 
 def _centre(q: int, r: int) -> tuple[float, float]:
@@ -147,19 +152,35 @@ def _label_lines(label: str) -> list[tuple[str, float]]:
     return [(words[0], -0.02), (words[1], 0.14)]
 
 
-def write_picture(svg: str, path: str | Path) -> None:
-    """Write an SVG document to ``path``: as SVG, or as PNG when the name ends in .png.
+def check_picture_path(path: str | Path) -> None:
+    """Raise :class:`BoardLabError` unless a picture can be written to ``path``: its folder
+    exists (else :class:`~boards.errors.OutputError`, as :func:`boards.files.check_output`)
+    and its name ends in .svg or .png (.png only with cairosvg installed)."""
+    check_output(path)
+    suffix = Path(path).suffix.lower()
+    if suffix not in PICTURE_SUFFIXES:
+        raise BoardLabError(
+            f"cannot write {path}: a picture is a .svg or .png file"
+            + (f", not {suffix}" if suffix else "")
+        )
+    if suffix == ".png" and importlib.util.find_spec("cairosvg") is None:
+        raise BoardLabError(_NO_CAIROSVG)
 
-    Raises :class:`BoardLabError` when PNG is asked for and cairosvg is not installed.
+
+def write_picture(svg: str, path: str | Path) -> None:
+    """Write an SVG document to ``path``: as SVG when the name ends in .svg, as PNG when it
+    ends in .png.
+
+    Raises :class:`BoardLabError` for any other name, when PNG is asked for and cairosvg is
+    not installed, and (:class:`~boards.errors.OutputError`) when the file cannot be written.
     """
-    target = Path(path)
-    if target.suffix.lower() != ".png":
-        target.write_text(svg)
+    check_picture_path(path)
+    if Path(path).suffix.lower() == ".svg":
+        write_output(path, svg)
         return
     try:
         cairosvg = importlib.import_module("cairosvg")
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise BoardLabError(
-            "PNG needs cairosvg (pip install 'hexhaven[png]'); write .svg instead"
-        ) from exc
-    cairosvg.svg2png(bytestring=svg.encode(), write_to=str(target))
+        raise BoardLabError(_NO_CAIROSVG) from exc
+    png: bytes = cairosvg.svg2png(bytestring=svg.encode())
+    write_output(path, png)

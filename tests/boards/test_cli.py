@@ -9,11 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from boards.cli import main, register
+from boards.cli import main, register, score_report
+from boards.fairness import FairnessParams
 from boards.files import load_board
 from boards.options import BalanceOptions
+from boards.presets import load_preset
 from boards.search import search
 from boards.validate import board_violations
+from engine import GameConfig, new_game
 from engine.board import check_board
 from tests.boards.layouts import good_board
 
@@ -131,3 +134,146 @@ def test_render(tmp_path: Path) -> None:
         png = tmp_path / "b.png"
         assert main(["render", str(good), "--out", str(png), "--picks"]) == 0
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["generate", "--time-limit", "5"],
+        ["search", "--boards", "20", "--top", "2", "--workers", "1"],
+        ["render", "preset:balanced-227"],
+    ],
+)
+def test_out_into_a_missing_folder_is_one_clear_line(
+    args: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    name = "b.svg" if args[0] == "render" else "b.json"
+    target = tmp_path / "nope" / name
+    assert main([*args, "--out", str(target)]) == 2
+    err = capsys.readouterr().err
+    # refused before any work: one line, no progress bar, no traceback
+    assert err == (
+        f"hexhaven board: cannot write {target}: the folder {target.parent} does not exist\n"
+    )
+    assert not target.parent.exists()
+
+
+def test_out_onto_a_folder_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["generate", "--time-limit", "5", "--out", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == f"hexhaven board: cannot write {tmp_path}: it is a folder\n"
+
+
+@pytest.mark.parametrize("name", ["board.pdf", "board", "board.svg.txt"])
+def test_render_refuses_what_is_not_svg_or_png(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / name
+    assert main(["render", "preset:balanced-227", "--out", str(target)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"hexhaven board: cannot write {target}: a picture is a .svg or .png")
+    assert err.count("\n") == 1 and "wrote" not in err
+    assert not target.exists()
+
+
+def test_render_takes_an_upper_case_svg(tmp_path: Path) -> None:
+    target = tmp_path / "BOARD.SVG"
+    assert main(["render", "preset:balanced-227", "--out", str(target)]) == 0
+    assert target.read_text().startswith("<svg")
+
+
+@pytest.mark.skipif(importlib.util.find_spec("cairosvg") is not None, reason="cairosvg here")
+def test_render_png_without_cairosvg_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "b.png"
+    assert main(["render", "preset:balanced-227", "--out", str(target)]) == 2
+    assert capsys.readouterr().err == (
+        "hexhaven board: PNG needs cairosvg (pip install 'hexhaven[png]'); write .svg instead\n"
+    )
+    assert not target.exists()
+
+
+def test_score_takes_a_search_output_and_its_entries(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "s.json"
+    args = ["search", "--boards", "60", "--top", "2", "--workers", "1", "--quiet"]
+    assert main([*args, "--out", str(out)]) == 0
+    data = json.loads(out.read_text())
+    capsys.readouterr()
+    assert main(["score", str(out), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["fairness"] == data["fairest"][0]["fairness"]
+    worst = data["least_fair"][0]
+    assert main(["score", f"{out}#{worst['index']}", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["fairness"] == worst["fairness"]
+    assert main(["score", f"{out}#99999"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"hexhaven board: {out} keeps no board #99999; it keeps #")
+
+
+def test_score_random_seed_scores_the_games_board(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["score", "random:7", "--json"]) == 0
+    from_spec = json.loads(capsys.readouterr().out)
+    played = new_game(GameConfig(), 7).board
+    assert from_spec == json.loads(json.dumps(score_report(played, FairnessParams())))
+
+
+def test_terrain_of_keeps_the_terrain_and_the_harbours(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    preset = load_preset("balanced-227")
+    out = tmp_path / "b.json"
+    args = ["generate", "--seed", "3", "--time-limit", "5", "--out", str(out)]
+    assert main([*args, "--terrain-of", "preset:balanced-227"]) == 0
+    board = load_board(str(out))
+    assert board.terrain == preset.terrain
+    assert board.harbours == preset.harbours
+    assert board_violations(board, BalanceOptions()) == []
+    # seed 3 alone shuffles other harbours, so the ones kept came from the preset
+    assert main([*args]) == 0
+    assert load_board(str(out)).harbours != preset.harbours
+
+
+def test_help_names_every_kind_of_board(capsys: pytest.CaptureFixture[str]) -> None:
+    for sub in ("score", "render"):
+        with pytest.raises(SystemExit):
+            main([sub, "--help"])
+        text = " ".join(capsys.readouterr().out.split())
+        for kind in ("random:SEED", "spiral:SEED", "preset:NAME", "FILE#N"):
+            assert kind in text, (sub, kind)
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--limit", "3"], "--limit goes with --count"),
+        (["--terrain-only"], "--terrain-only goes with --count"),
+        (["--limit", "3", "--terrain-only"], "--limit and --terrain-only go with --count"),
+        (["--count", "--out", "c.json"], "--out goes without --count"),
+        (["--count", "--seed", "4"], "--seed goes without --count"),
+    ],
+)
+def test_generate_refuses_what_it_would_ignore(
+    args: list[str], says: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "c.json"
+    args = [str(out) if a == "c.json" else a for a in args]
+    assert main(["generate", "--time-limit", "5", *args]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.startswith("hexhaven board: ") and captured.err.count("\n") == 1
+    assert says in captured.err
+    assert captured.out == ""
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("flag", "value"), [("--time-limit", "0"), ("--time-limit", "-1"), ("--limit", "0")]
+)
+def test_generate_refuses_limits_that_are_not_positive(
+    flag: str, value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["generate", "--count", flag, value])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument {flag}: give " in err and f"not {value}" in err
