@@ -209,7 +209,9 @@ def wilson_interval(wins: int, games: int, z: float = Z95) -> tuple[float, float
     denom = 1 + z2 / games
     center = (p + z2 / (2 * games)) / denom
     half = z / denom * math.sqrt(p * (1 - p) / games + z2 / (4 * games * games))
-    return max(0.0, center - half), min(1.0, center + half)
+    low = 0.0 if wins <= 0 else max(0.0, center - half)  # exact at the ends, not 1e-17 off
+    high = 1.0 if wins >= games else min(1.0, center + half)
+    return low, high
 
 
 def ranks(points: Sequence[int], winner: int | None) -> list[int]:

@@ -26,7 +26,7 @@ from typing import Any
 from bots.arena import GameRecord, ScheduledGame, agent_seed, ranks
 from bots.ladder.config import EntrantConfig, LadderConfig
 from bots.ladder.games import GameTask, make_tasks
-from bots.ladder.run import Backend, LadderError, Progress, describe, run_tasks, say
+from bots.ladder.run import Backend, LadderRefused, Progress, describe, run_tasks, say
 from bots.ladder.sprt import SPRT
 from bots.ladder.store import LadderStore
 
@@ -105,18 +105,21 @@ def run_ab(
     out: Callable[[str], None] = say,
 ) -> ABResult:
     """Run the test (see the module docstring), printing the log-likelihood ratio after
-    each game. Raises :class:`LadderError` for unknown entrants or a game that fails."""
+    each game. Raises :class:`~bots.ladder.run.LadderRefused` for unknown entrants and
+    :class:`~bots.ladder.run.LadderError` for a game that fails."""
     by_name = {e.name: e for e in config.entrant}
     for label in (a, b):
         if label not in by_name:
-            raise LadderError(f"no entrant {label!r} in the ladder; entrants: {', '.join(by_name)}")
+            raise LadderRefused(
+                f"no entrant {label!r} in the ladder; entrants: {', '.join(by_name)}"
+            )
     if a == b:
-        raise LadderError("name two different entrants")
+        raise LadderRefused("name two different entrants")
     if max_games < 1:
-        raise LadderError("--max-games must be at least 1")
+        raise LadderRefused("--max-games must be at least 1")
     pair: list[EntrantConfig] = [by_name[a], by_name[b]]
     if backend != "server" and any(e.way == "connect" for e in pair):
-        raise LadderError("an entrant that connects to a server itself needs --server URL")
+        raise LadderRefused("an entrant that connects to a server itself needs --server URL")
     name = ab_name(config, a, b)
     identity: dict[str, Any] = config.identity()
     identity["entrants"] = [e for e in identity["entrants"] if e["name"] in (a, b)]

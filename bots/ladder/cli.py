@@ -57,7 +57,7 @@ def _backend_args(args: argparse.Namespace) -> dict[str, Any]:
 
 def _run(args: argparse.Namespace) -> int:
     from bots.ladder.games import quiet_logs
-    from bots.ladder.run import LadderError, default_workers, run_ladder
+    from bots.ladder.run import LadderError, LadderRefused, default_workers, run_ladder
 
     quiet_logs()
     try:
@@ -78,7 +78,7 @@ def _run(args: argparse.Namespace) -> int:
             )
             print(f"ladder {result.name}: {result.played} game(s) played in this run")
             _leaderboard(store, config.ladder.name, print)
-    except StoreError as exc:
+    except (StoreError, LadderRefused) as exc:
         _err(str(exc))
         return 2
     except LadderError as exc:
@@ -108,7 +108,7 @@ def _show(args: argparse.Namespace) -> int:
         _err(str(exc))
         return 2
     try:
-        with open_store(args.db) as store:
+        with open_store(args.db, create=False) as store:
             if store.ladder_config(name) is None:
                 known = store.ladders()
                 _err(
@@ -165,7 +165,7 @@ def _export(args: argparse.Namespace) -> int:
 
     try:
         name = _name_of(args.ladder)
-        with open_store(args.db) as store:
+        with open_store(args.db, create=False) as store:
             archive = export_ladder(store, name)
     except (ConfigError, StoreError, ArchiveError) as exc:
         _err(str(exc))
@@ -203,7 +203,7 @@ def _import(args: argparse.Namespace) -> int:
 def _ab(args: argparse.Namespace) -> int:
     from bots.ladder.ab import run_ab
     from bots.ladder.games import quiet_logs
-    from bots.ladder.run import LadderError
+    from bots.ladder.run import LadderError, LadderRefused
     from bots.ladder.sprt import DEFAULT_P0, DEFAULT_P1, SPRT, elo_to_p
 
     quiet_logs()
@@ -238,7 +238,7 @@ def _ab(args: argparse.Namespace) -> int:
                 fresh=args.fresh,
                 **backend,
             )
-    except StoreError as exc:
+    except (StoreError, LadderRefused) as exc:
         _err(str(exc))
         return 2
     except LadderError as exc:
@@ -285,7 +285,7 @@ def _paired(args: argparse.Namespace) -> int:
 
         def store() -> LadderStore:
             if not opened:
-                opened.append(stack.enter_context(open_store(args.db)))
+                opened.append(stack.enter_context(open_store(args.db, create=False)))
             return opened[0]
 
         try:

@@ -43,6 +43,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from boards.presets import preset_names
 from bots import KINDS, make_agent
 
+LADDER_NAME = re.compile(r"^[A-Za-z0-9][\w.:+-]{0,63}$", re.ASCII)
+"""Ladder names: up to 64 characters, no spaces."""
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:+=#-]{0,31}$")
 """Entrant names: up to 32 characters (a server's seat name), no spaces."""
 PLACEHOLDERS = ("url", "invite", "name", "seed")
@@ -63,7 +65,7 @@ class _Model(BaseModel):
 class LadderSection(_Model):
     """The ``[ladder]`` table."""
 
-    name: Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][\w.:+-]*$")]
+    name: str
     games: Annotated[int, Field(ge=1, le=1_000_000)]
     seed: int = 1
     players: Annotated[int, Field(ge=2, le=4)] = 4
@@ -74,6 +76,16 @@ class LadderSection(_Model):
     min_fairness: Annotated[float, Field(ge=0, le=0.99)] | None = None
     """With ``board = "fair"``: the fairness its boards reach (default 0.95)."""
     workers: Annotated[int, Field(ge=1, le=1024)] | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _ladder_name(cls, value: str) -> str:
+        if not LADDER_NAME.match(value):
+            raise ValueError(
+                "a ladder name is 1 to 64 letters, digits or _.:+- (no spaces), "
+                "starting with a letter or digit"
+            )
+        return value
 
     @field_validator("board")
     @classmethod
@@ -285,4 +297,7 @@ def load_config(path: str | Path) -> LadderConfig:
         raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except UnicodeDecodeError:
+        msg = f"{path} is not a ladder file: not text (a store? give it as --db)"
+        raise ConfigError(msg) from None
     return parse_config(data, str(path))

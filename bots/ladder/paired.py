@@ -54,6 +54,9 @@ class Paired:
     neither: int
     unpaired: int
     """Games one ladder holds and the other does not (left out)."""
+    sat_out: int = 0
+    """Games both hold in which neither compared entrant had a seat (left out: a ladder
+    with more entrants than seats)."""
 
     @property
     def games(self) -> int:
@@ -122,7 +125,7 @@ def _same_game(a: StoredGame, b: StoredGame, a_label: str, b_label: str) -> str 
     if (a.seed, a.config) != (b.seed, b.config):
         return "another seed or other game options"
     seats = _seats(a, a_label)
-    if not seats or seats != _seats(b, b_label):
+    if seats != _seats(b, b_label):
         return f"{a_label!r} and {b_label!r} are not in the same seats"
     for seat in range(len(a.labels)):
         if seat in seats:
@@ -155,7 +158,7 @@ def pair(a: LadderSide, b: LadderSide) -> Paired:
         )
     theirs = {g.index: g for g in b_games}
     counts = {(True, True): 0, (True, False): 0, (False, True): 0, (False, False): 0}
-    paired = 0
+    paired = sat_out = 0
     for game in a_games:
         other = theirs.get(game.index)
         if other is None:
@@ -163,22 +166,30 @@ def pair(a: LadderSide, b: LadderSide) -> Paired:
         why = _same_game(game, other, a_label, b_label)
         if why is not None:
             raise PairingError(f"game {game.index} is not the same game in both ladders: {why}")
-        seats = _seats(game, a_label)
-        counts[(game.winner in seats, other.winner in seats)] += 1
         paired += 1
+        seats = _seats(game, a_label)
+        if not seats:
+            sat_out += 1
+            continue
+        counts[(game.winner in seats, other.winner in seats)] += 1
     unpaired = len(a_games) + len(b_games) - 2 * paired
-    if not paired:
-        raise PairingError(f"ladders {a_name!r} and {b_name!r} hold no game of the same index")
+    played = paired - sat_out
+    if not played:
+        raise PairingError(
+            f"ladders {a_name!r} and {b_name!r} hold no game of the same index "
+            f"in which {a_label!r} and {b_label!r} play"
+        )
     a_wins = counts[(True, True)] + counts[(True, False)]
     b_wins = counts[(True, True)] + counts[(False, True)]
     return Paired(
-        a=Side(a_name, a_label, a_wins, paired),
-        b=Side(b_name, b_label, b_wins, paired),
+        a=Side(a_name, a_label, a_wins, played),
+        b=Side(b_name, b_label, b_wins, played),
         both=counts[(True, True)],
         only_a=counts[(True, False)],
         only_b=counts[(False, True)],
         neither=counts[(False, False)],
         unpaired=unpaired,
+        sat_out=sat_out,
     )
 
 
@@ -191,9 +202,13 @@ def format_paired(result: Paired) -> list[str]:
     sides = (result.a, result.b)
     width = max(len("entrant"), *(len(s.label) for s in sides))
     ladder_w = max(len("ladder"), *(len(s.ladder) for s in sides))
+    left_out = [
+        f"{result.unpaired} in only one" if result.unpaired else "",
+        f"{result.sat_out} in which neither played" if result.sat_out else "",
+    ]
+    why = ", ".join(x for x in left_out if x)
     lines = [
-        f"{result.games} game(s) in both ladders"
-        + (f" ({result.unpaired} in only one, left out)" if result.unpaired else ""),
+        f"{result.games} game(s) in both ladders" + (f" ({why}: left out)" if why else ""),
         f"   {'entrant':<{width}}  {'ladder':<{ladder_w}}   wins  win rate  95% CI",
     ]
     for key, side in zip("AB", sides, strict=True):
@@ -229,6 +244,7 @@ def paired_document(result: Paired) -> dict[str, Any]:
     return {
         "games": result.games,
         "unpaired": result.unpaired,
+        "sat_out": result.sat_out,
         "a": side(result.a),
         "b": side(result.b),
         "both": result.both,

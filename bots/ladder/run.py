@@ -65,6 +65,11 @@ class LadderError(Exception):
     stored so far are kept), a backend that cannot start."""
 
 
+class LadderRefused(LadderError):
+    """A ladder refused before any game was played: how it was asked to run cannot work
+    (running it again the same way fails the same way)."""
+
+
 def default_workers(config: LadderConfig) -> int:
     """One game per core, fewer when an entrant's search runs several processes itself
     (so searches do not fight over cores): cores // the most processes one search uses."""
@@ -212,6 +217,12 @@ async def _server_games(
             if not running:
                 return
             done, running = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+            # Every failure is looked at (one unread would be reported again at exit);
+            # the first is raised.
+            failures = [f.exception() for f in done if not f.cancelled()]
+            first = next((e for e in failures if e is not None), None)
+            if first is not None:
+                raise first
             for finished in done:
                 task, record = finished.result()
                 if on_result(task, record):
@@ -307,8 +318,9 @@ class Progress:
                 MofNCompleteColumn(),
                 TextColumn("{task.fields[rate]}"),
                 TimeElapsedColumn(),
-                TextColumn("left"),
+                TextColumn("elapsed,"),
                 TimeRemainingColumn(),
+                TextColumn("left"),
             )
             self._task = self._rich.add_task(title, total=total, completed=done, rate="")
             self._rich.start()
@@ -410,11 +422,11 @@ def run_ladder(
     name = config.ladder.name
     total = games if games is not None else config.ladder.games
     if total < 1:
-        raise LadderError("--games must be at least 1")
+        raise LadderRefused("--games must be at least 1")
     if backend != "server":
         connecting = [e.name for e in config.entrant if e.way == "connect"]
         if connecting:
-            raise LadderError(
+            raise LadderRefused(
                 f"{', '.join(connecting)} connect(s) to a server itself: run with --server URL"
             )
     workers = workers or config.ladder.workers or default_workers(config)

@@ -409,10 +409,11 @@ def _difference(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
     return "it differs"
 
 
-def open_store(db: str | None = None) -> LadderStore:
+def open_store(db: str | None = None, *, create: bool = True) -> LadderStore:
     """The store at ``db``: a SQLite file path, or a ``postgresql://`` URL (needs the
     ``postgres`` extra, psycopg 3); None means :func:`default_db`. Raises
-    :class:`StoreError` if it cannot be opened."""
+    :class:`StoreError` if it cannot be opened, or, without ``create``, if a SQLite store
+    does not exist yet (a command that only reads creates nothing for a mistyped path)."""
     where = db or default_db()
     if is_postgres(where):
         try:
@@ -426,6 +427,8 @@ def open_store(db: str | None = None) -> LadderStore:
         except psycopg.Error as exc:
             raise StoreError(f"cannot connect to the PostgreSQL store: {exc}") from exc
         return LadderStore(pg, postgres=True, where=_redact(where))
+    if not create and not Path(where).is_file():
+        raise StoreError(f"no store at {where}: no such file (give the store with --db)")
     try:
         Path(where).parent.mkdir(parents=True, exist_ok=True)
         lite = sqlite3.connect(where, isolation_level=None, timeout=30.0)

@@ -358,3 +358,9 @@ def test_a_bot_process_that_fails_stops_the_run_and_is_reported(server_url: str)
             )
         )
     assert records == []
+
+
+@pytest.mark.parametrize("games", [1, 7, 9, 10, 13, 14, 200])
+def test_wilson_interval_is_exact_at_no_wins_and_all_wins(games: int) -> None:
+    assert wilson_interval(0, games)[0] == 0.0  # not 1e-17: JSON shows it as it is
+    assert wilson_interval(games, games)[1] == 1.0

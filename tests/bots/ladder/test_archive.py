@@ -209,6 +209,11 @@ def test_the_command_line_reports_bad_archives_and_unknown_ladders(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     db = str(tmp_path / "games.db")
+    assert main(["ladder", "export", "nothing", "--db", db]) == 2  # a mistyped store
+    assert "no store at" in capsys.readouterr().err
+    assert not Path(db).exists()  # reading creates nothing
+    with open_store(db):
+        pass
     assert main(["ladder", "export", "nothing", "--db", db]) == 2
     assert "no ladder 'nothing'" in capsys.readouterr().err
     bad = tmp_path / "bad.jsonl"

@@ -176,6 +176,13 @@ def test_identity_ignores_games_and_workers_but_not_the_rest() -> None:
             "entrant 'a' params: the random bot takes no parameters",
         ),
         ({"entrant": []}, "l.toml: [ladder]: Field required"),
+        (
+            {
+                **_doc({"name": "a", "bot": "random"}, {"name": "b", "bot": "random"}),
+                "ladder": {"name": "my ladder", "games": 2},
+            },
+            "[ladder] name: a ladder name is 1 to 64 letters, digits or _.:+- (no spaces)",
+        ),
     ],
 )
 def test_errors_name_the_field(doc: dict[str, Any], message: str) -> None:
@@ -192,6 +199,10 @@ def test_a_file_that_is_not_toml_or_missing(tmp_path: Path) -> None:
         load_config(bad)
     with pytest.raises(ConfigError, match="cannot read"):
         load_config(tmp_path / "none.toml")
+    store = tmp_path / "games.db"  # a store given where the ladder file goes
+    store.write_bytes(b"SQLite format 3\x00\xf8\x01\x02")
+    with pytest.raises(ConfigError, match="is not a ladder file: not text"):
+        load_config(store)
 
 
 LADDERS = sorted((REPO / "ladders").rglob("*.toml"))

@@ -6,6 +6,7 @@ store and exported files."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from bots.ladder.paired import (
     PairingError,
     Side,
     compared_label,
+    format_paired,
     pair,
     sign_test,
 )
@@ -215,3 +217,22 @@ def test_the_kept_ten_thousand_rollout_rows_are_the_same_games(
     assert (document["games"], document["unpaired"]) == (200, 0)
     assert (document["a"]["entrant"], document["b"]["entrant"]) == ("mp-uct-10k", "mp-ensemble-10k")
     assert document["only_a"] + document["both"] == document["a"]["wins"]
+
+
+def test_games_neither_compared_entrant_sat_in_are_left_out() -> None:
+    """A ladder with more entrants than seats: some blocks seat neither compared entrant."""
+    name, label, entrants, kept = _ladder("one", [True, False, True, True], BOT)
+    _, _, variant_entrants, variant_kept = _ladder("two", [False, False, True, False], VARIANT)
+    field = {**FIELD, "h2": ({"name": "h2", "bot": "random"}, "no search")}
+
+    def without_bot(games: Sequence[StoredGame]) -> list[StoredGame]:
+        # games 2 and 3 seat h1 and h2 instead, the same in both ladders
+        return [*games[:2], *(replace(g, labels=("h1", "h2")) for g in games[2:])]
+
+    result = pair(
+        (name, label, {**entrants, **field}, without_bot(kept)),
+        ("two", "bot", {**variant_entrants, **field}, without_bot(variant_kept)),
+    )
+    assert (result.games, result.sat_out, result.unpaired) == (2, 2, 0)
+    assert (result.only_a, result.neither) == (1, 1)
+    assert "(2 in which neither played: left out)" in format_paired(result)[0]

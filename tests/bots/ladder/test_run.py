@@ -167,6 +167,11 @@ def test_bad_files_and_options_are_reported(
     code, _, err = _cli(["run", str(bad), "--db", str(tmp_path / "g.db")], capsys)
     assert code == 2 and "[[entrant]]: List should have at least 2 items" in err
     code, _, err = _cli(["show", "nothing", "--db", str(tmp_path / "g.db")], capsys)
+    assert code == 2 and "no store at" in err and not (tmp_path / "g.db").exists()
+    code, _, err = _cli(["show", "nothing", "--db", str(tmp_path / "nodir" / "g.db")], capsys)
+    assert code == 2 and "no store at" in err and not (tmp_path / "nodir").exists()
+    _cli(["run", str(_write(tmp_path, games=1)), "--db", str(tmp_path / "g.db")], capsys)
+    code, _, err = _cli(["show", "nothing", "--db", str(tmp_path / "g.db")], capsys)
     assert code == 2 and "no ladder 'nothing'" in err
     connects = tmp_path / "connects.toml"
     connects.write_text(
@@ -175,7 +180,10 @@ def test_bad_files_and_options_are_reported(
         '[[entrant]]\nname = "x"\nconnect = "prog {url} {invite}"\nbudget = "1 s"\n'
     )
     code, _, err = _cli(["run", str(connects), "--db", str(tmp_path / "g.db")], capsys)
-    assert code == 1 and "x connect(s) to a server itself: run with --server URL" in err
+    assert code == 2 and "x connect(s) to a server itself: run with --server URL" in err
+    assert "run again" not in err  # it would fail the same way
+    code, _, err = _cli(["run", str(connects), "--games", "0"], capsys)
+    assert code == 2 and err.strip() == "hexhaven ladder: --games must be at least 1"
     code, _, err = _cli(["run", str(connects), "--address", "auto"], capsys)
     assert code == 2 and "--address is for --backend ray" in err
     for url in ("127.0.0.1:8765", "ws://h:abc"):

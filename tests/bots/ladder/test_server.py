@@ -75,3 +75,35 @@ def test_through_a_server_a_block_plays_on_its_own_board(
         assert game.board == "layout" and game.layout is not None
         board = Board.from_layout(**board_from_payload(game.layout))
         assert board == load_preset("balanced-236")
+
+
+def test_a_server_that_cannot_be_reached_is_one_message_with_several_workers(
+    tmp_path: Path,
+) -> None:
+    """Each worker's game fails to connect; one is reported, none left unread (which
+    asyncio would print as a traceback at exit)."""
+    import socket
+    import subprocess
+
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    path = tmp_path / "unreached.toml"
+    path.write_text(
+        '[ladder]\nname = "u"\ngames = 4\nplayers = 2\n'
+        '[[entrant]]\nname = "a"\nbot = "random"\n[[entrant]]\nname = "b"\nbot = "random"\n',
+        encoding="utf-8",
+    )
+    url, db = f"ws://127.0.0.1:{port}", str(tmp_path / "g.db")
+    command = ["ladder", "run", str(path), "--workers", "2", "--server", url, "--db", db]
+    ran = subprocess.run(
+        [sys.executable, "-m", "clients.cli", *command],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert ran.returncode == 1
+    assert f"cannot play on the server {url}" in ran.stderr
+    assert "Traceback" not in ran.stderr and "never retrieved" not in ran.stderr
