@@ -239,6 +239,8 @@ class GameRecord:
     elapsed: float
     decisions: tuple[int, ...] | None = None
     decision_seconds: tuple[float, ...] | None = None
+    server_game: str | None = None
+    """The game's id on the server that played it (``hexhaven verify``, ``replay``)."""
 
     @property
     def ranks(self) -> list[int]:
@@ -583,6 +585,7 @@ async def server_game(
         points=tuple(over.points),
         actions=host.actions,
         elapsed=time.perf_counter() - start,
+        server_game=created.game,
     )
 
 
@@ -635,9 +638,10 @@ def progress_line(entrants: Sequence[Entrant], record: GameRecord, games: int) -
         winner = "none (unfinished)"
     else:
         winner = f"{entrants[record.seating[record.winner]].label} (seat {record.winner})"
+    on_server = "" if record.server_game is None else f"  server game {record.server_game}"
     return (
         f"game {record.index + 1}/{games}  seed {record.seed}  seats {seating}  "
-        f"winner {winner}  {record.elapsed:.2f}s"
+        f"winner {winner}  {record.elapsed:.2f}s{on_server}"
     )
 
 
@@ -654,6 +658,7 @@ def record_json(entrants: Sequence[Entrant], record: GameRecord) -> dict[str, An
         "ranks": record.ranks,
         "actions": record.actions,
         "elapsed": record.elapsed,
+        **({} if record.server_game is None else {"server_game": record.server_game}),
     }
 
 

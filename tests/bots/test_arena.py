@@ -334,6 +334,10 @@ def test_a_game_on_a_real_server_with_bot_processes(
         assert record["winner"] in ("random", "heuristic")
         assert record["points"][record["winner_seat"]] >= 4
         assert record["actions"] > 0
+    # Each game names its id on the server, for hexhaven verify and replay.
+    ids = [r["server_game"] for r in records]
+    assert len(set(ids)) == 2 and all(ids)
+    assert all(any(f"server game {i}" in line for line in lines) for i in ids)
     wins = Counter(r["winner"] for r in records)
     assert {e["name"]: e["wins"] for e in document["entrants"]} == {
         "random": wins["random"],
