@@ -1,7 +1,9 @@
-"""Every example message in docs/protocol.md is a valid message of its direction."""
+"""Every example message in docs/protocol.md is a valid message of its direction, and the
+server's are written in full, as the server writes them."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -30,3 +32,12 @@ def test_example_decodes(direction: str, line: str) -> None:
     again = codec.decode_client(codec.encode(message)) if direction == "C" else None
     if again is not None:
         assert again == message
+
+
+@pytest.mark.parametrize("line", [line for d, line in EXAMPLES if d == "S"])
+def test_server_examples_are_written_as_the_server_writes_them(line: str) -> None:
+    """Every field the server sends is shown (defaults too: card maps with all five
+    resources, `started`), and nothing it would not send."""
+    codec = Codec(SUBPROTOCOL_JSON)
+    message = codec.decode_server(line)
+    assert json.loads(line) == json.loads(codec.encode(message))
