@@ -82,4 +82,3 @@ __all__ = [
 ]
 __all__ += [kind.__name__ for kind in ACTION_TYPES]  # every action and event class too
 __all__ += [kind.__name__ for kind in EVENT_TYPES]
-
