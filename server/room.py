@@ -480,7 +480,7 @@ class GameRoom:
         elif self.started and not slot.owners() and slot.bot is not None and not self.state.is_over:
             self._set_away(seat, True)  # the server's own bot: played by the server at once
             self._autoplay()
-        elif self.started and not slot.owners():
+        elif self.started and not slot.owners() and not self.state.is_over:
             self.disconnected_at[seat] = _now()  # away if not back within the grace period
         self._broadcast(self._players())
 
@@ -503,6 +503,9 @@ class GameRoom:
                 self._autoplay()
                 return
             if slot.standin_token == msg.token and slot.standin is None:
+                if self.state.is_over:
+                    self.log.info("room.stand_in_exited", seat=seat, code=msg.code)
+                    return
                 self.log.warning("room.stand_in_exited", seat=seat, code=msg.code)
                 self._autoplay()
                 return
@@ -595,6 +598,7 @@ class GameRoom:
         slot = self.seats[seat]
         if slot is None or peer is not slot.standin:
             self._set_away(seat, False)  # acting in person takes the seat back
+            self.timeouts[seat] = 0  # away after timeouts in a row only
         self._play(seat, action)
         self._autoplay()
 

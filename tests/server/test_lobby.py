@@ -94,6 +94,11 @@ async def test_who_comes_after_the_end_is_told_the_game_is_over(port: int) -> No
     await clients[0].send(m.StartGame(game=game))
     overs = await asyncio.gather(*(c.play_randomly(game, i) for i, c in enumerate(clients)))
     await clients[2].close()
+    await asyncio.sleep(0.6)  # past the grace: a seat gone after the end is not marked away
+    await clients[0].send(m.Ping(nonce=1))
+    await clients[0].expect(m.Pong)
+    after = clients[0].received[clients[0].received.index(overs[0]) :]
+    assert not any(p.away for x in after if isinstance(x, m.Players) for p in x.players)
 
     back = await Client.open(port)
     await back.hello()

@@ -153,3 +153,28 @@ async def test_the_timer_is_per_action_and_a_timeout_leaves_the_next_one_whole(
     assert mine[1].state_id == mine[0].state_id + 1  # the road right after the settlement
     for c in clients:
         await c.close()
+
+
+async def test_a_seat_is_away_after_timeouts_in_a_row_not_after_any_two(
+    quick_server: int,
+) -> None:
+    game, clients = await table(quick_server, m.GameOptions(players=3, turn_timer=0.3))
+    others = [asyncio.create_task(c.play_randomly(game, i)) for i, c in enumerate(clients[:2])]
+    seat2 = clients[2]
+    # Seat 2's set-up: settlement (let run out), road (played), settlement (let run out),
+    # then its second road's prompt: one timeout, an action, one timeout: not away.
+    prompts = 0
+    while prompts < 4:
+        message = await seat2.recv()
+        if not isinstance(message, m.Prompt) or message.seat != 2:
+            continue
+        prompts += 1
+        if prompts == 2:
+            await seat2.send(m.Act(game=game, state_id=message.state_id, action=message.actions[0]))
+    rosters = [x for x in seat2.received if isinstance(x, m.Players)]
+    assert not any(p.away for x in rosters for p in x.players if p.seat == 2)
+    for task in others:
+        task.cancel()
+    await asyncio.gather(*others, return_exceptions=True)
+    for c in clients:
+        await c.close()
