@@ -191,7 +191,8 @@ class CardDialog(ModalScreen[list[Counts] | None]):
     def _update(self) -> None:
         problem = self._problem()
         text = Text(problem, style="#ff9d1a") if problem else Text("ready", style="green")
-        self.query_one("#problem", Static).update(text)
+        for line in self.query("#problem").results(Static):  # none once closed
+            line.update(text)
 
     def action_recipient(self, index: int) -> None:
         if self.recipients is not None:

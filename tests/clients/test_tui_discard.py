@@ -141,3 +141,28 @@ async def test_a_discard_of_no_cards_is_never_offered() -> None:
         app.discard()
         await pilot.pause()
         assert dialogs(app) == []
+
+
+async def test_a_card_dialog_closed_as_it_opens_does_not_fail() -> None:
+    """The server can answer a discard while its dialog is still being mounted."""
+    from textual.app import App
+
+    from clients.tui.dialogs import CardDialog, Side
+
+    class Opener(App[None]):
+        async def on_mount(self) -> None:
+            dialog = CardDialog(
+                "Discard 2 cards",
+                "",
+                [Side("You give back", (1, 1, 1, 1, 0))],
+                lambda _: "choose 2 cards",
+                confirm="discard",
+            )
+            self.push_screen(dialog, lambda _: None)
+            dialog.dismiss(None)
+
+    app = Opener()
+    async with app.run_test() as pilot:
+        await pilot.pause(0.3)
+    assert app.return_code in (None, 0)
+    assert getattr(app, "_exception", None) is None
