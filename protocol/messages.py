@@ -273,12 +273,14 @@ class GameCreated(WireModel):
 
 class Joined(WireModel):
     """Your place in a game: a seat with its secret token, or a spectator (both null).
-    Keep the token: it is the seat, and ``rejoin`` takes it back from any connection."""
+    Keep the token: it is the seat, and ``rejoin`` takes it back from any connection.
+    ``seed_hash`` is the hash published at creation, which the seed at the end must match."""
 
     type: Literal["joined"] = "joined"
     game: GameId
     seat: SeatNo | None
     token: Token | None
+    seed_hash: str | None = None
 
 
 class PlayerInfo(WireModel):

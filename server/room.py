@@ -369,7 +369,9 @@ class GameRoom:
                 self._rejoin(peer, message)
             case m.Watch():
                 self.spectators.add(peer)
-                peer.send(m.Joined(game=self.id, seat=None, token=None))
+                peer.send(
+                    m.Joined(game=self.id, seat=None, token=None, seed_hash=seed_hash(self.seed))
+                )
                 peer.send(self._players())
                 peer.send(m.GameView(game=self.id, view=self._view_for(None)))
                 if message.history:
@@ -425,7 +427,9 @@ class GameRoom:
         self.seats[seat] = slot
         self.store.set_seat(self.id, seat, slot.token, slot.name)
         self.log.info("room.joined", seat=seat)
-        peer.send(m.Joined(game=self.id, seat=seat, token=slot.token))
+        peer.send(
+            m.Joined(game=self.id, seat=seat, token=slot.token, seed_hash=seed_hash(self.seed))
+        )
         self._broadcast(self._players())
         peer.send(m.GameView(game=self.id, view=self._view_for(seat)))
 
@@ -439,7 +443,11 @@ class GameRoom:
                 slot.standin = peer
                 slot.peers.add(peer)
                 self.log.info("room.stand_in", seat=seat)
-                peer.send(m.Joined(game=self.id, seat=seat, token=msg.token))
+                peer.send(
+                    m.Joined(
+                        game=self.id, seat=seat, token=msg.token, seed_hash=seed_hash(self.seed)
+                    )
+                )
                 peer.send(m.GameView(game=self.id, view=self._view_for(seat)))
                 self._prompt(only=peer)
                 self._send_over(peer)  # came too late: the game ended meanwhile
@@ -449,7 +457,11 @@ class GameRoom:
                 self.disconnected_at.pop(seat, None)
                 self._set_away(seat, False)
                 self.log.info("room.rejoined", seat=seat)
-                peer.send(m.Joined(game=self.id, seat=seat, token=slot.token))
+                peer.send(
+                    m.Joined(
+                        game=self.id, seat=seat, token=slot.token, seed_hash=seed_hash(self.seed)
+                    )
+                )
                 self._broadcast(self._players())
                 peer.send(m.GameView(game=self.id, view=self._view_for(seat)))
                 if msg.history:

@@ -596,6 +596,8 @@ class GameModel:
             case m.Joined():
                 self.game, self.seat, self.token = message.game, message.seat, message.token
                 self.spectator = message.seat is None
+                if message.seed_hash is not None:
+                    self.seed_hash = message.seed_hash
             case m.Players():
                 self.players = sorted(message.players, key=lambda p: p.seat)
                 if message.started:

@@ -36,10 +36,12 @@ def seats(n: int, *, started: bool, bots: tuple[int, ...] = ()) -> m.Players:
     )
 
 
-def taken(state: engine.GameState, seat: int | None, players: m.Players) -> list[Any]:
+def taken(
+    state: engine.GameState, seat: int | None, players: m.Players, seed_hash: str | None = None
+) -> list[Any]:
     """What the server sends a seat taken, resumed or watched: joined, players, view."""
     return [
-        m.Joined(game=GAME, seat=seat, token=None if seat is None else "tok"),
+        m.Joined(game=GAME, seat=seat, token=None if seat is None else "tok", seed_hash=seed_hash),
         players,
         m.GameView(game=GAME, view=view_from_engine(engine.view(state, seat))),
     ]
@@ -166,7 +168,9 @@ async def test_a_game_over_before_the_client_came_shows_its_end_at_once(seat: in
     points = [state.victory_points(q) for q in range(3)]
     over = m.GameOver(game=GAME, winner=state.winner, points=points, seed=SEED)
     # What the server sends on a rejoin or a watch of a finished game: no prompt, no clock.
-    came = [*taken(state, seat, seats(3, started=True, bots=(2,))), history(done, seat), over]
+    digest = hashlib.sha256(str(SEED).encode()).hexdigest()
+    roster = seats(3, started=True, bots=(2,))
+    came = [*taken(state, seat, roster, digest), history(done, seat), over]
     transport = OfflineTransport(came)
     app = HexhavenApp(transport)
     async with app.run_test(size=SIZE) as pilot:
@@ -176,8 +180,7 @@ async def test_a_game_over_before_the_client_came_shows_its_end_at_once(seat: in
         winner = NAMES[state.winner]
         assert screen.headline() == ("You won!" if state.winner == seat else f"{winner} won.")
         text = " ".join(str(w.render()) for w in screen.query("Static"))
-        digest = hashlib.sha256(str(SEED).encode()).hexdigest()
-        assert f"seed {SEED}: sha256 {digest[:16]}" in text  # no hash was published to it
+        assert "matches the hash published at the start" in text  # told it on joining
         assert f"{max(points)} points" in text
         assert app.model.started and app.choices == [] and app.model.prompt is None
         assert "The game is over" in hint(app) and "waiting to start" not in status(app)

@@ -63,6 +63,19 @@ async def test_a_seat_lost_before_the_start_waits_for_its_owner(port: int) -> No
         await c.close()
 
 
+async def test_everyone_who_joins_or_watches_is_told_the_seed_hash(port: int) -> None:
+    game, clients = await _lobby(port, 3, 2)
+    published = next(x for x in clients[0].received if isinstance(x, m.GameCreated)).seed_hash
+    watcher = await Client.open(port)
+    await watcher.hello()
+    await watcher.send(m.Watch(game=game))
+    joined = [next(x for x in c.received if isinstance(x, m.Joined)) for c in clients]
+    joined.append(await watcher.expect(m.Joined))
+    assert [j.seed_hash for j in joined] == [published] * 3
+    for c in (*clients, watcher):
+        await c.close()
+
+
 async def test_a_seat_given_up_with_leave_is_free_again(port: int) -> None:
     game, (host, friend) = await _lobby(port, 3, 2)
     await friend.send(m.Leave(game=game))
