@@ -225,7 +225,12 @@ class PlayersPanel(_Panel):
             return
         v = model.view
         if v is None or not model.started:
-            names = ", ".join(p.name for p in model.players) or "nobody yet"
+            names = (
+                ", ".join(
+                    p.name + ("" if p.connected else " (not connected)") for p in model.players
+                )
+                or "nobody yet"
+            )
             self.update(Text(f"Seated: {names}"))
             return
         width = self._width()

@@ -15,6 +15,7 @@ from clients.tui.app import HexhavenApp
 from clients.tui.dialogs import GameOverScreen
 from clients.tui.link import Link, Seating
 from clients.tui.offline import OfflineTransport
+from clients.tui.widgets import PlayersPanel
 from protocol import messages as m
 from protocol.payloads import view_from_engine
 from server.app import HexhavenServer
@@ -198,3 +199,21 @@ async def test_a_game_over_before_the_client_came_shows_its_end_at_once(seat: in
         await pilot.press("q")  # over: q quits at once
         await pilot.pause()
         assert app.return_code == 0
+
+
+async def test_the_lobby_shows_who_lost_their_connection() -> None:
+    state = engine.new_game(engine.GameConfig(players=3), SEED)
+    roster = m.Players(
+        game=GAME,
+        players=[
+            m.PlayerInfo(seat=0, name="Ana", bot=False, connected=True, away=False),
+            m.PlayerInfo(seat=1, name="Bo", bot=False, connected=False, away=False),
+        ],
+    )
+    app = HexhavenApp(OfflineTransport(taken(state, 0, roster)))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert_lobby(app)
+        seated = str(app.query_one(PlayersPanel).render())
+        assert "Ana," in seated and "Ana (not connected)" not in seated
+        assert "Bo (not connected)" in seated
