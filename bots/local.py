@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 import engine
 from clients.sdk import Agent, Table
+from engine import constants
 from protocol import messages as m
 from protocol.payloads import (
     action_from_engine,
@@ -25,7 +26,7 @@ from protocol.payloads import (
     view_from_engine,
 )
 
-MAX_ACTIONS = 20_000
+MAX_ACTIONS = constants.MAX_ACTIONS
 
 
 class RefusedAction(Exception):

@@ -78,6 +78,10 @@ LONGEST_ROAD_MIN: Final = 5
 LARGEST_ARMY_MIN: Final = 3
 SPECIAL_CARD_POINTS: Final = 2
 DISCARD_LIMIT: Final = 7
+MAX_ACTIONS: Final = 20_000
+"""Where a game nobody can win ends without a winner (a high victory-point target with four
+players can leave every seat short of it with no spot left to build): local play and the
+server stop there. Games played to a win take a few hundred to a few thousand actions."""
 """A seven makes every player holding more than this many cards discard half (rounded down)."""
 ROAD_BUILDING_ROADS: Final = 2
 YEAR_OF_PLENTY_CARDS: Final = 2

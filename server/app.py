@@ -427,11 +427,11 @@ class HexhavenServer:
             for room in list(self.rooms.values()):
                 if room.connected():
                     continue
-                if room.state.is_over or now - room.last_active > self.idle_timeout:
+                if room.over or now - room.last_active > self.idle_timeout:
                     self._close_room(room)
 
     def _close_room(self, room: GameRoom) -> None:
-        if not room.state.is_over:
+        if not room.over:
             self.store.abandon_game(room.id)
         self.rooms.pop(room.id, None)
         if room.invite is not None:
@@ -439,4 +439,4 @@ class HexhavenServer:
         task = self._rooms_tasks.pop(room.id, None)
         if task is not None:
             task.cancel()
-        self.log.info("game.closed", game=room.id, finished=room.state.is_over)
+        self.log.info("game.closed", game=room.id, finished=room.over)

@@ -171,6 +171,7 @@ def with_board(options: m.GameOptions, seed: int) -> m.GameOptions:
 
 
 AWAY_AFTER_TIMEOUTS = 2
+MAX_ACTIONS = engine.constants.MAX_ACTIONS
 """A seat that lets its time run out this many times in a row is marked away."""
 STANDIN_KIND = "heuristic"
 """The bot kind that plays a person's seat while they are away."""
@@ -219,6 +220,8 @@ class GameRoom:
         self.seats: list[SeatSlot | None] = [None] * options.players
         self.spectators: set[Peer] = set()
         self.started = False
+        self.stopped = False
+        """Ended at :data:`~engine.constants.MAX_ACTIONS` with nobody able to win."""
         self.inbox: asyncio.Queue[tuple[Peer, Any]] = asyncio.Queue()
         self.deadlines: dict[int, float] = {}  # seat -> when its time to act runs out
         self.timeouts: dict[int, int] = {}  # seat -> timeouts since it last acted itself
@@ -228,6 +231,8 @@ class GameRoom:
         self.last_active = _now()
         self.launcher = launcher
         """Starts a bot process: (game, token, kind, name)."""
+        self.over = False
+        """Over: won, or stopped (see :attr:`stopped`)."""
         self.history: list[tuple[int, list[engine.Event]]] = []
         """Every action's events (full forms), with the state id after it."""
         self.chat: list[m.ChatAt] = []
@@ -245,6 +250,7 @@ class GameRoom:
         for seat, (token, name, bot) in stored.seats.items():
             room.seats[seat] = SeatSlot(token=token, name=name, bot=bot)
         room.started = stored.started
+        room.over = room.state.is_over
         room.log.info("room.restored", state_id=room.state.actions_taken)
         return room
 
@@ -308,7 +314,7 @@ class GameRoom:
                 self.disconnected_at[seat] = None
                 self._set_away(seat, True)
         for seat, deadline in list(self.deadlines.items()):
-            if self.state.is_over:
+            if self.over:
                 return
             if deadline <= now and seat in engine.seats_to_act(self.state):
                 self.timeouts[seat] = self.timeouts.get(seat, 0) + 1
@@ -324,7 +330,7 @@ class GameRoom:
         slot = self.seats[seat]
         if away:
             self.away.add(seat)
-            if slot is not None and self.launcher is not None and not self.state.is_over:
+            if slot is not None and self.launcher is not None and not self.over:
                 if slot.bot is not None:  # a bot seat lost its process: start it again
                     self._relaunch(seat)
                 else:
@@ -346,7 +352,7 @@ class GameRoom:
         still plays (a table of absent players waits for one to return)."""
         for _ in range(AUTOPLAY_LIMIT):
             present = [i for i in range(len(self.seats)) if i not in self.away]
-            if self.state.is_over or not present or not self.started:
+            if self.over or not present or not self.started:
                 return
             due = [
                 q
@@ -489,10 +495,10 @@ class GameRoom:
         elif not self.started and not slot.peers and left:
             self.seats[seat] = None  # a seat given up before the start is free again
             self.store.free_seat(self.id, seat)
-        elif self.started and not slot.owners() and slot.bot is not None and not self.state.is_over:
+        elif self.started and not slot.owners() and slot.bot is not None and not self.over:
             self._set_away(seat, True)  # the server's own bot: played by the server at once
             self._autoplay()
-        elif self.started and not slot.owners() and not self.state.is_over:
+        elif self.started and not slot.owners() and not self.over:
             self.disconnected_at[seat] = _now()  # away if not back within the grace period
         self._broadcast(self._players())
 
@@ -505,7 +511,7 @@ class GameRoom:
                 continue
             if slot.bot is not None and slot.token == msg.token:
                 slot.running = max(0, slot.running - 1)
-                if self.state.is_over or slot.owners():
+                if self.over or slot.owners():
                     return  # finished, or still connected: its drop will follow
                 self.log.warning("room.bot_exited", seat=seat, code=msg.code)
                 if seat in self.away:
@@ -515,7 +521,7 @@ class GameRoom:
                 self._autoplay()
                 return
             if slot.standin_token == msg.token and slot.standin is None:
-                if self.state.is_over:
+                if self.over:
                     self.log.info("room.stand_in_exited", seat=seat, code=msg.code)
                     return
                 self.log.warning("room.stand_in_exited", seat=seat, code=msg.code)
@@ -573,7 +579,7 @@ class GameRoom:
     def launch_bots(self) -> None:
         """Start a process for every bot seat of a running game (they connect back with
         their tokens like any player)."""
-        if self.launcher is None or not self.started or self.state.is_over:
+        if self.launcher is None or not self.started or self.over:
             return
         for slot in self.seats:
             if slot is not None and slot.bot is not None:
@@ -590,6 +596,9 @@ class GameRoom:
             return
         if not self.started:
             peer.send(_error(ErrorCode.NOT_STARTED, "the game has not started"))
+            return
+        if self.over:
+            peer.send(_error(ErrorCode.ILLEGAL_ACTION, "the game is over", "game_over"))
             return
         state = self.state
         if msg.state_id != state.actions_taken:
@@ -633,7 +642,9 @@ class GameRoom:
                     events=self._events_for(events, viewer),
                 )
             )
-        if state.is_over:
+        if state.is_over or state.actions_taken >= MAX_ACTIONS:
+            self.stopped = not state.is_over  # nobody could win: it ends without a winner
+            self.over = True
             over = self._game_over()
             self.log.info("room.over", winner=over.winner, points=over.points)
             self.store.finish_game(self.id, over.winner, over.points)
@@ -655,7 +666,7 @@ class GameRoom:
         """Tell a connection that (re)joins or watches a finished game that it is over, as
         everyone present at the end was told: a stand-in or player arriving just after the
         last action would otherwise wait for a game that goes on no more."""
-        if self.state.is_over:
+        if self.over:
             peer.send(self._game_over())
 
     def _chat(self, peer: Peer, msg: m.Chat) -> None:
@@ -669,7 +680,7 @@ class GameRoom:
 
     def _prompt(self, only: Peer | None = None) -> None:
         state = self.state
-        if not self.started or state.is_over:
+        if not self.started or self.over:
             return
         to_act = engine.seats_to_act(state)
         timer = self.options.turn_timer
@@ -743,7 +754,7 @@ class GameRoom:
 
     def _clock(self) -> m.Clock | None:
         """Who must act and their time left, in a game with a turn timer."""
-        if self.options.turn_timer is None or not self.started or self.state.is_over:
+        if self.options.turn_timer is None or not self.started or self.over:
             return None
         now = _now()
         seats = [

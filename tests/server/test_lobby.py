@@ -155,3 +155,31 @@ async def test_a_closed_game_is_named_as_over_or_left_not_unknown() -> None:
         assert "closed unfinished" in answers[1]
         assert answers[2] == "there is no game 'no-such-game'"
         await asking.close()
+
+
+async def test_a_game_nobody_can_win_ends_at_the_action_limit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import server.room
+    from protocol.payloads import EndTurn
+    from server.verify import verify_game
+
+    monkeypatch.setattr(server.room, "MAX_ACTIONS", 60)  # stands for 20,000
+    srv = HexhavenServer(away_grace=0.3)
+    async with srv.running("127.0.0.1", 0) as ws_server:
+        port = srv.port_of(ws_server)
+        game, clients = await _lobby(port, 3, 3)
+        await clients[0].send(m.StartGame(game=game))
+        overs = await asyncio.gather(*(c.play_randomly(game, i) for i, c in enumerate(clients)))
+        assert overs[0] == overs[1] == overs[2] and overs[0].winner is None
+        last = max(x.state_id for x in clients[0].received if isinstance(x, m.Events))
+        assert last == 60
+        await clients[0].send(m.Act(game=game, state_id=60, action=EndTurn()))
+        refused = await clients[0].expect(m.Error)
+        assert (refused.code, refused.detail) == (m.ErrorCode.ILLEGAL_ACTION, "game_over")
+        stored = srv.store.load(game)
+        assert stored is not None and stored.finished and stored.winner is None
+        verdict = verify_game(stored)  # its record replays to the same end
+        assert verdict.problems == [] and len(stored.actions) == 60
+        for c in clients:
+            await c.close()
