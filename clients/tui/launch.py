@@ -346,7 +346,10 @@ def _local_record(db: Path, game: str | None, *, named: bool) -> m.GameRecord | 
 def replay_listing(rows: list[tuple[str, str, str]]) -> str:
     """The finished games as lines: id, when it ended, and the result."""
     if not rows:
-        return "  none yet: games played to the end with `hexhaven play` show here."
+        return (
+            "  none yet: games played to the end show here (from `hexhaven play`, or from a "
+            "server that uses this --db)."
+        )
     width = max(len(r[0]) for r in rows)
     return "\n".join(f"  {gid:<{width}}  {when}  {result}" for gid, when, result in rows)
 
