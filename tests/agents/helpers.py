@@ -121,6 +121,21 @@ class AgentProcess:
         return events
 
 
+async def play_seat(
+    served: Served, host: Client, game: str, argv: list[str], tmp: Path, label: str
+) -> tuple[m.GameOver, AgentProcess]:
+    """Start the agent ``argv``, wait for it to take its seat, start the game and watch it
+    to its end; the agent must then exit with 0. Returns the end and the process."""
+    proc = await AgentProcess.start(argv, tmp, label)
+    try:
+        await wait_seated(served, game, 1)
+        over = await start_and_watch(host, game)
+        assert await proc.exit_code() == 0, proc.err
+    finally:
+        await proc.stop()
+    return over, proc
+
+
 class Proxy:
     """A TCP proxy to the server that can cut every connection through it at once."""
 

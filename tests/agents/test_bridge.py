@@ -35,6 +35,7 @@ from tests.agents.helpers import (
     cut_when,
     doc_command,
     open_game,
+    play_seat,
     start_and_watch,
     wait_seated,
 )
@@ -304,13 +305,7 @@ async def test_a_misbehaving_program_gets_defaults_and_the_game_finishes(
         f"--timeout={timeout}",
         "--name=chaos",
     ]
-    proc = await AgentProcess.start(argv, tmp_path, "misbehaving")
-    try:
-        await wait_seated(served, created.game, 1)
-        over = await start_and_watch(host, created.game)
-        assert await proc.exit_code() == 0, proc.err
-    finally:
-        await proc.stop()
+    over, proc = await play_seat(served, host, created.game, argv, tmp_path, "misbehaving")
     assert over.winner is not None
     room = served.server.rooms[created.game]
     assert room.state.is_over and not room.away

@@ -9,12 +9,10 @@ import pytest
 
 from clients.cli import main
 from tests.agents.helpers import (
-    AgentProcess,
     Served,
     doc_command,
     open_game,
-    start_and_watch,
-    wait_seated,
+    play_seat,
 )
 
 
@@ -23,13 +21,7 @@ async def test_the_example_player_plays_a_game_through_hexhaven_bot(
 ) -> None:
     host, created = await open_game(served.port)
     argv = doc_command("hexhaven bot", url=served.url, code=str(created.invite))
-    proc = await AgentProcess.start(argv, tmp_path, "catanatron")
-    try:
-        await wait_seated(served, created.game, 1)
-        over = await start_and_watch(host, created.game)
-        assert await proc.exit_code() == 0, proc.err
-    finally:
-        await proc.stop()
+    over, proc = await play_seat(served, host, created.game, argv, tmp_path, "catanatron")
     assert over.winner is not None
     room = served.server.rooms[created.game]
     assert room.state.is_over and not room.away  # it played its seat to the end itself

@@ -21,6 +21,7 @@ from tests.agents.helpers import (
     cut_when,
     doc_command,
     open_game,
+    play_seat,
     start_and_watch,
     wait_seated,
 )
@@ -113,13 +114,7 @@ async def test_the_sdk_agent_plays_a_whole_game(served: Served, tmp_path: Path) 
     argv = doc_command(
         "python3 examples/python_sdk/agent.py", url=served.url, code=str(created.invite)
     )
-    proc = await AgentProcess.start(argv, tmp_path, "python_sdk")
-    try:
-        await wait_seated(served, created.game, 1)
-        over = await start_and_watch(host, created.game)
-        assert await proc.exit_code() == 0, proc.err
-    finally:
-        await proc.stop()
+    over, proc = await play_seat(served, host, created.game, argv, tmp_path, "python_sdk")
     assert over.winner is not None
     assert seat_line(served, created.game) in proc.err
     assert OVER_LINE.format(winner=over.winner, points=over.points, seed=over.seed) in proc.out
