@@ -35,6 +35,10 @@ class Narrator:
         """The verb agreeing with :meth:`who` ("you hold", "Ana holds")."""
         return verb if seat == self.viewer else verb + "s"
 
+    def whose(self, seat: Seat) -> str:
+        """The possessive of :meth:`who` ("your", "Ana's")."""
+        return "your" if seat == self.viewer else f"{self.names[seat]}'s"
+
     def describe(self, event: ev.Event) -> str | None:
         """A sentence for the event, or None for events not worth a line."""
         return _describe(event, self)
@@ -134,14 +138,16 @@ def _(e: ev.MaritimeTraded, n: Narrator) -> str:
 @_describe.register
 def _(e: ev.TradeOffered, n: Narrator) -> str:
     to = ", ".join(n.who(q) for q in e.to)
-    return f"{n.who(e.seat)} offers {cards_text(e.give)} for {cards_text(e.get)} to {to}"
+    offers = n.verb(e.seat, "offer")
+    return f"{n.who(e.seat)} {offers} {cards_text(e.give)} for {cards_text(e.get)} to {to}"
 
 
 @_describe.register
 def _(e: ev.TradeAnswered, n: Narrator) -> str:
     if e.answer == "counter" and e.give is not None and e.get is not None:
-        return f"{n.who(e.seat)} counters: {cards_text(e.give)} for {cards_text(e.get)}"
-    return f"{n.who(e.seat)} {e.answer}s"
+        counters = n.verb(e.seat, "counter")
+        return f"{n.who(e.seat)} {counters}: {cards_text(e.give)} for {cards_text(e.get)}"
+    return f"{n.who(e.seat)} {n.verb(e.seat, e.answer)}"
 
 
 @_describe.register
@@ -154,7 +160,7 @@ def _(e: ev.TradeCompleted, n: Narrator) -> str:
 
 @_describe.register
 def _(e: ev.TradeClosed, n: Narrator) -> str:
-    return f"{n.who(e.seat)}'s offer is off ({e.reason})"
+    return f"{n.whose(e.seat)} offer is off ({e.reason})"
 
 
 @_describe.register

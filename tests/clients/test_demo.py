@@ -35,3 +35,21 @@ def test_narration_speaks_to_the_viewer_and_keeps_secrets() -> None:
     assert n.describe(events.LongestRoadChanged(0, 5)) == "Ana holds the longest road (5)"
     assert cards_text((0, 2, 0, 1, 0)) == "2 lumber, 1 grain"
     assert cards_text((0, 0, 0, 0, 0)) == "nothing"
+
+
+def test_trade_lines_agree_with_you_and_with_a_name() -> None:
+    n = Narrator(["Ana", "Bo"], viewer=1)
+    brick, wool = (1, 0, 0, 0, 0), (0, 0, 1, 0, 0)
+    assert n.describe(events.TradeOffered(1, brick, wool, (0,))) == (
+        "you offer 1 brick for 1 wool to Ana"
+    )
+    assert n.describe(events.TradeOffered(0, brick, wool, (1,))) == (
+        "Ana offers 1 brick for 1 wool to you"
+    )
+    assert n.describe(events.TradeAnswered(1, "decline")) == "you decline"
+    assert n.describe(events.TradeAnswered(0, "accept")) == "Ana accepts"
+    assert n.describe(events.TradeAnswered(1, "counter", wool, brick)) == (
+        "you counter: 1 wool for 1 brick"
+    )
+    assert n.describe(events.TradeClosed(1, "declined")) == "your offer is off (declined)"
+    assert n.describe(events.TradeClosed(0, "cancelled")) == "Ana's offer is off (cancelled)"
