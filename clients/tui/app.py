@@ -119,6 +119,17 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
+def swap_problem(sides: list[list[int]]) -> str | None:
+    """What is wrong with a domestic offer or counter-offer of (give, get), as the server
+    would refuse it; None when it may be sent."""
+    give, get = sides
+    if not any(give) or not any(get):
+        return "choose cards to give and cards to get"
+    if any(g and w for g, w in zip(give, get, strict=True)):
+        return "a resource cannot be on both sides"
+    return None
+
+
 class HexhavenApp(App[None]):
     """See the module docstring. ``note`` is shown in the lobby (e.g. how friends join)."""
 
@@ -624,7 +635,8 @@ class HexhavenApp(App[None]):
                 labels.append(Text("Rob nobody"))
                 continue
             label = Text("██ ", style=SEAT_COLOURS[a.victim % 4])
-            label.append(f"Rob {self.model.name(a.victim)} ({v.seats[a.victim].cards} cards)")
+            cards = _plural(v.seats[a.victim].cards, "card")
+            label.append(f"Rob {self.model.name(a.victim)} ({cards})")
             labels.append(label)
 
         def done(index: int | None) -> None:
@@ -754,12 +766,6 @@ class HexhavenApp(App[None]):
             return
         hand = tuple(v.hand)
 
-        def check(sides: list[list[int]]) -> str | None:
-            give, get = sides
-            if not any(give) or not any(get):
-                return "choose cards to give and cards to get"
-            return None
-
         def done(sides: list[list[int]] | None) -> None:
             if sides is None:
                 return
@@ -774,7 +780,7 @@ class HexhavenApp(App[None]):
             "Offer a trade",
             "Those asked answer; then you choose whom to trade with, or cancel.",
             [Side("You give", hand), Side("You get", (19,) * 5)],
-            check,
+            swap_problem,
             confirm="offer",
             recipients=others,
         )
@@ -791,12 +797,6 @@ class HexhavenApp(App[None]):
         t = v.trade
         hand = tuple(v.hand)
 
-        def check(sides: list[list[int]]) -> str | None:
-            give, get = sides
-            if not any(give) or not any(get):
-                return "choose cards to give and cards to get"
-            return None
-
         def done(sides: list[list[int]] | None) -> None:
             if sides is None or not self.current_actions("decline_trade"):
                 return
@@ -807,7 +807,7 @@ class HexhavenApp(App[None]):
             f"Counter {offerer}'s offer",
             f"{offerer} offers {card_names(t.give)} for {card_names(t.get)}.",
             [Side("You give", hand), Side("You get", (19,) * 5)],
-            check,
+            swap_problem,
             initial=[[min(a, b) for a, b in zip(t.get, hand, strict=True)], list(t.give)],
             confirm="counter",
         )

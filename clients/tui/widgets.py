@@ -208,6 +208,15 @@ class _Panel(Static):
         """Draw again from what was last shown."""
 
 
+def fit_name(name: str, room: int) -> str:
+    """``name`` in ``room`` columns: cut in the middle, so that names that differ only at
+    the end (heuristic-1, heuristic-2) stay apart."""
+    if len(name) <= room:
+        return name
+    tail = min(3, room // 3)
+    return name[: room - tail - 1] + "…" + name[-tail:]
+
+
 class PlayersPanel(_Panel):
     """A block per seat: name and colour, public points, cards, development cards,
     knights, longest road and largest army, who is to act and their time left (every
@@ -251,7 +260,7 @@ class PlayersPanel(_Panel):
             used = len(out.plain) - line_start
             room = width - used - 1 - (4 if compact else 6) - len(clock)
             room = max(3, min(19, room))
-            out.append(f" {name}"[: room + 1].ljust(room + 1), style="bold" if acting else "")
+            out.append(f" {fit_name(name, room)}".ljust(room + 1), style="bold" if acting else "")
             points = s.points
             if s.seat == model.seat and v.own_points is not None:
                 points = v.own_points

@@ -1,0 +1,24 @@
+"""Small texts of the terminal UI: names cut to fit keep apart, and an offer's check says
+what the server would refuse."""
+
+from __future__ import annotations
+
+import pytest
+
+from clients.tui.app import swap_problem
+from clients.tui.widgets import fit_name
+
+
+@pytest.mark.parametrize("room", [3, 5, 8, 10])
+def test_names_that_differ_at_the_end_stay_apart_when_cut(room: int) -> None:
+    cut = [fit_name(f"heuristic-{i}", room) for i in (1, 2, 3)]
+    assert len(set(cut)) == 3
+    assert all(len(c) == room for c in cut)
+    assert fit_name("Ana", room) == "Ana"
+
+
+def test_an_offer_check_names_what_the_server_refuses() -> None:
+    brick, wool = [1, 0, 0, 0, 0], [0, 0, 1, 0, 0]
+    assert swap_problem([brick, wool]) is None
+    assert swap_problem([brick, [0] * 5]) == "choose cards to give and cards to get"
+    assert swap_problem([[1, 0, 1, 0, 0], wool]) == "a resource cannot be on both sides"
