@@ -11,7 +11,7 @@ from typing import Any
 
 import engine
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "engine.md"
+DOC = Path(__file__).resolve().parents[1] / "docs" / "engine.md"
 
 
 def test_the_opening_example_plays_a_game_to_its_end() -> None:

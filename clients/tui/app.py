@@ -778,7 +778,7 @@ class HexhavenApp(App[None]):
         others = [(q, self.model.name(q)) for q in range(v.players) if q != v.seat]
         dialog = CardDialog(
             "Offer a trade",
-            "Those asked answer; then you choose whom to trade with, or cancel.",
+            "Those asked answer; then you trade with one, or cancel.",
             [Side("You give", hand), Side("You get", (19,) * 5)],
             swap_problem,
             confirm="offer",

@@ -352,3 +352,21 @@ async def test_a_message_arriving_while_the_app_closes_is_dropped_quietly() -> N
         assert app.model.view is not None
     assert transport.delivered_late  # and run_test raised nothing from the link's worker
     assert any("bye" in line.text for line in app.model.log)  # the model still took it in
+
+
+async def test_the_offer_dialog_shows_its_keys_on_a_small_screen() -> None:
+    """80x24 less a row (tmux's status line takes one)."""
+    state = pos.setup_game(pos.config(players=4))
+    pos.main_phase(state, 0)
+    pos.set_hand(state, 0, pos.counts(brick=2, wool=1))
+    app, _ = client(state, 0, prompt(state, 0))
+    async with app.run_test(size=(80, 23)) as pilot:
+        await pilot.pause()
+        await pilot.press("t")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, CardDialog)
+        keys = dialog.query_one(".dialog-keys")
+        box = dialog.query_one(".dialog").scrollable_content_region
+        assert keys.region.height == 1 and keys.region.bottom <= box.bottom  # not cut
+        assert "Esc back" in str(keys.render())
