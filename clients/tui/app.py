@@ -130,6 +130,15 @@ def swap_problem(sides: list[list[int]]) -> str | None:
     return None
 
 
+class GameLog(RichLog):
+    """The log under the board; a resize keeps its latest lines in view (a taller then
+    shorter screen would otherwise leave it scrolled back)."""
+
+    def on_resize(self, event: Resize) -> None:
+        super().on_resize(event)
+        self.call_after_refresh(self.scroll_end, animate=False)
+
+
 class HexhavenApp(App[None]):
     """See the module docstring. ``note`` is shown in the lobby (e.g. how friends join)."""
 
@@ -202,7 +211,7 @@ class HexhavenApp(App[None]):
         with Horizontal(id="body"):
             with Vertical(id="left"):
                 yield BoardView(id="board")
-                yield RichLog(id="log", wrap=True, markup=False, min_width=20)
+                yield GameLog(id="log", wrap=True, markup=False, min_width=20)
             with Vertical(id="right"):
                 yield PlayersPanel(id="players")
                 yield HandPanel(id="hand")

@@ -370,3 +370,22 @@ async def test_the_offer_dialog_shows_its_keys_on_a_small_screen() -> None:
         box = dialog.query_one(".dialog").scrollable_content_region
         assert keys.region.height == 1 and keys.region.bottom <= box.bottom  # not cut
         assert "Esc back" in str(keys.render())
+
+
+async def test_the_log_shows_its_latest_lines_after_a_resize() -> None:
+    from textual.widgets import RichLog
+
+    state = pos.setup_game(pos.config(players=4))
+    pos.main_phase(state, 0)
+    app, _ = client(state, 0, prompt(state, 0))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        for i in range(80):
+            app.say("info", f"line {i}: " + "words " * 12)
+        await pilot.pause()
+        log = app.query_one("#log", RichLog)
+        for size in ((160, 50), (100, 30)):
+            await pilot.resize_terminal(*size)
+            await pilot.pause()
+            await pilot.pause()
+            assert log.max_scroll_y > 0 and log.scroll_y == log.max_scroll_y
