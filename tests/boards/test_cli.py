@@ -6,6 +6,7 @@ import argparse
 import importlib.util
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -181,10 +182,15 @@ def test_render_takes_an_upper_case_svg(tmp_path: Path) -> None:
     assert target.read_text().startswith("<svg")
 
 
-@pytest.mark.skipif(importlib.util.find_spec("cairosvg") is not None, reason="cairosvg here")
 def test_render_png_without_cairosvg_is_one_line(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    real = importlib.util.find_spec
+
+    def without_cairosvg(name: str, *args: Any) -> Any:
+        return None if name == "cairosvg" else real(name, *args)
+
+    monkeypatch.setattr(importlib.util, "find_spec", without_cairosvg)  # as if not installed
     target = tmp_path / "b.png"
     assert main(["render", "preset:balanced-227", "--out", str(target)]) == 2
     assert capsys.readouterr().err == (

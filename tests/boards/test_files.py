@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -100,7 +101,14 @@ def test_output_into_a_missing_folder_or_onto_a_folder(tmp_path: Path) -> None:
     assert (tmp_path / "b.bin").read_bytes() == b"\x00\x01"
 
 
-@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs Linux's /dev/full")
-def test_a_failed_write_says_why() -> None:
-    with pytest.raises(OutputError, match=r"^cannot write /dev/full: no space left on device$"):
-        write_output("/dev/full", "x" * 100_000)
+def test_a_failed_write_says_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import errno
+    import os
+
+    def full(self: Path, data: str, *args: Any, **kwargs: Any) -> int:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))  # a disk that is full
+
+    monkeypatch.setattr(Path, "write_text", full)
+    target = tmp_path / "b.json"
+    with pytest.raises(OutputError, match=r"^cannot write .*b\.json: no space left on device$"):
+        write_output(target, "x")
