@@ -608,7 +608,8 @@ async def play_server_games(
 # --- the command ------------------------------------------------------------------------
 
 
-def _pct(x: float) -> str:
+def percent(x: float) -> str:
+    """A rate as a percentage with one decimal: 0.3975 -> "39.8%"."""
     return f"{100 * x:.1f}%"
 
 
@@ -624,8 +625,8 @@ def format_table(rows: Sequence[Standing], title: str) -> list[str]:
         low, high = r.interval
         ms = r.ms_per_decision
         lines.append(
-            f"{r.name:<{width}}  {r.games:>5}  {r.wins:>5}  {_pct(r.win_rate):>8}  "
-            f"[{_pct(low):>6}, {_pct(high):>6}]  {r.mean_points:>7.2f}  {r.mean_rank:>9.2f}  "
+            f"{r.name:<{width}}  {r.games:>5}  {r.wins:>5}  {percent(r.win_rate):>8}  "
+            f"[{percent(low):>6}, {percent(high):>6}]  {r.mean_points:>7.2f}  {r.mean_rank:>9.2f}  "
             + (f"{ms:>11.3f}" if ms is not None else f"{'n/a':>11}")
         )
     return lines

@@ -220,8 +220,6 @@ class GameRoom:
         self.seats: list[SeatSlot | None] = [None] * options.players
         self.spectators: set[Peer] = set()
         self.started = False
-        self.stopped = False
-        """Ended at :data:`~engine.constants.MAX_ACTIONS` with nobody able to win."""
         self.inbox: asyncio.Queue[tuple[Peer, Any]] = asyncio.Queue()
         self.deadlines: dict[int, float] = {}  # seat -> when its time to act runs out
         self.timeouts: dict[int, int] = {}  # seat -> timeouts since it last acted itself
@@ -232,7 +230,7 @@ class GameRoom:
         self.launcher = launcher
         """Starts a bot process: (game, token, kind, name)."""
         self.over = False
-        """Over: won, or stopped (see :attr:`stopped`)."""
+        """Won, or ended at :data:`~engine.constants.MAX_ACTIONS` with nobody able to win."""
         self.history: list[tuple[int, list[engine.Event]]] = []
         """Every action's events (full forms), with the state id after it."""
         self.chat: list[m.ChatAt] = []
@@ -643,10 +641,10 @@ class GameRoom:
                 )
             )
         if state.is_over or state.actions_taken >= MAX_ACTIONS:
-            self.stopped = not state.is_over  # nobody could win: it ends without a winner
-            self.over = True
+            self.over = True  # at the limit nobody could win: it ends without a winner
             over = self._game_over()
-            self.log.info("room.over", winner=over.winner, points=over.points)
+            limit = not state.is_over
+            self.log.info("room.over", winner=over.winner, points=over.points, limit=limit)
             self.store.finish_game(self.id, over.winner, over.points)
             self.deadlines.clear()
             self._broadcast(over)

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bots.arena import Z95, WinRate
+from bots.arena import Z95, WinRate, percent
 from bots.ladder.store import StoredGame
 
 Entrants = Mapping[str, tuple[dict[str, Any], str]]
@@ -193,10 +193,6 @@ def pair(a: LadderSide, b: LadderSide) -> Paired:
     )
 
 
-def _pct(x: float) -> str:
-    return f"{100 * x:.1f}%"
-
-
 def format_paired(result: Paired) -> list[str]:
     """The comparison as plain-text lines."""
     sides = (result.a, result.b)
@@ -215,7 +211,7 @@ def format_paired(result: Paired) -> list[str]:
         low, high = side.interval
         lines.append(
             f"{key}  {side.label:<{width}}  {side.ladder:<{ladder_w}}  {side.wins:>5}  "
-            f"{_pct(side.win_rate):>8}  [{_pct(low)}, {_pct(high)}]"
+            f"{percent(side.win_rate):>8}  [{percent(low)}, {percent(high)}]"
         )
     low, high = result.difference_interval
     lines += [

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from openskill.models import PlackettLuce
 
-from bots.arena import WinRate, ranks, wilson_interval
+from bots.arena import WinRate, percent, ranks, wilson_interval
 
 
 @dataclass(frozen=True)
@@ -219,7 +219,7 @@ def format_seat_records(records: Mapping[str, Sequence[SeatRecord]]) -> list[str
     seats = max((len(r) for r in records.values()), default=0)
     name_w = max([len("entrant"), *(len(k) for k in records)])
     cells = {
-        k: [f"{r.wins}/{r.games} {_pct(r.win_rate)}" if r.games else "-" for r in rs]
+        k: [f"{r.wins}/{r.games} {percent(r.win_rate)}" if r.games else "-" for r in rs]
         for k, rs in records.items()
     }
     cell_w = max([len(f"seat {seats - 1}"), *(len(c) for cs in cells.values() for c in cs)])
@@ -245,10 +245,6 @@ def rating_history(outcomes: Sequence[Outcome]) -> dict[str, list[tuple[int, flo
     return history
 
 
-def _pct(x: float) -> str:
-    return f"{100 * x:.1f}%"
-
-
 def _ms(row: Row) -> str:
     return "n/a" if row.ms_per_decision is None else f"{row.ms_per_decision:.3f}"
 
@@ -266,7 +262,8 @@ def format_leaderboard(rows: Sequence[Row]) -> list[str]:
     for i, r in enumerate(rows, 1):
         lines.append(
             f"{i:>{rank_w}}  {r.label:<{name_w}}  {r.budget:<{budget_w}}  {r.games:>5}  "
-            f"{r.wins:>5}  {_pct(r.win_rate):>8}  [{_pct(r.ci_low):>6}, {_pct(r.ci_high):>6}]  "
+            f"{r.wins:>5}  {percent(r.win_rate):>8}  "
+            f"[{percent(r.ci_low):>6}, {percent(r.ci_high):>6}]  "
             f"{r.mean_points:>7.2f}  {r.mean_rank:>9.2f}  {_ms(r):>11}  "
             f"{r.mu:>6.2f} ± {r.sigma:<5.2f}  {r.ordinal:>7.2f}"
         )
@@ -286,7 +283,7 @@ def leaderboard_markdown(rows: Sequence[Row]) -> str:
         budget = r.budget.replace("|", "\\|")
         lines.append(
             f"| {i} | {label} | {budget} | {r.games} | {r.wins} | "
-            f"{_pct(r.win_rate)} [{_pct(r.ci_low)}, {_pct(r.ci_high)}] | "
+            f"{percent(r.win_rate)} [{percent(r.ci_low)}, {percent(r.ci_high)}] | "
             f"{r.mean_points:.2f} | {r.mean_rank:.2f} | {_ms(r)} | "
             f"{r.mu:.2f} ± {r.sigma:.2f} | {r.ordinal:.2f} |"
         )
