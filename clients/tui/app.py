@@ -22,6 +22,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.events import Resize
+from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, OptionList, RichLog, Static
 from textual.widgets.option_list import Option
 
@@ -201,8 +202,8 @@ class HexhavenApp(App[None]):
         self.picked: Callable[[int], None] | None = None
         self.shown_over = False
         self.failure: str | None = None
-        self.discarding: CardDialog | None = None
-        """The discard dialog, while it is open."""
+        self.asking: tuple[ModalScreen[Any], str] | None = None
+        """The open dialog that will send an action, and the kind of action it needs."""
 
     # --- layout -------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -305,7 +306,7 @@ class HexhavenApp(App[None]):
     # --- showing ---------------------------------------------------------------------------
     def refresh_all(self) -> None:
         model = self.model
-        self._close_stale_discard()
+        self._close_stale_dialog()
         board = self.query_one(BoardView)
         board.show(model.view)
         if board.picking and not self._still_prompted():
@@ -397,7 +398,10 @@ class HexhavenApp(App[None]):
             where = {"vertex": places.vertex, "edge": places.edge, "hex": places.hex}[board.kind]
             out.append(f"{self._pick_label} ", style="bold")
             out.append(f"({board.index + 1} of {len(board.spots)})\n", style="dim")
-            out.append(where(board.current) + "\n", style="bold #ffe14d")
+            out.append(where(board.current), style="bold #ffe14d")
+            if board.kind == "hex":
+                out.append(self._victims_at(board.current), style="bold")
+            out.append("\n")
             out.append("arrows/Tab move · Enter choose · Esc back", style="dim")
         elif model.over is not None:
             out.append("The game is over. ", style="bold")
@@ -632,6 +636,17 @@ class HexhavenApp(App[None]):
     def on_board_view_moved(self, event: BoardView.Moved) -> None:
         self.refresh_hint()
 
+    def _victims_at(self, hex_id: int) -> str:
+        """Whom the robber could rob on a hex: ``" · rob Bo or Cy"``."""
+        victims = [
+            a.victim
+            for a in self.current_actions("move_robber")
+            if a.hex == hex_id and a.victim is not None
+        ]
+        if not victims:
+            return " · nobody to rob"
+        return " · rob " + " or ".join(self.model.name(q) for q in victims)
+
     def choose_victim(self, moves: list[MoveRobber]) -> None:
         if len(moves) == 1:
             self.act(moves[0])
@@ -652,7 +667,7 @@ class HexhavenApp(App[None]):
             if index is not None:
                 self.act(moves[index])
 
-        self.push_screen(ChoiceDialog("Whom to rob?", "", labels), done)
+        self.ask(ChoiceDialog("Whom to rob?", "", labels), "move_robber", done)
 
     # --- dialogs ---------------------------------------------------------------------------
     def discard_owed(self) -> int:
@@ -666,17 +681,47 @@ class HexhavenApp(App[None]):
             return 0
         return v.seats[v.seat].discards_owed
 
-    def _close_stale_discard(self) -> None:
-        """Close the discard dialog once no discard is owed (the server discarded for an
-        away seat, or the game ended); the choice made so far is dropped."""
-        dialog = self.discarding
-        if dialog is None or self.discard_owed():
+    def ask(self, dialog: ModalScreen[Any], kind: str, done: Callable[[Any], None]) -> None:
+        """Open a dialog that ends in an action of ``kind``; it closes by itself once this
+        seat is no longer asked for one (see :meth:`_close_stale_dialog`)."""
+
+        def finish(result: Any) -> None:
+            if self.asking is not None and self.asking[0] is dialog:
+                self.asking = None
+            done(result)
+
+        self.asking = (dialog, kind)
+        self.push_screen(dialog, finish)
+
+    def _still_asked(self, kind: str) -> bool:
+        """Whether this seat may still send an action of ``kind``: the game goes on, the
+        seat is among those to act, and the last prompt (if its successor has not come
+        yet, the one before) has such an action."""
+        model, v = self.model, self.model.view
+        if model.over is not None or v is None or v.seat is None or v.seat not in v.to_act:
+            return False
+        if kind == "discard" and not self.discard_owed():
+            return False
+        prompt = model.prompt
+        return prompt is None or any(a.kind == kind for a in prompt.actions)
+
+    def _close_stale_dialog(self) -> None:
+        """Close the open dialog once the game has moved past it (the turn timer ran out
+        and the server acted for this seat, the offer was withdrawn, the game ended); the
+        choice made so far is dropped."""
+        if self.asking is None:
             return
-        self.discarding = None
+        dialog, kind = self.asking
+        if self._still_asked(kind):
+            return
+        self.asking = None
         if self.screen is dialog:
             dialog.dismiss(None)
             if self.model.over is None:
-                self.notify("The discard was made for you.", timeout=4)
+                said = "The game moved on."
+                if kind == "discard":
+                    said = "The discard was made for you."
+                self.notify(said, timeout=4)
 
     def discard(self) -> None:
         """Open the discard dialog, if this seat owes cards and is prompted to give them."""
@@ -695,8 +740,6 @@ class HexhavenApp(App[None]):
             return None
 
         def done(sides: list[list[int]] | None) -> None:
-            if self.discarding is dialog:
-                self.discarding = None
             if sides is None:
                 return
             if self.current_actions("discard"):
@@ -712,8 +755,7 @@ class HexhavenApp(App[None]):
             check,
             confirm="discard",
         )
-        self.discarding = dialog
-        self.push_screen(dialog, done)
+        self.ask(dialog, "discard", done)
 
     def year_of_plenty(self, acts: list[PlayYearOfPlenty]) -> None:
         options = {a.cards.counts() for a in acts}
@@ -741,7 +783,7 @@ class HexhavenApp(App[None]):
             check,
             confirm="take them",
         )
-        self.push_screen(dialog, done)
+        self.ask(dialog, "play_year_of_plenty", done)
 
     def monopoly(self, acts: list[PlayMonopoly]) -> None:
         def done(index: int | None) -> None:
@@ -749,7 +791,7 @@ class HexhavenApp(App[None]):
                 self.act(acts[index])
 
         labels = [f"All the {a.resource} of the others" for a in acts]
-        self.push_screen(ChoiceDialog("Monopoly: which resource?", "", labels), done)
+        self.ask(ChoiceDialog("Monopoly: which resource?", "", labels), "play_monopoly", done)
 
     def bank_trade(self, acts: list[MaritimeTrade]) -> None:
         v = self.model.view
@@ -762,7 +804,7 @@ class HexhavenApp(App[None]):
             if index is not None:
                 self.act(acts[index])
 
-        self.push_screen(ChoiceDialog("Trade with the bank", note, labels), done)
+        self.ask(ChoiceDialog("Trade with the bank", note, labels), "maritime_trade", done)
 
     def action_bank(self) -> None:
         acts = self.current_actions("maritime_trade")
@@ -793,7 +835,7 @@ class HexhavenApp(App[None]):
             confirm="offer",
             recipients=others,
         )
-        self.push_screen(dialog, done)
+        self.ask(dialog, "end_turn", done)
 
     def action_offer(self) -> None:
         if self.current_actions("end_turn") and not isinstance(self.screen, HexhavenScreenTypes):
@@ -820,7 +862,7 @@ class HexhavenApp(App[None]):
             initial=[[min(a, b) for a, b in zip(t.get, hand, strict=True)], list(t.give)],
             confirm="counter",
         )
-        self.push_screen(dialog, done)
+        self.ask(dialog, "decline_trade", done)
 
     # --- other keys ---------------------------------------------------------------------------
     def action_help(self) -> None:

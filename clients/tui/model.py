@@ -12,6 +12,7 @@ is legal: that is the prompt's list.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -391,8 +392,19 @@ def hex_name(terrain: Sequence[str], tokens: Sequence[int], hex_id: int) -> str:
     return f"{name} {tokens[hex_id]}" if tokens[hex_id] else name
 
 
+COMPASS = ("east", "north-east", "north", "north-west", "west", "south-west", "south", "south-east")
+"""Directions on the screen, counter-clockwise from east in steps of 45 degrees."""
+
+
+def compass(dx: float, dy: float) -> str:
+    """The nearest of the eight directions to a vector (y up)."""
+    return COMPASS[round(math.atan2(dy, dx) / (math.pi / 4)) % 8]
+
+
 class PlaceNames:
-    """Names of places on one board that a person can find on the map."""
+    """Names of places on one board that a person can find on the map. A place is named by
+    the hexes around it; a place on the coast with one hex beside it is named by its side of
+    that hex, since the hex alone names up to three of them."""
 
     def __init__(
         self, radius: int, terrain: Sequence[str], tokens: Sequence[int], harbours: Sequence[str]
@@ -409,18 +421,36 @@ class PlaceNames:
     def hex(self, hex_id: int) -> str:
         return hex_name(self.terrain, self.tokens, hex_id)
 
+    def _side(self, hex_id: int, vertices: Sequence[int]) -> str:
+        """Which way ``vertices`` (a corner, or both ends of a side) lie from the hex's
+        centre."""
+        xy = self.topo.vertex_xy
+        corners = self.topo.hex_vertices[hex_id]
+        cx = sum(xy[v][0] for v in corners) / len(corners)
+        cy = sum(xy[v][1] for v in corners) / len(corners)
+        px = sum(xy[v][0] for v in vertices) / len(vertices)
+        py = sum(xy[v][1] for v in vertices) / len(vertices)
+        return compass(px - cx, py - cy)
+
     def vertex(self, v: int) -> str:
-        """The hexes around an intersection: ``"grain 6 / ore 5 / wool 9"``, with its
-        harbour if it has one."""
-        text = " / ".join(self.hex(h) for h in self.topo.vertex_hexes[v]) or "the coast"
+        """The hexes around an intersection: ``"grain 6 / ore 5 / wool 9"``, or
+        ``"the north corner of grain 6"`` on the coast, with its harbour if it has one."""
+        hexes = self.topo.vertex_hexes[v]
+        if len(hexes) == 1:
+            text = f"the {self._side(hexes[0], (v,))} corner of {self.hex(hexes[0])}"
+        else:
+            text = " / ".join(self.hex(h) for h in hexes)
         harbour = self.harbour_at.get(v)
         return text + (f" ({harbour_label(harbour)} harbour)" if harbour else "")
 
     def edge(self, e: int) -> str:
-        """The hexes a path runs along: ``"grain 6 | ore 5"``."""
+        """Where a path runs: ``"between grain 6 and ore 5"``, or ``"on the north-west
+        side of grain 6"`` on the coast."""
         a, b = self.topo.edge_vertices[e]
         shared = sorted(set(self.topo.vertex_hexes[a]) & set(self.topo.vertex_hexes[b]))
-        return " | ".join(self.hex(h) for h in shared) or "the coast"
+        if len(shared) == 1:
+            return f"on the {self._side(shared[0], (a, b))} side of {self.hex(shared[0])}"
+        return "between " + " and ".join(self.hex(h) for h in shared)
 
 
 class TableNarrator(Narrator):
@@ -437,7 +467,7 @@ class TableNarrator(Narrator):
             case ev.CityBuilt(seat=seat, vertex=vertex):
                 return f"{self.who(seat)} built a city at {self.places.vertex(vertex)}"
             case ev.RoadBuilt(seat=seat, edge=edge, free=free):
-                text = f"{self.who(seat)} built a road by {self.places.edge(edge)}"
+                text = f"{self.who(seat)} built a road {self.places.edge(edge)}"
                 return text + (" (free)" if free else "")
             case ev.RobberMoved(seat=seat, hex=hex_id, victim=victim):
                 text = f"{self.who(seat)} moved the robber to {self.places.hex(hex_id)}"

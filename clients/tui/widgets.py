@@ -28,6 +28,9 @@ from protocol.payloads import RESOURCE_NAMES
 
 SIDE_ROOM = (40, 10)
 """Columns beside and lines under the board that a doubled board must leave free."""
+SIDE_WIDE = 56
+"""The most columns the panels beside the board use; on a wider screen the board's column
+(and the log under it) takes the rest."""
 
 
 def board_scale(screen: Size, radius: int) -> int:
@@ -39,8 +42,9 @@ def board_scale(screen: Size, radius: int) -> int:
 
 class BoardView(Widget, can_focus=True):
     """The island, doubled in size on a large screen. While a spot is being picked, arrows
-    move between the legal spots (Tab and Shift+Tab cycle in reading order), Enter or a
-    click chooses, Escape backs off. Its container is made as wide as the board."""
+        move between the legal spots (Tab and Shift+Tab cycle in reading order), Enter or a
+        click chooses, Escape backs off. Its container is made as wide as the board, or wider
+    when the screen leaves the side panels more than they need."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left", "move(-1, 0)", "left", show=False),
@@ -92,7 +96,8 @@ class BoardView(Widget, can_focus=True):
             self.styles.width = lay.width
             self.styles.height = lay.height
             if isinstance(self.parent, Widget):
-                self.parent.styles.width = lay.width + 1
+                screen = self.screen_size or self.app.size
+                self.parent.styles.width = max(lay.width + 1, screen.width - SIDE_WIDE)
         self.refresh()
 
     def marks(self) -> Marks:

@@ -145,6 +145,7 @@ async def test_the_robber_moves_to_a_chosen_hex_and_robs_a_chosen_victim() -> No
             await pilot.press("tab")
         hint = str(app.query_one("#hint").render())
         assert f"{state.board.tokens[target]}" in hint
+        assert "rob " + " or ".join(NAMES[q] for q in victims if q is not None) in hint
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, ChoiceDialog)

@@ -15,7 +15,7 @@ from clients.tui.dialogs import CardDialog
 from clients.tui.offline import OfflineTransport
 from clients.tui.replay import ReplayApp, ReplayGame, Slider
 from clients.tui.screenshot import NAMES, _messages, _position
-from clients.tui.widgets import BoardView, HandPanel, PlayersPanel, board_scale
+from clients.tui.widgets import SIDE_WIDE, BoardView, HandPanel, PlayersPanel, board_scale
 from server.store import Store, game_record
 from tests.clients.test_replay import store_game
 
@@ -101,6 +101,22 @@ async def test_the_log_and_the_side_column_grow_with_the_screen() -> None:
     assert "Bank" not in hands[(100, 30)]
     assert f"Bank  {bank[0]} brick" in hands[(160, 50)]
     assert f"({sum(state.deck)} dev cards)" in hands[(160, 50)]
+
+
+@pytest.mark.parametrize("size", [(150, 40), (200, 60)], ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_a_wide_screen_gives_its_spare_columns_to_the_log(size: tuple[int, int]) -> None:
+    """The panels beside the board stop at SIDE_WIDE columns; the log under the board takes
+    the rest, so its lines do not wrap at the board's width (150x40 is too short for the
+    doubled board)."""
+    state, history = _position(12, 24)
+    app = HexhavenApp(OfflineTransport(_messages(state, history)))
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        board = app.query_one(BoardView).region
+        log = inside(app, app.query_one("#log"), size)
+        right = inside(app, app.query_one("#right"), size)
+        assert right.width == SIDE_WIDE and right.right == size[0]
+        assert log.width == size[0] - SIDE_WIDE - 1 > board.width
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")

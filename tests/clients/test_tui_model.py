@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from clients.tui.model import GameModel, LiveView
+from clients.tui.model import GameModel, LiveView, PlaceNames
 from engine import GameConfig, view
 from protocol import messages as m
 from protocol.payloads import ViewPayload, event_from_engine, event_to_engine, view_from_engine
@@ -97,8 +97,25 @@ def test_sentences_say_you_for_the_own_seat_and_name_places() -> None:
     )
     texts = [x.text for x in lines]
     assert texts[0].startswith("You built a settlement at ")
-    assert "/" in texts[0] or "coast" in texts[0]  # named by the hexes around it
+    assert "/" in texts[0] or " corner of " in texts[0]  # named by the hexes around it
     assert texts[1] == "Ana rolled 8 (5+3): you got 2 ore; Cy got 1 brick"
     assert lines[1].kind == "you"
     assert model.view is not None and model.view.settlements == {0: 1}
     assert model.view.seats[1].cards == 2 and model.view.hand == [0, 0, 0, 0, 2]
+
+
+def test_every_place_on_the_board_has_its_own_name() -> None:
+    """With every hex named apart (distinct numbers), no two intersections and no two
+    paths share a name: the coast's are told apart by their side of the one hex."""
+    from engine.topology import topology
+
+    topo = topology(3)
+    terrain = ["hills"] * topo.n_hexes
+    places = PlaceNames(3, terrain, list(range(2, 2 + topo.n_hexes)), [])
+    vertices = [places.vertex(v) for v in range(topo.n_vertices)]
+    edges = [places.edge(e) for e in range(topo.n_edges)]
+    assert len(set(vertices)) == len(vertices) and len(set(edges)) == len(edges)
+    top = max(range(topo.n_vertices), key=lambda v: topo.vertex_xy[v][1])
+    assert places.vertex(top).startswith("the north corner of brick ")
+    assert any(name.startswith("between brick ") and " and brick " in name for name in edges)
+    assert any(name.startswith("on the south-west side of brick ") for name in edges)

@@ -61,7 +61,7 @@ def test_hexhaven_play_in_a_real_terminal(tmp_path: Path) -> None:
         _wait_for(session, "You built a settlement at")
         _wait_for(session, "Place a road")
         subprocess.run(["tmux", "send-keys", "-t", session, "Enter"], check=True)
-        screen = _wait_for(session, "You built a road by")
+        screen = _wait_for(session, "You built a road ")
         assert "1 VP" in screen and "? help" in screen
         subprocess.run(["tmux", "send-keys", "-t", session, "q"], check=True)
         _wait_for(session, "Leave the game?")
