@@ -47,7 +47,7 @@ LADDER_NAME = re.compile(r"^[A-Za-z0-9][\w.:+-]{0,63}$", re.ASCII)
 """Ladder names: up to 64 characters, no spaces."""
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:+=#-]{0,31}$")
 """Entrant names: up to 32 characters (a server's seat name), no spaces."""
-PLACEHOLDERS = ("url", "invite", "name", "seed")
+PLACEHOLDERS = ("url", "invite", "name", "seed", "python")
 """What a ``connect`` command may name in braces."""
 
 Param = str | int | float | bool

@@ -67,10 +67,11 @@ class SeatSpec:
         return cls(entrant.name, entrant.way, argv=argv, timeout=entrant.timeout)
 
     def fill(self, **values: object) -> list[str]:
-        """The program's argv with ``{placeholder}`` pieces replaced by ``values``."""
+        """The program's argv with ``{placeholder}`` pieces replaced by ``values``, and
+        ``{python}`` by the Python running this (the project's virtualenv, active or not)."""
         argv = []
         for piece in self.argv:
-            for key, value in values.items():
+            for key, value in {"python": sys.executable, **values}.items():
                 piece = piece.replace("{" + key + "}", str(value))
             argv.append(piece)
         return argv

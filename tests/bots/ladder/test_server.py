@@ -25,9 +25,9 @@ def test_a_ladder_through_a_server_with_external_entrants(
     path.write_text(
         '[ladder]\nname = "served"\ngames = 4\nplayers = 2\nvictory_points = 4\nseed = 2\n'
         '[[entrant]]\nname = "heuristic"\nbot = "heuristic"\n'
-        f'[[entrant]]\nname = "stdio"\ncommand = "{sys.executable} {stdio} {{seed}}"\n'
+        f'[[entrant]]\nname = "stdio"\ncommand = "{{python}} {stdio} {{seed}}"\n'
         'budget = "no search"\n'
-        f'[[entrant]]\nname = "minimal"\nconnect = "{sys.executable} {minimal} {{url}} '
+        f'[[entrant]]\nname = "minimal"\nconnect = "{{python}} {minimal} {{url}} '
         '--invite {invite} --name {name} --seed 1"\nbudget = "no search"\n',
         encoding="utf-8",
     )
