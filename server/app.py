@@ -286,17 +286,23 @@ class HexhavenServer:
             case _:
                 self._to_room(conn, message.game, message)
 
-    def _not_open(self, game_id: str) -> str:
-        """Why no room holds ``game_id``: never made, or closed (played out, or left)."""
+    def _not_open(self, game_id: str) -> m.Error:
+        """Why no room holds ``game_id``: never made, or closed (its ``detail``: ``over``,
+        played out, or ``unfinished``, left)."""
         stored = self.store.load(game_id)
         if stored is None:
-            return f"there is no game {game_id!r}"
+            return m.Error(code=ErrorCode.UNKNOWN_GAME, message=f"there is no game {game_id!r}")
         if is_played_out(stored):
-            return (
-                f"game {game_id!r} is over and closed; its record is public "
-                f"(get_record, or hexhaven replay URL {game_id})"
+            return m.Error(
+                code=ErrorCode.UNKNOWN_GAME,
+                message=f"game {game_id!r} is over and closed; its record is public (get_record)",
+                detail="over",
             )
-        return f"game {game_id!r} was closed unfinished, after everyone had left it"
+        return m.Error(
+            code=ErrorCode.UNKNOWN_GAME,
+            message=f"game {game_id!r} was closed unfinished, after everyone had left it",
+            detail="unfinished",
+        )
 
     def _record(self, conn: Connection, game_id: str) -> None:
         """Send a finished game's record; a game still played (or abandoned) is refused
@@ -317,7 +323,7 @@ class HexhavenServer:
     def _to_room(self, conn: Connection, game_id: str, message: Any) -> None:
         room = self.rooms.get(game_id)
         if room is None:
-            conn.send(m.Error(code=ErrorCode.UNKNOWN_GAME, message=self._not_open(game_id)))
+            conn.send(self._not_open(game_id))
             return
         conn.rooms.add(game_id)
         room.submit(conn, message)

@@ -7,22 +7,27 @@ import asyncio
 import contextlib
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from server.app import HexhavenServer
+from server.store import Store
 
 
 @contextlib.contextmanager
-def server_in_thread(name: str = "test-server") -> Iterator[tuple[str, HexhavenServer]]:
+def server_in_thread(
+    name: str = "test-server", db: Path | None = None
+) -> Iterator[tuple[str, HexhavenServer]]:
     """A server on 127.0.0.1 on a free port, in its own thread and event loop, stopped on
-    exit: its URL and the server (whose in-memory store belongs to that thread)."""
+    exit: its URL and the server (whose store, in memory or the file ``db``, belongs to
+    that thread)."""
     ready = threading.Event()
     state: dict[str, Any] = {}
 
     async def serve() -> None:
         state["loop"] = asyncio.get_running_loop()
         state["stop"] = asyncio.Event()
-        srv = state["server"] = HexhavenServer()
+        srv = state["server"] = HexhavenServer(Store(db) if db is not None else None)
         async with srv.running("127.0.0.1", 0) as ws_server:
             state["port"] = srv.port_of(ws_server)
             ready.set()

@@ -254,7 +254,10 @@ def join(*, url: str, code: str, name: str, token: str | None) -> int:
         seating = Seating("join", name=name, invite=code)
 
     async def main() -> int:
-        app = await run_app(Link(url, seating))
+        try:
+            app = await run_app(Link(url, seating))
+        except SeatLost as exc:
+            return _no_game(exc, url, code)
         _farewell(app, url)
         return 0
 
@@ -269,15 +272,22 @@ def watch(*, url: str, game: str) -> int:
         try:
             await run_app(Link(url, Seating("watch", game=game)))
         except SeatLost as exc:
-            if exc.error.code == m.ErrorCode.UNKNOWN_GAME:
-                print(f"hexhaven: {exc.error.message}", file=sys.stderr)
-                hint = f"A finished game replays with: hexhaven replay {url} {game}"
-                print(hint, file=sys.stderr)
-                return 2
-            raise
+            return _no_game(exc, url, game)
         return 0
 
     return _run(main, url)
+
+
+def _no_game(exc: SeatLost, url: str, game: str) -> int:
+    """A refusal for want of the game, said as the server says it (exit 2); a game over
+    and closed comes with the command that replays it. Other refusals are raised again,
+    for :func:`_run` to report."""
+    if exc.error.code != m.ErrorCode.UNKNOWN_GAME:
+        raise exc
+    print(f"hexhaven: {exc.error.message}", file=sys.stderr)
+    if exc.error.detail == "over":
+        print(f"It replays with: hexhaven replay {url} {game}", file=sys.stderr)
+    return 2
 
 
 def _farewell(app: HexhavenApp, url: str) -> None:

@@ -360,3 +360,23 @@ def test_host_help_says_what_bots_and_players_do() -> None:
     assert "--players seats (default 4) and --bots bots (default 0)" in text
     assert "once PLAYERS - BOTS people, you included, have sat" in text
     assert "the game cannot start with more seats empty" in text
+
+
+@pytest.mark.parametrize("command", ["join", "watch"])
+def test_a_closed_game_is_named_with_the_replay_command_for_this_server(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "games.db"
+    store = Store(db)
+    store_game(store, "done1", seed=3)
+    store.close()
+    extra = ["--name", "Zed"] if command == "join" else []
+    with server_in_thread(db=db) as (url, _):
+        assert main([command, url, "done1", *extra]) == 2
+        err = capsys.readouterr().err.splitlines()
+        assert err == [
+            "hexhaven: game 'done1' is over and closed; its record is public (get_record)",
+            f"It replays with: hexhaven replay {url} done1",
+        ]
+        assert main([command, url, "nosuch", *extra]) == 2  # no game: nothing to replay
+        assert capsys.readouterr().err.splitlines() == ["hexhaven: there is no game 'nosuch'"]

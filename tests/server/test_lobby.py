@@ -150,10 +150,11 @@ async def test_a_closed_game_is_named_as_over_or_left_not_unknown() -> None:
             await asking.send(m.Rejoin(game=target, token=token))
             error = await asking.expect(m.Error)
             assert error.code == m.ErrorCode.UNKNOWN_GAME
-            answers.append(error.message)
-        assert "is over and closed" in answers[0] and "replay" in answers[0]
-        assert "closed unfinished" in answers[1]
-        assert answers[2] == "there is no game 'no-such-game'"
+            answers.append((error.message, error.detail))
+        assert "is over and closed" in answers[0][0] and "get_record" in answers[0][0]
+        assert "closed unfinished" in answers[1][0]
+        assert [detail for _, detail in answers] == ["over", "unfinished", None]
+        assert answers[2][0] == "there is no game 'no-such-game'"
         await asking.close()
 
 
