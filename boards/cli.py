@@ -19,6 +19,7 @@ from boards.fairness import RESOURCE_NAMES, FairnessParams, FairnessScorer, play
 from boards.files import board_json, check_output, load_board, write_output
 from boards.options import BalanceOptions
 from boards.presets import load_preset, preset_names
+from boards.validate import layout_violations
 from engine.board import Board
 from engine.constants import HARBOUR_GENERIC
 from engine.errors import BoardError
@@ -256,6 +257,29 @@ def _options(args: argparse.Namespace) -> BalanceOptions:
     )
 
 
+_TERRAIN_RULES = {
+    "same_terrain": "--no-separate-terrain",
+    "brick_lumber": "--no-separate-brick-lumber",
+}
+"""The rules on terrain alone, and the flag that lifts each."""
+
+
+def _terrain_faults(board: Board, options: BalanceOptions) -> str | None:
+    """How a given island's terrain breaks the terrain rules of ``options`` (no numbers
+    can mend that), as a sentence naming the first fault and the flags that lift the rules;
+    None when it keeps them."""
+    faults = [
+        f
+        for f in layout_violations(board.terrain, board.tokens, board.radius, options)
+        if f.rule in _TERRAIN_RULES
+    ]
+    if not faults:
+        return None
+    more = f" (and {len(faults) - 1} more)" if len(faults) > 1 else ""
+    flags = " and ".join(sorted({_TERRAIN_RULES[f.rule] for f in faults}))
+    return f"its terrain breaks the terrain rules: {faults[0].detail}{more}; add {flags}"
+
+
 def _fail(message: str) -> int:
     print(f"hexhaven board: {message}", file=sys.stderr)
     return 2
@@ -297,6 +321,9 @@ def _generate(args: argparse.Namespace) -> int:
                 return _fail(f"--terrain-of gives a radius-{given.radius} board; add --radius")
             terrain = [int(t) for t in given.terrain]
             harbours = list(given.harbours)
+            broken = _terrain_faults(given, options)
+            if broken:
+                return _fail(f"--terrain-of {args.terrain_of}: {broken}")
         if args.count:
             result = count_layouts(
                 args.radius,

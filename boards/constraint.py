@@ -248,7 +248,10 @@ def solve_layout(
         solver.parameters.max_deterministic_time = _FIRST_BUDGET * _luby(attempt + 1)
         status = solver.solve(mod.model)
         if status == cp_model.INFEASIBLE:
-            raise NoBoardFound(f"no radius-{radius} board keeps all these rules: {options}")
+            on = " on the given terrain" if terrain is not None else ""
+            raise NoBoardFound(
+                f"no radius-{radius} board{on} keeps all these rules: {options.describe()}"
+            )
         if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             return _read_layout(radius, mod, solver)
     raise NoBoardFound(f"no board found within {time_limit:g} s; allow more time")

@@ -64,6 +64,21 @@ class BalanceOptions:
         """
         return cls(separate_brick_lumber=radius <= 3)
 
+    def describe(self) -> str:
+        """The rules in words, for messages: ``"terrain apart, ..., at most 11 pips at an
+        intersection"``."""
+        words = [
+            (self.separate_terrain, "terrain apart"),
+            (self.separate_brick_lumber, "hills and forest apart"),
+            (self.separate_reds, "6s and 8s apart"),
+            (self.spread_reds, "6s and 8s on different resources"),
+            (self.distinct_tokens, "different numbers on one resource"),
+            (self.max_pips is not None, f"at most {self.max_pips} pips at an intersection"),
+            (self.min_pips is not None, f"at least {self.min_pips} pips inland"),
+            (self.max_token_sum is not None, f"numbers summing to {self.max_token_sum} at most"),
+        ]
+        return ", ".join(text for on, text in words if on) or "none"
+
     @classmethod
     def none(cls) -> BalanceOptions:
         """No rule but the board's contents: every layout of the right tiles."""

@@ -96,7 +96,8 @@ def layout_violations(
     for h, g in pairs:
         a, b = terrain[h], terrain[g]
         if options.separate_terrain and a == b:
-            out.append(Violation("same_terrain", f"hexes {h} and {g} are both terrain {a}"))
+            name = Terrain(a).name.lower()
+            out.append(Violation("same_terrain", f"hexes {h} and {g} are both {name}"))
         if options.separate_brick_lumber and {a, b} == {Terrain.HILLS, Terrain.FOREST}:
             out.append(Violation("brick_lumber", f"hexes {h} and {g} are hills and forest"))
         if options.separate_reds and tokens[h] in RED_TOKENS and tokens[g] in RED_TOKENS:

@@ -61,7 +61,9 @@ def test_generate_options_and_failures(tmp_path: Path, capsys: pytest.CaptureFix
     args = ["generate", "--out", str(out), "--no-separate-terrain", "--max-pips", "none"]
     assert main([*args, "--max-token-sum", "22", "--time-limit", "5"]) == 0
     assert main(["generate", "--max-pips", "8", "--time-limit", "5"]) == 2
-    assert "no radius-3 board" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "no radius-3 board keeps all these rules: terrain apart," in err
+    assert "at most 8 pips at an intersection" in err  # the rules in words
     assert main(["generate", "--no-separate-reds", "--time-limit", "5"]) == 2
 
 
@@ -238,6 +240,30 @@ def test_terrain_of_keeps_the_terrain_and_the_harbours(
     # seed 3 alone shuffles other harbours, so the ones kept came from the preset
     assert main([*args]) == 0
     assert load_board(str(out)).harbours != preset.harbours
+
+
+def test_terrain_of_that_breaks_the_terrain_rules_says_which_and_how_to_lift_them(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from boards.validate import layout_violations
+
+    board = load_board("random:3")  # a random island: terrain side by side
+    faults = layout_violations(board.terrain, board.tokens, 3, BalanceOptions())
+    first = next(f for f in faults if f.rule in ("same_terrain", "brick_lumber"))
+    args = ["generate", "--time-limit", "5", "--terrain-of", "random:3"]
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("hexhaven board: --terrain-of random:3: its terrain breaks the terrain")
+    assert first.detail in err and "add --no-separate-" in err
+    assert main([*args, "--no-separate-terrain", "--no-separate-brick-lumber"]) == 0
+    made = json.loads(capsys.readouterr().out)
+    assert made["terrain"] == [int(t) for t in board.terrain]  # lifted: the island is kept
+    # Keeping the terrain rules, a good island with a bound no numbers can meet is blamed
+    # on the rules, in words.
+    tight = ["generate", "--time-limit", "5", "--terrain-of", "preset:balanced-227"]
+    assert main([*tight, "--max-pips", "7"]) == 2
+    err = capsys.readouterr().err
+    assert "no radius-3 board on the given terrain keeps all these rules" in err
 
 
 def test_help_names_every_kind_of_board(capsys: pytest.CaptureFixture[str]) -> None:
