@@ -67,7 +67,7 @@ class SeatSpec:
         return cls(entrant.name, entrant.way, argv=argv, timeout=entrant.timeout)
 
     def fill(self, **values: object) -> list[str]:
-        """The program's argv with ``{placeholder}`` pieces replaced by ``values``, and
+        """The program's argv with each ``{key}`` in it replaced by ``values[key]``, and
         ``{python}`` by the Python running this (the project's virtualenv, active or not)."""
         argv = []
         for piece in self.argv:

@@ -223,12 +223,18 @@ async def test_an_offer_is_made_answered_and_completed() -> None:
         assert sent(transport, state, 0).partner == 1
 
 
-async def test_an_offer_made_to_you_is_accepted_or_countered() -> None:
+def offered_to_everyone() -> GameState:
+    """Bo (seat 1) offers a lumber for a brick to everyone; the client is seat 0."""
     state = pos.setup_game(pos.config(players=3))
     pos.main_phase(state, 1)
     pos.set_hand(state, 0, pos.counts(brick=2, wool=1))
     pos.set_hand(state, 1, pos.counts(lumber=2))
     apply(state, OfferTrade(1, (0, 1, 0, 0, 0), (1, 0, 0, 0, 0), None))
+    return state
+
+
+async def test_an_offer_made_to_you_is_accepted_or_countered() -> None:
+    state = offered_to_everyone()
     app, transport = client(state, 0, prompt(state, 0))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()

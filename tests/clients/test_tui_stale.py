@@ -6,9 +6,15 @@ from __future__ import annotations
 
 import engine
 from clients.tui.dialogs import CardDialog, ChoiceDialog
-from engine import CancelTrade, DeclineTrade, GameState, OfferTrade, apply
+from engine import CancelTrade, DeclineTrade, GameState, apply
 from protocol.payloads import MoveRobber
-from tests.clients.test_tui_dialogs import client, events, press_choice, prompt
+from tests.clients.test_tui_dialogs import (
+    client,
+    events,
+    offered_to_everyone,
+    press_choice,
+    prompt,
+)
 from tests.engine import positions as pos
 
 
@@ -59,11 +65,7 @@ async def test_the_victim_dialog_closes_when_the_server_moves_the_robber() -> No
 
 
 async def test_a_counter_offer_stays_open_while_others_answer_and_closes_when_withdrawn() -> None:
-    state = pos.setup_game(pos.config(players=3))
-    pos.main_phase(state, 1)
-    pos.set_hand(state, 0, pos.counts(brick=2, wool=1))
-    pos.set_hand(state, 1, pos.counts(lumber=2))
-    apply(state, OfferTrade(1, (0, 1, 0, 0, 0), (1, 0, 0, 0, 0), None))
+    state = offered_to_everyone()
     app, transport = client(state, 0, prompt(state, 0))
     async with app.run_test() as pilot:
         await pilot.pause()
