@@ -98,6 +98,10 @@ PLACEMENTS: dict[str, tuple[str, str, str]] = {
 }
 """Actions chosen on the map: what is picked, the label, and what the spots are called."""
 
+NARROW_HINT = 30
+"""Below this many columns the hint, while a spot is picked, gives the spot and short keys
+only (at 80 columns it has 16)."""
+
 
 @dataclass(frozen=True)
 class Choice:
@@ -159,6 +163,7 @@ class HexhavenApp(App[None]):
     #hand { height: auto; border-top: solid $panel-lighten-2; }
     #hint { height: auto; max-height: 6; border-top: solid $panel-lighten-2; color: $text; }
     #hint.lobby { max-height: 100%; }
+    #hint.picking { max-height: 8; }
     #actions { height: 1fr; border: none; padding: 0; scrollbar-size: 1 1; }
     #actions:focus { border: none; }
     #chat { dock: bottom; display: none; }
@@ -231,6 +236,7 @@ class HexhavenApp(App[None]):
 
     def on_resize(self, event: Resize) -> None:
         self.query_one(BoardView).fit(event.size)  # doubled on a large screen
+        self.call_after_refresh(self.refresh_hint)  # its wording depends on its width
 
     async def _connect(self) -> None:
         try:
@@ -396,13 +402,19 @@ class HexhavenApp(App[None]):
         if board.picking and v is not None and board.current is not None:
             places = PlaceNames(v.radius, v.terrain, v.tokens, v.harbours)
             where = {"vertex": places.vertex, "edge": places.edge, "hex": places.hex}[board.kind]
-            out.append(f"{self._pick_label} ", style="bold")
-            out.append(f"({board.index + 1} of {len(board.spots)})\n", style="dim")
-            out.append(where(board.current), style="bold #ffe14d")
+            spot = where(board.current)
             if board.kind == "hex":
-                out.append(self._victims_at(board.current), style="bold")
-            out.append("\n")
-            out.append("arrows/Tab move · Enter choose · Esc back", style="dim")
+                spot += self._victims_at(board.current)
+            which = f"{board.index + 1} of {len(board.spots)}"
+            if 0 < self.query_one("#hint").content_size.width < NARROW_HINT:
+                # The action list names what is placed; the spot and the keys come first.
+                out.append(spot + "\n", style="bold #ffe14d")
+                out.append(f"{which} · Tab, Enter, Esc", style="dim")
+            else:
+                out.append(f"{self._pick_label} ", style="bold")
+                out.append(f"({which})\n", style="dim")
+                out.append(spot + "\n", style="bold #ffe14d")
+                out.append("arrows/Tab move · Enter choose · Esc back", style="dim")
         elif model.over is not None:
             out.append("The game is over. ", style="bold")
             out.append("q quit", style="dim")
@@ -454,6 +466,7 @@ class HexhavenApp(App[None]):
             out.append("(↑/↓ Enter, or 1-9)", style="dim")
         hint = self.query_one("#hint", Static)
         hint.set_class(not model.started, "lobby")  # the invite, whole even in 80 columns
+        hint.set_class(board.picking, "picking")  # the list below is not in use meanwhile
         hint.update(out)
 
     def _tick(self) -> None:

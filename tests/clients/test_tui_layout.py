@@ -103,6 +103,33 @@ async def test_the_log_and_the_side_column_grow_with_the_screen() -> None:
     assert f"({sum(state.deck)} dev cards)" in hands[(160, 50)]
 
 
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_the_hint_shows_the_whole_spot_and_the_keys_while_picking(
+    size: tuple[int, int],
+) -> None:
+    """Even in the 16 columns beside the board at 80x24: the spot's name (a place with three
+    hexes and a harbour is the longest) and the keys, nothing cut off."""
+    import engine
+    from clients.tui.model import PlaceNames
+    from tests.clients.test_tui_dialogs import client, prompt
+
+    state = engine.new_game(engine.GameConfig(players=4), 4)
+    app, _ = client(state, 0, prompt(state, 0))
+    b = state.board
+    places = PlaceNames(b.radius, [t.name.lower() for t in b.terrain], b.tokens, [])
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        board = app.query_one(BoardView)
+        names = {s: places.vertex(s) for s in board.spots}
+        longest = max(board.spots, key=lambda s: len(names[s]))
+        while board.current != longest:
+            await pilot.press("tab")
+        await pilot.pause()
+        text = " ".join(lines_fit(app.query_one("#hint")))
+        assert " ".join(names[longest].split(" (")[0].split()) in " ".join(text.split())
+        assert "Enter" in text and "Esc" in text
+
+
 @pytest.mark.parametrize("size", [(150, 40), (200, 60)], ids=lambda s: f"{s[0]}x{s[1]}")
 async def test_a_wide_screen_gives_its_spare_columns_to_the_log(size: tuple[int, int]) -> None:
     """The panels beside the board stop at SIDE_WIDE columns; the log under the board takes
