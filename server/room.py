@@ -80,6 +80,9 @@ class SeatSlot:
     """How many processes the server has started for this bot seat that have not exited."""
     launches: int = 0
     """How many times the server has started this bot seat's process again."""
+    launched_at: float | None = None
+    """When the server started a process to play this away seat (a stand-in, or the bot
+    seat's own again) that has not connected yet; the seat waits for it a while."""
 
     def owners(self) -> set[Peer]:
         """The connections of the seat's own player (not a stand-in)."""
@@ -171,15 +174,19 @@ def with_board(options: m.GameOptions, seed: int) -> m.GameOptions:
 
 
 AWAY_AFTER_TIMEOUTS = 2
-MAX_ACTIONS = engine.constants.MAX_ACTIONS
 """A seat that lets its time run out this many times in a row is marked away."""
+MAX_ACTIONS = engine.constants.MAX_ACTIONS
 STANDIN_KIND = "heuristic"
 """The bot kind that plays a person's seat while they are away."""
 AUTOPLAY_LIMIT = 500
+"""Default actions played for away seats in one go, at most, before the room reads its queue."""
 BOT_RELAUNCHES = 3
 """How many times a bot seat's process is started again after it exits early; after
 that the server plays the seat with default actions."""
-"""Default actions played for away seats in one go, at most, before the room reads its queue."""
+PROCESS_WAIT = 15.0
+"""Seconds an away seat waits for the process started to play it (a bot takes a second or
+two to connect) before the server plays the seat's default actions itself; without the wait
+a table of bots would play a whole game of defaults for the seat in the meantime."""
 HISTORY_CHUNK = 200
 """Actions per ``history`` message."""
 CHAT_KEPT = 200
@@ -300,6 +307,11 @@ class GameRoom:
     def _next_deadline(self) -> float | None:
         times = list(self.deadlines.values())
         times.extend(t + self.away_grace for t in self.disconnected_at.values() if t is not None)
+        times.extend(
+            s.launched_at + PROCESS_WAIT
+            for s in self.seats
+            if s is not None and s.launched_at is not None
+        )
         return min(times) if times else None
 
     def _expire(self) -> None:
@@ -311,6 +323,11 @@ class GameRoom:
             if t is not None and t + self.away_grace <= now:
                 self.disconnected_at[seat] = None
                 self._set_away(seat, True)
+        for seat, slot in enumerate(self.seats):
+            if slot is None or slot.launched_at is None or slot.launched_at + PROCESS_WAIT > now:
+                continue
+            slot.launched_at = None  # it did not come: the server plays the seat
+            self.log.warning("room.process_late", seat=seat, waited=PROCESS_WAIT)
         for seat, deadline in list(self.deadlines.items()):
             if self.over:
                 return
@@ -333,6 +350,7 @@ class GameRoom:
                     self._relaunch(seat)
                 else:
                     slot.standin_token = secrets.token_urlsafe(24)
+                    slot.launched_at = _now()
                     self.launcher(self.id, slot.standin_token, STANDIN_KIND, f"{slot.name}-bot")
         else:
             self.away.discard(seat)
@@ -341,7 +359,7 @@ class GameRoom:
                 slot.peers.discard(slot.standin)
                 slot.standin.close()  # the owner is back: the stand-in goes
             if slot is not None:
-                slot.standin = slot.standin_token = None
+                slot.standin = slot.standin_token = slot.launched_at = None
         self.log.info("room.away", seat=seat, away=away)
         self._broadcast(self._players())
 
@@ -355,11 +373,16 @@ class GameRoom:
             due = [
                 q
                 for q in engine.seats_to_act(self.state)
-                if q in self.away and self._stand_in(q) is None
+                if q in self.away and self._stand_in(q) is None and not self._awaiting(q)
             ]
             if not due:
                 return
             self._play(due[0], engine.default_action(self.state, due[0]))
+
+    def _awaiting(self, seat: int) -> bool:
+        """Whether the seat waits for a process started to play it (see PROCESS_WAIT)."""
+        slot = self.seats[seat]
+        return slot is not None and slot.launched_at is not None
 
     def _stand_in(self, seat: int) -> Peer | None:
         slot = self.seats[seat]
@@ -446,6 +469,7 @@ class GameRoom:
             ):
                 slot.standin = peer
                 slot.peers.add(peer)
+                slot.launched_at = None
                 self.log.info("room.stand_in", seat=seat)
                 peer.send(
                     m.Joined(
@@ -509,6 +533,7 @@ class GameRoom:
                 continue
             if slot.bot is not None and slot.token == msg.token:
                 slot.running = max(0, slot.running - 1)
+                slot.launched_at = None
                 if self.over or slot.owners():
                     return  # finished, or still connected: its drop will follow
                 self.log.warning("room.bot_exited", seat=seat, code=msg.code)
@@ -519,6 +544,7 @@ class GameRoom:
                 self._autoplay()
                 return
             if slot.standin_token == msg.token and slot.standin is None:
+                slot.launched_at = None  # it never connected: the server plays the seat
                 if self.over:
                     self.log.info("room.stand_in_exited", seat=seat, code=msg.code)
                     return
@@ -537,6 +563,7 @@ class GameRoom:
             return
         slot.launches += 1
         slot.running += 1
+        slot.launched_at = _now()
         self.launcher(self.id, slot.token, slot.bot, slot.name)
 
     def _start(self, peer: Peer) -> None:

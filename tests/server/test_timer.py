@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+import engine
 from engine import SettlementBuilt
 from protocol import SUBPROTOCOL_MSGPACK
 from protocol import messages as m
@@ -178,3 +179,63 @@ async def test_a_seat_is_away_after_timeouts_in_a_row_not_after_any_two(
     await asyncio.gather(*others, return_exceptions=True)
     for c in clients:
         await c.close()
+
+
+def _launches_held(
+    monkeypatch: pytest.MonkeyPatch,
+) -> tuple[HexhavenServer, list[tuple[str, str, str, str]]]:
+    """A server whose bot processes are recorded, not started: the test plays them."""
+    launched: list[tuple[str, str, str, str]] = []
+    monkeypatch.setattr(HexhavenServer, "_launch_bot", lambda self, *args: launched.append(args))
+    return HexhavenServer(away_grace=0.2), launched
+
+
+async def test_an_away_seat_waits_for_its_stand_in_instead_of_playing_defaults(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The others play on at once; when the game reaches the away seat it waits for the
+    stand-in started for it, which then makes that seat's moves itself."""
+    srv, launched = _launches_held(monkeypatch)
+    async with srv.running("127.0.0.1", 0) as ws_server:
+        port = srv.port_of(ws_server)
+        game, clients = await table(port, m.GameOptions(players=3))
+        room = srv.rooms[game]
+        await clients[2].close()
+        players = [asyncio.create_task(c.play_randomly(game, i)) for i, c in enumerate(clients[:2])]
+        async with asyncio.timeout(10):
+            while 2 not in engine.seats_to_act(room.state) or 2 not in room.away:
+                await asyncio.sleep(0.01)
+        (_, token, kind, name) = launched[-1]
+        assert (kind, name) == ("heuristic", "p2-bot")
+        taken = room.state.actions_taken
+        await asyncio.sleep(0.5)  # the seat's move is due: the server waits for the stand-in
+        assert room.state.actions_taken == taken and not any(p.done() for p in players)
+
+        stand_in = await Client.open(port, SUBPROTOCOL_MSGPACK)
+        await stand_in.hello()
+        await stand_in.send(m.Rejoin(game=game, token=token))
+        assert (await stand_in.expect(m.Joined)).seat == 2
+        over = await stand_in.play_randomly(game, 9)
+        assert any(isinstance(x, m.Prompt) for x in stand_in.received)  # it played the seat
+        assert await asyncio.gather(*players) == [over, over]
+        for c in (*clients[:2], stand_in):
+            await c.close()
+
+
+async def test_a_stand_in_that_never_comes_leaves_the_seat_to_the_server(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import server.room
+
+    monkeypatch.setattr(server.room, "PROCESS_WAIT", 0.3)
+    srv, launched = _launches_held(monkeypatch)
+    async with srv.running("127.0.0.1", 0) as ws_server:
+        game, clients = await table(srv.port_of(ws_server), m.GameOptions(players=3))
+        await clients[2].close()
+        async with asyncio.timeout(60):  # waited PROCESS_WAIT, then played by defaults
+            overs = await asyncio.gather(
+                *(c.play_randomly(game, i) for i, c in enumerate(clients[:2]))
+            )
+        assert overs[0] == overs[1] and launched
+        for c in clients[:2]:
+            await c.close()
