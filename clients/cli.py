@@ -194,8 +194,6 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _bot(args: argparse.Namespace) -> int:
-    import asyncio
-
     from bots import make_agent
     from server.log import configure_logging
 
@@ -209,7 +207,7 @@ def _bot(args: argparse.Namespace) -> int:
     for item in args.param:
         name, eq, value = item.partition("=")
         if not eq or not name:
-            print(f"--param takes NAME=VALUE, not {item!r}")
+            print(f"hexhaven bot: --param takes NAME=VALUE, not {item!r}", file=sys.stderr)
             return 2
         params[name] = value
     if args.strength:
@@ -217,18 +215,13 @@ def _bot(args: argparse.Namespace) -> int:
     try:
         agent = make_agent(args.kind, args.seed, params)
     except ValueError as exc:
-        print(exc)
+        print(f"hexhaven bot: {exc}", file=sys.stderr)
         return 2
     if args.name:
         agent.name = args.name
-    from clients.sdk import ConnectionLost, SeatDeclined, play
+    from clients.bot_cli import run_bot
 
-    try:
-        over = asyncio.run(play(agent, args.url, args.game, token=args.token, invite=args.invite))
-    except (ConnectionLost, SeatDeclined) as exc:
-        print(f"hexhaven bot: {exc}", file=sys.stderr)
-        return 1
-    return 0 if over is not None else 1
+    return run_bot(args, agent)
 
 
 def _agent(args: argparse.Namespace) -> int:

@@ -380,3 +380,21 @@ def test_a_closed_game_is_named_with_the_replay_command_for_this_server(
         ]
         assert main([command, url, "nosuch", *extra]) == 2  # no game: nothing to replay
         assert capsys.readouterr().err.splitlines() == ["hexhaven: there is no game 'nosuch'"]
+
+
+def test_bot_says_why_it_has_no_seat_or_cannot_reach_the_server(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        closed = f"ws://127.0.0.1:{s.getsockname()[1]}"  # bound, not listening
+        bot = ["bot", "--url", closed, "--invite", "NOSUCH", "--kind", "heuristic"]
+        assert main(bot) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith(
+        f"hexhaven bot: cannot reach the server at {closed}: "
+    )
+    with server_in_thread() as (url, _):
+        assert main(["bot", "--url", url, "--invite", "NOSUCH", "--kind", "heuristic"]) == 1
+        err = capsys.readouterr().err.splitlines()
+        assert err == ["hexhaven bot: the server refused the seat: no game has that invite code"]

@@ -144,6 +144,7 @@ async def test_a_uct_bot_process_plays_a_game_through_the_server() -> None:
             "--param=rollouts=12",
             "--param=trade_optimistic=true",
             "--param=counter_offers=true",
+            stdout=asyncio.subprocess.PIPE,
         )
         try:
             async with asyncio.timeout(60):
@@ -153,9 +154,21 @@ async def test_a_uct_bot_process_plays_a_game_through_the_server() -> None:
             await host.send(m.StartGame(game=created.game))
             over = await asyncio.wait_for(host.expect(m.GameOver), 120)
             assert over.winner is not None
-            assert await asyncio.wait_for(proc.wait(), 30) == 0  # it saw the end and left
+            out, _ = await asyncio.wait_for(proc.communicate(), 30)
+            assert proc.returncode == 0  # it saw the end and left
             room = srv.rooms[created.game]
             assert room.state.is_over and not room.away  # nobody had to stand in for it
+            # It tells whoever started it its seat and token, then the result.
+            slot = room.seats[0]
+            assert slot is not None and slot.name == "searcher"
+            game = created.game
+            won = f"seat {over.winner}" + (" (this bot)" if over.winner == 0 else "") + " won"
+            assert out.decode().splitlines() == [
+                f"searcher: seat 0 of game {game}; back to it with --game {game} "
+                f"--token {slot.token}",
+                f"searcher: game {game} over: {won}; points "
+                + ", ".join(str(p) for p in over.points),
+            ]
         finally:
             if proc.returncode is None:
                 proc.kill()
