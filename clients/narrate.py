@@ -39,6 +39,17 @@ class Narrator:
         """The possessive of :meth:`who` ("your", "Ana's")."""
         return "your" if seat == self.viewer else f"{self.names[seat]}'s"
 
+    def capital(self, line: str) -> str:
+        """The line with a capital letter, unless it starts with a player's name, which is
+        kept as the player wrote it ("heuristic-1 rolled", "You rolled")."""
+        for seat, name in enumerate(self.names):
+            if seat == self.viewer:
+                continue  # told as "you"
+            rest = line[len(name) :] if line.startswith(name) else None
+            if rest is not None and not rest[:1].isalnum():
+                return line
+        return line[:1].upper() + line[1:]
+
     def describe(self, event: ev.Event) -> str | None:
         """A sentence for the event, or None for events not worth a line."""
         return _describe(event, self)

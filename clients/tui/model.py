@@ -503,9 +503,9 @@ class TableNarrator(Narrator):
                 continue
             line = self.describe(e)
             if line:
-                lines.append(line[0].upper() + line[1:] if line[0].islower() else line)
+                lines.append(line)
             i += 1
-        return [ln[0].upper() + ln[1:] if ln and ln[0].islower() else ln for ln in lines]
+        return [self.capital(line) for line in lines]
 
 
 # ======================================================================================

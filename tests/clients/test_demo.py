@@ -37,6 +37,16 @@ def test_narration_speaks_to_the_viewer_and_keeps_secrets() -> None:
     assert cards_text((0, 0, 0, 0, 0)) == "nothing"
 
 
+def test_a_sentence_gets_a_capital_but_a_name_stays_as_written() -> None:
+    n = Narrator(["heuristic-1", "you", "al"], viewer=1)  # the viewer's name is never used
+    assert n.capital("you rolled 8 (3+5)") == "You rolled 8 (3+5)"
+    assert n.capital("your offer is off (declined)") == "Your offer is off (declined)"
+    assert n.capital("heuristic-1 rolled 3 (1+2)") == "heuristic-1 rolled 3 (1+2)"
+    assert n.capital("heuristic-1's offer is off") == "heuristic-1's offer is off"
+    assert n.capital("also a sentence") == "Also a sentence"  # "al" is not a word of it
+    assert n.capital("") == ""
+
+
 def test_trade_lines_agree_with_you_and_with_a_name() -> None:
     n = Narrator(["Ana", "Bo"], viewer=1)
     brick, wool = (1, 0, 0, 0, 0), (0, 0, 1, 0, 0)
