@@ -234,6 +234,10 @@ class HexhavenApp(App[None]):
             self.say("info", " ".join(self.note.split()))  # one line to copy, at any width
         self.refresh_all()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """A spectator has no trade keys (the footer leaves them out)."""
+        return not (self.model.spectator and action in ("offer", "bank"))
+
     def on_resize(self, event: Resize) -> None:
         self.query_one(BoardView).fit(event.size)  # doubled on a large screen
         self.call_after_refresh(self.refresh_hint)  # its wording depends on its width
@@ -323,6 +327,7 @@ class HexhavenApp(App[None]):
         if self._labels != before:
             self._auto_open()
         kinds = {c.kind for c in self.choices}
+        self.refresh_bindings()  # the footer's keys (none to trade for a spectator)
         self.query_one(PlayersPanel).show(model)
         self.query_one(HandPanel).show(model, kinds)
         self.refresh_hint()

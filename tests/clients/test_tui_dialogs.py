@@ -299,6 +299,9 @@ async def test_a_spectator_is_offered_nothing() -> None:
         assert "hands are hidden" in str(app.query_one("#hand").render())
         await pilot.press("t", "b", "1")
         assert transport.sent == []
+        await pilot.pause()
+        footer = " ".join(str(k.render()) for k in app.query("FooterKey"))
+        assert "chat" in footer and "trade" not in footer, footer  # no keys it cannot use
 
 
 async def test_an_offer_goes_to_the_chosen_players_only() -> None:
