@@ -100,6 +100,17 @@ def open_store(command: str, path: str | Path, *, must_exist: bool = False) -> S
         return None
 
 
+def _port(text: str) -> int:
+    """An argparse type: a TCP port number, 0 to 65535."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a port is a number, not {text!r}") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0 to 65535, not {port}")
+    return port
+
+
 def _listen_problem(exc: OSError) -> str:
     import errno
     import socket
@@ -140,6 +151,7 @@ def _serve(args: argparse.Namespace) -> int:
     from server.log import configure_logging
 
     configure_logging(args.log_level)
+    made = not Path(args.db).exists()
     store = open_store("serve", args.db)
     if store is None:
         return 2
@@ -162,6 +174,10 @@ def _serve(args: argparse.Namespace) -> int:
             raise
         where = f"[{args.host}]:{args.port}" if ":" in args.host else f"{args.host}:{args.port}"
         print(f"hexhaven serve: cannot listen on {where}: {_listen_problem(exc)}", file=sys.stderr)
+        store.close()
+        if made:  # it served nothing: leave no empty database behind
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{args.db}{suffix}").unlink(missing_ok=True)
         return 1
     finally:
         store.close()
@@ -179,7 +195,7 @@ def _verify(args: argparse.Namespace) -> int:
     finally:
         store.close()
     if stored is None:
-        print(f"no game {args.game!r} in {args.db}")
+        print(f"hexhaven verify: no game {args.game!r} in {args.db}", file=sys.stderr)
         return 2
     verdict = verify_game(stored)
     if verdict.ok:
@@ -430,13 +446,21 @@ def build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(run=_demo)
     serve = sub.add_parser("serve", help="run a game server")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
-    serve.add_argument("--port", type=int, default=8765, help="port to listen on")
-    serve.add_argument("--db", default="hexhaven.db", help="SQLite file for games (created)")
+    serve.add_argument(
+        "--port", type=_port, default=8765, help="port to listen on (0: any free one)"
+    )
+    serve.add_argument(
+        "--db", default="hexhaven.db", help="SQLite file for games (created; default ./hexhaven.db)"
+    )
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning"])
     serve.set_defaults(run=_serve)
     verify = sub.add_parser("verify", help="check a finished game's dice against its seed")
     verify.add_argument("game", help="the game id")
-    verify.add_argument("--db", default="hexhaven.db", help="the server's SQLite file")
+    verify.add_argument(
+        "--db",
+        default="hexhaven.db",
+        help="the server's SQLite file (default ./hexhaven.db, as serve)",
+    )
     verify.set_defaults(run=_verify)
     bot = sub.add_parser("bot", help="play a seat with a bot, over the protocol")
     bot.add_argument("--url", required=True, help="the server, e.g. ws://127.0.0.1:8765")

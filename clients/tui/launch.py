@@ -315,7 +315,15 @@ def _local_record(db: Path, game: str | None, *, named: bool) -> m.GameRecord | 
     from server.store import game_record, is_played_out
 
     if not named and not db.exists():
-        print(f"hexhaven replay: no games yet ({db} does not exist)", file=sys.stderr)
+        if game is None:  # nothing played here yet: an empty list, as for an empty store
+            print(f"Finished games in {db}:")
+            print(replay_listing([]))
+            return 0
+        print(
+            f"hexhaven replay: no games yet in {db}, where `hexhaven play` keeps them; "
+            "a server's are in its --db file (hexhaven.db where it was started)",
+            file=sys.stderr,
+        )
         return 2
     store = open_store("replay", db, must_exist=True)
     if store is None:
@@ -358,7 +366,7 @@ def replay_listing(rows: list[tuple[str, str, str]]) -> str:
     if not rows:
         return (
             "  none yet: games played to the end show here (from `hexhaven play`, or from a "
-            "server that uses this --db)."
+            "server that uses this --db; a server's own: --db hexhaven.db where it runs)."
         )
     width = max(len(r[0]) for r in rows)
     return "\n".join(f"  {gid:<{width}}  {when}  {result}" for gid, when, result in rows)

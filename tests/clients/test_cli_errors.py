@@ -208,6 +208,29 @@ def test_serve_reports_a_port_already_taken(tmp_path: Path) -> None:
         f"hexhaven serve: cannot listen on 127.0.0.1:{port}: the port is already in use "
         "(by another server?); choose another with --port"
     )
+    assert list(tmp_path.iterdir()) == []  # no empty database left for a server that never ran
+
+
+@pytest.mark.parametrize("port", ["99999", "-5", "http"])
+def test_serve_refuses_a_port_out_of_range(
+    port: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["serve", "--port", port, "--db", str(tmp_path / "g.db")])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --port: a port is " in err and port in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_verify_names_a_missing_game_on_stderr(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "games.db"
+    Store(db).close()
+    assert main(["verify", "nope", "--db", str(db)]) == 2
+    out = capsys.readouterr()
+    assert (out.out, out.err) == ("", f"hexhaven verify: no game 'nope' in {db}\n")
 
 
 # --- what to type next ------------------------------------------------------------------
@@ -240,6 +263,20 @@ def test_the_replay_hint_leaves_out_the_default_db(
     store.close()
     assert main(["replay"]) == 0
     assert _hint(capsys.readouterr().out) == ["hexhaven", "replay", "done1"]
+
+
+def test_replay_before_any_local_game_lists_none_and_a_game_asked_for_says_where_to_look(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    db = tmp_path / "hexhaven" / "games.db"
+    assert main(["replay"]) == 0  # no store yet is no games, as an empty store
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == f"Finished games in {db}:" and out[1].startswith("  none yet: ")
+    assert main(["replay", "done1"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"hexhaven replay: no games yet in {db}") and "--db" in err
+    assert not db.exists()  # looking created nothing
 
 
 @pytest.mark.parametrize(
