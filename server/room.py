@@ -597,8 +597,11 @@ class GameRoom:
         self.log.info("room.started", players=len(self.seats), bots=len(empty))
         self.launch_bots()
         self._broadcast(self._players())
-        for p, viewer in self._audience():
+        audience = self._audience()
+        for p, viewer in audience:
             p.send(m.GameView(game=self.id, view=self._view_for(viewer)))
+        if all(p is not peer for p, _ in audience):
+            peer.send(self._players())  # a host that neither sits nor watches hears it too
         self._prompt()
 
     def launch_bots(self) -> None:

@@ -184,3 +184,20 @@ async def test_a_game_nobody_can_win_ends_at_the_action_limit(
         assert verdict.problems == [] and len(stored.actions) == 60
         for c in clients:
             await c.close()
+
+
+async def test_a_host_who_neither_sits_nor_watches_hears_that_the_game_started(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(HexhavenServer, "_launch_bot", lambda self, *args: None)  # no processes
+    srv = HexhavenServer()
+    async with srv.running("127.0.0.1", 0) as ws_server:
+        host = await Client.open(srv.port_of(ws_server))
+        await host.hello()
+        bots = [m.BotSeat(kind="random"), m.BotSeat(kind="random")]
+        await host.send(m.CreateGame(options=m.GameOptions(players=2, bots=bots)))
+        game = (await host.expect(m.GameCreated)).game
+        await host.send(m.StartGame(game=game))
+        roster = await asyncio.wait_for(host.expect(m.Players), 5)
+        assert roster.started and [p.bot for p in roster.players] == [True, True]
+        await host.close()
