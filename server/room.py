@@ -176,6 +176,8 @@ def with_board(options: m.GameOptions, seed: int) -> m.GameOptions:
 AWAY_AFTER_TIMEOUTS = 2
 """A seat that lets its time run out this many times in a row is marked away."""
 MAX_ACTIONS = engine.constants.MAX_ACTIONS
+"""Actions after which a game nobody has won ends without a winner (local play has the same
+cap); a name of the room's own, so a test can lower it."""
 STANDIN_KIND = "heuristic"
 """The bot kind that plays a person's seat while they are away."""
 AUTOPLAY_LIMIT = 500
