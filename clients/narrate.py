@@ -125,7 +125,7 @@ def _(e: ev.DevCardBought, n: Narrator) -> str:
 
 @_describe.register
 def _(e: ev.DevCardPlayed, n: Narrator) -> str:
-    return f"{n.who(e.seat)} played {_card_name(e.card)}"
+    return f"{n.who(e.seat)} played a {_card_name(e.card)}"
 
 
 @_describe.register

@@ -37,7 +37,7 @@ from clients.tui.dialogs import (
     Side,
 )
 from clients.tui.link import SeatLost, Transport
-from clients.tui.model import GameModel, LogLine, PlaceNames, card_names
+from clients.tui.model import GameModel, LogLine, PlaceNames, card_names, plural
 from clients.tui.widgets import BoardView, HandPanel, PlayersPanel, ratios_text
 from protocol import messages as m
 from protocol.payloads import (
@@ -118,10 +118,6 @@ def _spot_of(action: Any) -> int:
             value: int = getattr(action, name)
             return value
     raise ValueError(f"{action!r} is not placed on the board")
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
 
 
 def swap_problem(sides: list[list[int]]) -> str | None:
@@ -508,9 +504,9 @@ class HexhavenApp(App[None]):
             if kind == "build_road" and v.phase == "road_building":
                 label = "Build a free road"
             spots = sorted({_spot_of(a) for a in acts})
-            count = _plural(len(spots), "place" if what != "hex" else "hex")
+            count = plural(len(spots), "place" if what != "hex" else "hex")
             if what == "hex":
-                count = _plural(len(spots), "hex").replace("hexs", "hexes")
+                count = plural(len(spots), "hex").replace("hexs", "hexes")
             return [Choice(f"{label} ({count})…", lambda: self.start_picking(kind, acts), kind)]
         match kind:
             case "roll_dice":
@@ -530,7 +526,7 @@ class HexhavenApp(App[None]):
                 owed = self.discard_owed()
                 if not owed:
                     return []  # answered meanwhile: the events came before a new prompt
-                label = f"Discard {_plural(owed, 'card')}…"
+                label = f"Discard {plural(owed, 'card')}…"
                 return [Choice(label, lambda: self.discard(), kind)]
             case "maritime_trade":
                 return [Choice("Trade with the bank…", lambda: self.bank_trade(acts), kind)]
@@ -677,7 +673,7 @@ class HexhavenApp(App[None]):
                 labels.append(Text("Rob nobody"))
                 continue
             label = Text("██ ", style=SEAT_COLOURS[a.victim % 4])
-            cards = _plural(v.seats[a.victim].cards, "card")
+            cards = plural(v.seats[a.victim].cards, "card")
             label.append(f"Rob {self.model.name(a.victim)} ({cards})")
             labels.append(label)
 
@@ -765,9 +761,9 @@ class HexhavenApp(App[None]):
             else:
                 self.notify("Not sent: the game moved on. Choose again.", severity="warning")
 
-        note = f"A seven: give back {_plural(owed, 'card')} of your {sum(hand)}."
+        note = f"A seven: give back {plural(owed, 'card')} of your {sum(hand)}."
         dialog = CardDialog(
-            f"Discard {_plural(owed, 'card')}",
+            f"Discard {plural(owed, 'card')}",
             note,
             [Side("You give back", hand)],
             check,
@@ -784,7 +780,7 @@ class HexhavenApp(App[None]):
         def check(sides: list[list[int]]) -> str | None:
             if tuple(sides[0]) in options:
                 return None
-            return f"choose {_plural(take, 'card')} the bank has"
+            return f"choose {plural(take, 'card')} the bank has"
 
         def done(sides: list[list[int]] | None) -> None:
             if sides is None:
@@ -796,8 +792,8 @@ class HexhavenApp(App[None]):
 
         dialog = CardDialog(
             "Year of plenty",
-            f"Take {_plural(take, 'card')} from the bank.",
-            [Side("You take", tuple(min(2, b) for b in bank))],
+            f"Take {plural(take, 'card')} from the bank.",
+            [Side("You take", tuple(min(2, b) for b in bank), held="at most")],
             check,
             confirm="take them",
         )
@@ -825,9 +821,15 @@ class HexhavenApp(App[None]):
         self.ask(ChoiceDialog("Trade with the bank", note, labels), "maritime_trade", done)
 
     def action_bank(self) -> None:
+        if isinstance(self.screen, HexhavenScreenTypes):
+            return
         acts = self.current_actions("maritime_trade")
-        if acts and not isinstance(self.screen, HexhavenScreenTypes):
+        if acts:
             self.bank_trade(acts)
+        elif self.current_actions("end_turn"):
+            self.notify("No bank trade now: it takes 4 of one resource (fewer at a harbour).")
+        else:
+            self.notify("Trades are made in your turn, after the roll.")
 
     def offer(self) -> None:
         v = self.model.view
@@ -856,8 +858,12 @@ class HexhavenApp(App[None]):
         self.ask(dialog, "end_turn", done)
 
     def action_offer(self) -> None:
-        if self.current_actions("end_turn") and not isinstance(self.screen, HexhavenScreenTypes):
+        if isinstance(self.screen, HexhavenScreenTypes):
+            return
+        if self.current_actions("end_turn"):
             self.offer()
+        else:
+            self.notify("Offers are made in your turn, after the roll.")
 
     def counter(self) -> None:
         v = self.model.view

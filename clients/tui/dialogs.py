@@ -20,6 +20,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from clients.tui.board import SEAT_COLOURS
+from clients.tui.model import plural
 from protocol.payloads import RESOURCE_NAMES
 
 Counts = list[int]
@@ -31,6 +32,8 @@ class Side:
 
     heading: str
     limits: tuple[int, ...]
+    held: str = "you have"
+    """What the limit is, beside each row: ``(you have 2)``, ``(the bank has 2)``."""
 
 
 class CardGrid(Widget, can_focus=True):
@@ -88,7 +91,7 @@ class CardGrid(Widget, can_focus=True):
                 out.append(f"{n:>2}", style="bold reverse" if here else "bold")
                 out.append(" ▶" if here else "  ", style="#ffe14d")
                 limit = side.limits[r]
-                out.append(f"   (you have {limit})" if limit < 19 else "", style="dim")
+                out.append(f"   ({side.held} {limit})" if limit < 19 else "", style="dim")
                 if r < 4:
                     out.append("\n")
         return out
@@ -367,20 +370,27 @@ class GameOverScreen(ModalScreen[bool]):
             return "You won!"
         return f"{self.names[self.winner]} won."
 
-    def compose(self) -> ComposeResult:
+    def scores(self) -> Text:
+        """The table of final points, best first."""
         table = Text()
         order = sorted(range(len(self.points)), key=lambda q: -self.points[q])
         for rank, q in enumerate(order, 1):
             table.append(f" {rank}. ")
             table.append("██", style=SEAT_COLOURS[q % 4])
-            name = self.names[q] + (" (you)" if q == self.you else "")
+            you = q == self.you and self.names[q] != "you"
+            name = self.names[q] + (" (you)" if you else "")
             table.append(f" {name:<22}", style="bold" if q == self.winner else "")
             table.append(f"{self.points[q]:>3} points", style="bold")
             if self.victory_cards is not None and self.victory_cards[q]:
-                table.append(f"  ({self.victory_cards[q]} victory point cards)", style="dim")
+                cards = plural(self.victory_cards[q], "victory point card")
+                table.append(f"  ({cards})", style="dim")
             if q == self.winner:
                 table.append("  winner", style="bold #ffe14d")
             table.append("\n")
+        return table
+
+    def compose(self) -> ComposeResult:
+        table = self.scores()
         with Vertical(classes="dialog wide", id="game-over"):
             yield Static(
                 Text("Game over — " + self.headline(), style="bold"), classes="dialog-title"

@@ -23,7 +23,7 @@ from clients.tui.board import (
     nearest,
     render_board,
 )
-from clients.tui.model import GameModel, LiveView, card_names, dev_names
+from clients.tui.model import GameModel, LiveView, card_names, dev_names, plural
 from protocol.payloads import RESOURCE_NAMES
 
 SIDE_ROOM = (40, 10)
@@ -279,7 +279,7 @@ class PlayersPanel(_Panel):
                 out.append(f"{s.cards}c {s.dev_cards}d")
                 out.append(f" ⚔{s.knights}" if s.knights else "")
             else:
-                out.append(f"{s.cards:>2} cards {s.dev_cards} dev")
+                out.append(f"{s.cards:>2} {'card ' if s.cards == 1 else 'cards'} {s.dev_cards} dev")
                 out.append(f" ⚔{s.knights}" if s.knights else "   ")
             if s.longest_road:
                 out.append(" LR", style="bold #35c3e0")
@@ -341,7 +341,7 @@ class HandPanel(_Panel):
         self.display = model.started  # nothing in hand before the start
         bank = Text()
         if v is not None and self.app.size.height >= ROOMY and self._width() >= COMPACT:
-            bank = Text("\n").append_text(_counts_lines("Bank", v.bank, f"{v.deck} dev cards"))
+            bank = Text("\n").append_text(_counts_lines("Bank", v.bank, plural(v.deck, "dev card")))
         if v is None or v.hand is None:
             watching = Text("Watching: hands are hidden.", style="dim") if model.spectator else ""
             self.update(Text.assemble(watching, bank) if bank else watching)
@@ -353,7 +353,7 @@ class HandPanel(_Panel):
         if self._width() < COMPACT:
             self.update(self._compact(v.hand, old, new, can))
             return
-        out = _counts_lines("Hand", v.hand, f"{sum(v.hand)} cards")
+        out = _counts_lines("Hand", v.hand, plural(sum(v.hand), "card"))
         out.append("\nDev  ", style="bold")
         out.append(dev_names(old))
         if any(new):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from clients.cli import main
 from clients.demo import play_demo
 from clients.narrate import Narrator, cards_text
-from engine import GameConfig, Resource, events
+from engine import DevCard, GameConfig, Resource, events
 
 
 def test_demo_plays_to_a_winner_and_tells_it() -> None:
@@ -31,6 +31,7 @@ def test_narration_speaks_to_the_viewer_and_keeps_secrets() -> None:
     assert n.describe(events.Stolen(0, 1, Resource.ORE)) == "Ana stole ore from you"
     assert n.describe(events.Stolen(0, 1, None)) == "Ana stole a card from you"
     assert n.describe(events.DiceRolled(1, (3, 5))) == "you rolled 8 (3+5)"
+    assert n.describe(events.DevCardPlayed(0, DevCard.KNIGHT)) == "Ana played a knight"
     assert n.describe(events.LongestRoadChanged(1, 6)) == "you hold the longest road (6)"
     assert n.describe(events.LongestRoadChanged(0, 5)) == "Ana holds the longest road (5)"
     assert cards_text((0, 2, 0, 1, 0)) == "2 lumber, 1 grain"

@@ -165,6 +165,8 @@ async def test_year_of_plenty_and_monopoly() -> None:
         await pilot.pause()
         await press_choice(app, pilot, "play_year_of_plenty")
         assert isinstance(app.screen, CardDialog)
+        rows = str(app.screen.grid.render()).splitlines()[1:]
+        assert all(row.endswith("(at most 2)") for row in rows), rows  # the bank's, not a hand
         await pilot.press("down", "right", "down", "down", "right", "enter")
         await pilot.pause()
         assert sent(transport, state, 0).cards == (0, 1, 0, 1, 0)
@@ -175,6 +177,33 @@ async def test_year_of_plenty_and_monopoly() -> None:
         await pilot.press("down", "down", "enter")
         await pilot.pause()
         assert sent(transport, state, 0).resource == 2  # wool
+
+
+async def test_trade_keys_say_why_when_there_is_nothing_to_trade() -> None:
+    said: list[str] = []
+    state = pos.setup_game(pos.config(players=3))
+    pos.pre_roll(state, 0)
+    app, transport = client(state, 0, prompt(state, 0))
+    app.notify = lambda message, **_: said.append(message)  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("t", "b")  # before the roll
+        await pilot.pause()
+        assert said == [
+            "Offers are made in your turn, after the roll.",
+            "Trades are made in your turn, after the roll.",
+        ]
+    said.clear()
+    pos.main_phase(state, 0)
+    pos.set_hand(state, 0, pos.counts(lumber=2, grain=2))  # 4:1 needs four of one
+    app, transport = client(state, 0, prompt(state, 0))
+    app.notify = lambda message, **_: said.append(message)  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("b")
+        await pilot.pause()
+        assert said == ["No bank trade now: it takes 4 of one resource (fewer at a harbour)."]
+        assert not isinstance(app.screen, (CardDialog, ChoiceDialog)) and transport.sent == []
 
 
 async def test_bank_trade_shows_the_ratios() -> None:

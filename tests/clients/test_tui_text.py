@@ -22,3 +22,20 @@ def test_an_offer_check_names_what_the_server_refuses() -> None:
     assert swap_problem([brick, wool]) is None
     assert swap_problem([brick, [0] * 5]) == "choose cards to give and cards to get"
     assert swap_problem([[1, 0, 1, 0, 0], wool]) == "a resource cannot be on both sides"
+
+
+def test_one_card_is_one_card() -> None:
+    from clients.tui.dialogs import GameOverScreen
+    from clients.tui.model import plural
+
+    assert (plural(1, "card"), plural(0, "card"), plural(2, "dev card")) == (
+        "1 card",
+        "0 cards",
+        "2 dev cards",
+    )
+    over = GameOverScreen(["you", "Bo"], [10, 4], 0, 0, 1, None, victory_cards=[1, 2])
+    lines = over.scores().plain.splitlines()
+    assert "(you)" not in lines[0] and "(1 victory point card)" in lines[0]
+    assert "(2 victory point cards)" in lines[1]
+    named = GameOverScreen(["Ana", "Bo"], [10, 4], 0, 0, 1, None)
+    assert "Ana (you)" in named.scores().plain  # a name of one's own is marked
