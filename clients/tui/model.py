@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -418,16 +419,46 @@ class PlaceNames:
                 for v in self.topo.edge_vertices[e]:
                     self.harbour_at[v] = harbours[slot]
 
+        self.hex_names = self._hex_names()
+
     def hex(self, hex_id: int) -> str:
-        return hex_name(self.terrain, self.tokens, hex_id)
+        """``"grain 6"``; a name two hexes share says where on the island each lies:
+        ``"grain 6 at 2 o'clock"`` (and if need be ``"..., on the coast"``)."""
+        return self.hex_names[hex_id]
+
+    def _hex_names(self) -> list[str]:
+        """Each hex's name; where two share one, told apart by the clock position, then
+        by inland or coast."""
+        topo = self.topo
+        coast = max(topo.hex_ring)
+        names = [hex_name(self.terrain, self.tokens, h) for h in range(topo.n_hexes)]
+        seen = Counter(names)
+        names = [n if seen[n] == 1 else f"{n} {self._clock(h)}" for h, n in enumerate(names)]
+        seen = Counter(names)
+        ring = ["inland" if r < coast else "on the coast" for r in topo.hex_ring]
+        return [n if seen[n] == 1 else f"{n}, {ring[h]}" for h, n in enumerate(names)]
+
+    def _centre(self, hex_id: int) -> tuple[float, float]:
+        xy = self.topo.vertex_xy
+        corners = self.topo.hex_vertices[hex_id]
+        return (
+            sum(xy[v][0] for v in corners) / len(corners),
+            sum(xy[v][1] for v in corners) / len(corners),
+        )
+
+    def _clock(self, hex_id: int) -> str:
+        """Where a hex lies from the island's middle, as on a clock face."""
+        x, y = self._centre(hex_id)
+        if self.topo.hex_ring[hex_id] == 0:
+            return "in the middle"
+        hour = round((90 - math.degrees(math.atan2(y, x))) / 30) % 12
+        return f"at {hour or 12} o'clock"
 
     def _side(self, hex_id: int, vertices: Sequence[int]) -> str:
         """Which way ``vertices`` (a corner, or both ends of a side) lie from the hex's
         centre."""
         xy = self.topo.vertex_xy
-        corners = self.topo.hex_vertices[hex_id]
-        cx = sum(xy[v][0] for v in corners) / len(corners)
-        cy = sum(xy[v][1] for v in corners) / len(corners)
+        cx, cy = self._centre(hex_id)
         px = sum(xy[v][0] for v in vertices) / len(vertices)
         py = sum(xy[v][1] for v in vertices) / len(vertices)
         return compass(px - cx, py - cy)

@@ -105,16 +105,24 @@ def test_sentences_say_you_for_the_own_seat_and_name_places() -> None:
 
 
 def test_every_place_on_the_board_has_its_own_name() -> None:
-    """With every hex named apart (distinct numbers), no two intersections and no two
-    paths share a name: the coast's are told apart by their side of the one hex."""
+    """Even on an island of one terrain, where every number but 2 and 12 names two hexes:
+    those are told apart by where they lie, and then no two hexes, intersections or paths
+    share a name; the coast's places are named by their side of the one hex."""
+    import engine
     from engine.topology import topology
 
     topo = topology(3)
-    terrain = ["hills"] * topo.n_hexes
-    places = PlaceNames(3, terrain, list(range(2, 2 + topo.n_hexes)), [])
+    tokens = list(engine.new_game(engine.GameConfig(players=4), 1).board.tokens)
+    places = PlaceNames(3, ["hills"] * topo.n_hexes, tokens, [])
+    hexes = [places.hex(h) for h in range(topo.n_hexes)]
     vertices = [places.vertex(v) for v in range(topo.n_vertices)]
     edges = [places.edge(e) for e in range(topo.n_edges)]
-    assert len(set(vertices)) == len(vertices) and len(set(edges)) == len(edges)
+    for names in (hexes, vertices, edges):
+        assert len(set(names)) == len(names)
+    twice = [h for h, k in enumerate(tokens) if tokens.count(k) == 2 and k]
+    assert twice and all(" o'clock" in hexes[h] for h in twice)
+    once = [h for h, k in enumerate(tokens) if tokens.count(k) == 1 and k]  # 2 and 12
+    assert once and all(hexes[h] == f"brick {tokens[h]}" for h in once)  # kept short
     top = max(range(topo.n_vertices), key=lambda v: topo.vertex_xy[v][1])
     assert places.vertex(top).startswith("the north corner of brick ")
     assert any(name.startswith("between brick ") and " and brick " in name for name in edges)
