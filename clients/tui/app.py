@@ -98,6 +98,8 @@ PLACEMENTS: dict[str, tuple[str, str, str]] = {
 }
 """Actions chosen on the map: what is picked, the label, and what the spots are called."""
 
+FULL_KEYS = "arrows/Tab move · Enter choose · Esc back"
+"""The picking hint's line of keys, where it fits (else shorter)."""
 NARROW_HINT = 30
 """Below this many columns the hint, while a spot is picked, gives the spot and short keys
 only (at 80 columns it has 16)."""
@@ -407,7 +409,8 @@ class HexhavenApp(App[None]):
             if board.kind == "hex":
                 spot += self._victims_at(board.current)
             which = f"{board.index + 1} of {len(board.spots)}"
-            if 0 < self.query_one("#hint").content_size.width < NARROW_HINT:
+            width = self.query_one("#hint").content_size.width or len(FULL_KEYS)
+            if width < NARROW_HINT:
                 # The action list names what is placed; the spot and the keys come first.
                 out.append(spot + "\n", style="bold #ffe14d")
                 out.append(f"{which} · Tab, Enter, Esc", style="dim")
@@ -415,7 +418,10 @@ class HexhavenApp(App[None]):
                 out.append(f"{self._pick_label} ", style="bold")
                 out.append(f"({which})\n", style="dim")
                 out.append(spot + "\n", style="bold #ffe14d")
-                out.append("arrows/Tab move · Enter choose · Esc back", style="dim")
+                keys = FULL_KEYS
+                if width < len(FULL_KEYS):
+                    keys = "Tab · Enter choose · Esc back"
+                out.append(keys, style="dim")
         elif model.over is not None:
             out.append("The game is over. ", style="bold")
             out.append("q quit", style="dim")

@@ -119,14 +119,28 @@ class Recipients(Static):
     def on_mount(self) -> None:
         self.draw()
 
+    def on_resize(self) -> None:
+        self.draw()
+
     def draw(self) -> None:
+        """Each player as a box, a colour and a name, kept together on a line."""
         out = Text("To: ", style="bold")
+        width = self.content_size.width or 1000
+        used = len(out)
         for i, (seat, name) in enumerate(self.seats):
             on = seat in self.chosen
-            out.append(f"{i + 1}", style="dim")
-            out.append("☑ " if on else "☐ ", style="bold #ffe14d" if on else "dim")
-            out.append("██", style=SEAT_COLOURS[seat % 4])
-            out.append(f" {name}  ", style="bold" if on else "dim strike")
+            one = Text(f"{i + 1}", style="dim")
+            one.append("☑ " if on else "☐ ", style="bold #ffe14d" if on else "dim")
+            one.append("██", style=SEAT_COLOURS[seat % 4])
+            one.append(f" {name}", style="bold" if on else "dim strike")
+            if i and used + 2 + len(one) > width:
+                out.append("\n    ")
+                used = 4
+            elif i:
+                out.append("  ")
+                used += 2
+            out.append_text(one)
+            used += len(one)
         out.append("\n" + ("everyone" if self.to() is None else "only the ticked players"))
         out.append("  · a number ticks or unticks", style="dim")
         self.update(out)
@@ -245,20 +259,17 @@ class ChoiceDialog(ModalScreen[int | None]):
 
 HELP = """\
 [b]Playing[/b]
-  ↑/↓ Enter     choose an action in the list (or press its number 1-9)
-  ←/→ ↑/↓ Tab   move between the legal spots on the board (highlighted)
-  Enter         build there / move the robber there (a click works too)
-  Esc           back
+  ↑/↓ Enter, 1-9  choose an action in the list
+  arrows, Tab     move between the legal spots on the board; Enter
+                  builds there (a click works too), Esc backs off
 [b]Any time[/b]
-  t             offer a trade (in your turn, after the roll); 1-3 there tick whom to ask
-  b             trade with the bank (your ratio per resource is shown)
-  c             chat with the table        l   the whole game log
-  s             start the game (the host, before it starts)
-  ?             this help                 q   quit
+  t  offer a trade (your turn, after the roll; 1-3 tick whom to ask)
+  b  trade with the bank     c  chat        l  the whole game log
+  s  start (the host)        ?  this help   q  quit
 [b]The board[/b]
-  ▲ settlement  ■ city  coloured bars: roads  ROB: the robber
-  number tokens with their dots (6 and 8 in red); harbours by the coast (3:1, 2:1 ore)
-  hex colours: hills brick, forest lumber, pasture wool, fields grain, mountains ore
+  ▲ settlement  ■ city  bars: roads  ROB: the robber (? where it may go)
+  ○ legal spot  ◆ chosen spot  [#35c3e0]•[/] harbour corner  · intersection
+  numbers with their dots, 6 and 8 in red; harbours: 3:1, 2:1 ore, ...
 """
 
 
@@ -270,7 +281,7 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog wide"):
             yield Static(Text("Keys", style="bold"), classes="dialog-title")
-            yield Static(HELP)
+            yield Static(HELP.rstrip())
             yield Static("Esc close", classes="dialog-keys")
 
     def action_close(self) -> None:

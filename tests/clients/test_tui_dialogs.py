@@ -7,6 +7,8 @@ import asyncio
 import hashlib
 from typing import Any
 
+import pytest
+
 from clients.tui.app import HexhavenApp
 from clients.tui.dialogs import CardDialog, ChoiceDialog, GameOverScreen, HelpScreen
 from clients.tui.offline import OfflineTransport
@@ -345,7 +347,8 @@ async def test_an_offer_goes_to_the_chosen_players_only() -> None:
         await pilot.pause()
         dialog = app.screen
         assert isinstance(dialog, CardDialog)
-        assert "To: 1☑ ██ Bo  2☑ ██ Cy  3☑ ██ Di" in str(dialog.query_one("#recipients").render())
+        shown = str(dialog.query_one("#recipients").render())
+        assert "To: 1☑ ██ Bo  2☑ ██ Cy  3☑ ██ Di" in shown
         await pilot.press("right", *["down"] * 6, "right")  # 1 brick for 1 lumber
         await pilot.press("1", "2", "3")  # nobody: not sendable
         assert "tick at least one player" in str(dialog.query_one("#problem").render())
@@ -409,6 +412,49 @@ async def test_the_offer_dialog_shows_its_keys_on_a_small_screen() -> None:
         box = dialog.query_one(".dialog").scrollable_content_region
         assert keys.region.height == 1 and keys.region.bottom <= box.bottom  # not cut
         assert "Esc back" in str(keys.render())
+
+
+async def test_long_names_wrap_with_their_tick_boxes() -> None:
+    from textual.geometry import Region
+
+    state = pos.setup_game(pos.config(players=4))
+    pos.main_phase(state, 0)
+    names = ["you", "heuristic-1", "heuristic-2", "heuristic-3"]
+    players = [
+        m.PlayerInfo(seat=q, name=names[q], bot=q > 0, connected=True, away=False)
+        for q in range(4)
+    ]
+    messages = opening(state, 0)
+    messages[1] = m.Players(game=GAME, players=players)
+    app = HexhavenApp(OfflineTransport([*messages, prompt(state, 0)]))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("t")
+        await pilot.pause()
+        widget = app.screen.query_one("#recipients")
+        lines = [s.text for s in widget.render_lines(Region(0, 0, *widget.outer_size))]
+        for q in (1, 2, 3):
+            line = next(x for x in lines if f"heuristic-{q}" in x)
+            assert f"{q}☑" in line, lines  # the box and its name on one line
+
+
+@pytest.mark.parametrize("size", [(80, 24), (80, 23)])
+async def test_the_help_fits_a_small_screen_whole(size: tuple[int, int]) -> None:
+    state = pos.setup_game(pos.config(players=4))
+    app, _ = client(state, 0)
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        await pilot.press("question_mark")
+        await pilot.pause()
+        help_screen = app.screen
+        assert isinstance(help_screen, HelpScreen)
+        box = help_screen.query_one(".dialog").region
+        keys = help_screen.query_one(".dialog-keys")
+        assert box.bottom <= size[1] and keys.region.bottom <= box.bottom - 1
+        assert "Esc close" in str(keys.render())
+        texts = help_screen.query("Static")
+        body = next(w for w in texts if "legal spot" in str(w.render()))
+        assert body.region.height == len(str(body.render()).splitlines())  # no line wrapped
 
 
 async def test_the_log_shows_its_latest_lines_after_a_resize() -> None:
