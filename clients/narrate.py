@@ -113,7 +113,7 @@ def _(e: ev.RobberMoved, n: Narrator) -> str:
 
 @_describe.register
 def _(e: ev.Stolen, n: Narrator) -> str:
-    card = e.resource.name.lower() if e.resource is not None else "a card"
+    card = f"1 {e.resource.name.lower()}" if e.resource is not None else "a card"
     return f"{n.who(e.thief)} stole {card} from {n.who(e.victim)}"
 
 

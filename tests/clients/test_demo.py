@@ -28,7 +28,7 @@ def test_quiet_demo_prints_only_the_result(capsys: object) -> None:
 
 def test_narration_speaks_to_the_viewer_and_keeps_secrets() -> None:
     n = Narrator(["Ana", "Bo"], viewer=1)
-    assert n.describe(events.Stolen(0, 1, Resource.ORE)) == "Ana stole ore from you"
+    assert n.describe(events.Stolen(0, 1, Resource.ORE)) == "Ana stole 1 ore from you"
     assert n.describe(events.Stolen(0, 1, None)) == "Ana stole a card from you"
     assert n.describe(events.DiceRolled(1, (3, 5))) == "you rolled 8 (3+5)"
     assert n.describe(events.DevCardPlayed(0, DevCard.KNIGHT)) == "Ana played a knight"
