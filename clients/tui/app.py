@@ -38,7 +38,7 @@ from clients.tui.dialogs import (
 )
 from clients.tui.link import SeatLost, Transport
 from clients.tui.model import GameModel, LogLine, PlaceNames, card_names, plural
-from clients.tui.widgets import BoardView, HandPanel, PlayersPanel, ratios_text
+from clients.tui.widgets import BoardView, HandPanel, PlayersPanel, fit_name, ratios_text
 from protocol import messages as m
 from protocol.payloads import (
     Cards,
@@ -98,6 +98,8 @@ PLACEMENTS: dict[str, tuple[str, str, str]] = {
 }
 """Actions chosen on the map: what is picked, the label, and what the spots are called."""
 
+ANSWER_MARKS = {"accepted": "✓ yes", "declined": "✗ no", "countered": "⇄ counter"}
+"""An answer to an offer in a narrow hint (pending stays as it is)."""
 FULL_KEYS = "arrows/Tab move · Enter choose · Esc back"
 """The picking hint's line of keys, where it fits (else shorter)."""
 NARROW_HINT = 30
@@ -410,7 +412,7 @@ class HexhavenApp(App[None]):
                 spot += self._victims_at(board.current)
             which = f"{board.index + 1} of {len(board.spots)}"
             width = self.query_one("#hint").content_size.width or len(FULL_KEYS)
-            if width < NARROW_HINT:
+            if self._narrow_hint():
                 # The action list names what is placed; the spot and the keys come first.
                 out.append(spot + "\n", style="bold #ffe14d")
                 out.append(f"{which} · Tab, Enter, Esc", style="dim")
@@ -438,6 +440,13 @@ class HexhavenApp(App[None]):
                 )
             else:
                 out.append("The host starts the game.", style="dim")
+        elif v is not None and v.trade is not None and self._narrow_hint():
+            t = v.trade  # in a few short lines: the swap, then a mark per answer
+            out.append(f"{card_names(t.give)} → {card_names(t.get)}", style="bold")
+            for q, a in enumerate(t.answers):
+                if a != "not_asked" and q != t.offerer:
+                    name = "you" if q == model.seat else fit_name(model.name(q), 9)
+                    out.append(f"\n{name} {ANSWER_MARKS.get(a, a)}")
         elif v is not None and v.trade is not None:
             t = v.trade
             who = "You offer" if t.offerer == model.seat else f"{model.name(t.offerer)} offers"
@@ -655,6 +664,10 @@ class HexhavenApp(App[None]):
 
     def on_board_view_moved(self, event: BoardView.Moved) -> None:
         self.refresh_hint()
+
+    def _narrow_hint(self) -> bool:
+        """Whether the hint is too narrow for its sentences (16 columns at 80x24)."""
+        return 0 < self.query_one("#hint").content_size.width < NARROW_HINT
 
     def _victims_at(self, hex_id: int) -> str:
         """Whom the robber could rob on a hex: ``" · rob Bo or Cy"``."""

@@ -264,6 +264,24 @@ def offered_to_everyone() -> GameState:
     return state
 
 
+async def test_an_open_offer_fits_the_narrow_hint_at_80x24() -> None:
+    from textual.geometry import Region
+
+    state = pos.setup_game(pos.config(players=3))
+    pos.main_phase(state, 0)
+    pos.set_hand(state, 0, pos.counts(brick=2, wool=1))
+    pos.set_hand(state, 1, pos.counts(lumber=2))
+    offer = OfferTrade(0, (2, 0, 0, 0, 0), (0, 1, 0, 0, 0), None)
+    first = events(state, apply(state, offer), 0)
+    accepted = events(state, apply(state, AcceptTrade(1)), 0)
+    app, _ = client(state, 0, first, accepted, prompt(state, 0))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        hint = app.query_one("#hint")
+        lines = [x.text.strip() for x in hint.render_lines(Region(0, 0, *hint.outer_size))]
+        assert lines[1:] == ["2 brick → 1", "lumber", "Bo ✓ yes", "Cy pending"], lines
+
+
 async def test_an_offer_made_to_you_is_accepted_or_countered() -> None:
     state = offered_to_everyone()
     app, transport = client(state, 0, prompt(state, 0))
@@ -421,8 +439,7 @@ async def test_long_names_wrap_with_their_tick_boxes() -> None:
     pos.main_phase(state, 0)
     names = ["you", "heuristic-1", "heuristic-2", "heuristic-3"]
     players = [
-        m.PlayerInfo(seat=q, name=names[q], bot=q > 0, connected=True, away=False)
-        for q in range(4)
+        m.PlayerInfo(seat=q, name=names[q], bot=q > 0, connected=True, away=False) for q in range(4)
     ]
     messages = opening(state, 0)
     messages[1] = m.Players(game=GAME, players=players)
