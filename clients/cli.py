@@ -167,21 +167,23 @@ def _serve(args: argparse.Namespace) -> int:
             listening = True
             await stop.wait()
 
+    problem = None
     try:
         asyncio.run(run())
     except OSError as exc:
         if listening:
             raise
-        where = f"[{args.host}]:{args.port}" if ":" in args.host else f"{args.host}:{args.port}"
-        print(f"hexhaven serve: cannot listen on {where}: {_listen_problem(exc)}", file=sys.stderr)
-        store.close()
-        if made:  # it served nothing: leave no empty database behind
-            for suffix in ("", "-wal", "-shm"):
-                Path(f"{args.db}{suffix}").unlink(missing_ok=True)
-        return 1
+        problem = _listen_problem(exc)
     finally:
         store.close()
-    return 0
+    if problem is None:
+        return 0
+    where = f"[{args.host}]:{args.port}" if ":" in args.host else f"{args.host}:{args.port}"
+    print(f"hexhaven serve: cannot listen on {where}: {problem}", file=sys.stderr)
+    if made:  # it served nothing: leave no empty database behind
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{args.db}{suffix}").unlink(missing_ok=True)
+    return 1
 
 
 def _verify(args: argparse.Namespace) -> int:
