@@ -374,8 +374,14 @@ class HexhavenApp(App[None]):
         v = model.view
         out = Text(no_wrap=True, overflow="ellipsis")
         out.append("Hexhaven ", style="bold")
-        if model.game:
-            out.append(f"  game {model.game}", style="dim")
+        # What must not be cut off on a narrow screen comes first; the game id last.
+        if self.connection == "lost":
+            out.append("  [offline]", style="bold #ff4040")
+        left = model.deadline_left()
+        if left is not None and self._still_prompted():
+            out.append(f"  ⏱ {left:.0f} s", style="bold #ff9d1a")
+        if model.spectator:
+            out.append("  [watching]", style="bold #35c3e0")
         if v is not None and model.started:
             out.append(f"  turn {v.turn}")
             if v.dice is not None:
@@ -388,14 +394,9 @@ class HexhavenApp(App[None]):
             out.append(f"  first to {v.victory_points}", style="dim")
         elif not model.started:
             out.append("  waiting to start", style="bold #ffe14d")
-        if model.spectator:
-            out.append("  [watching]", style="bold #35c3e0")
-        left = model.deadline_left()
-        if left is not None and self._still_prompted():
-            out.append(f"  ⏱ {left:.0f} s", style="bold #ff9d1a")
-        if self.connection == "lost":
-            out.append("  [offline]", style="bold #ff4040")
-        out.append("   ? help", style="dim")
+        out.append("  ? help", style="dim")
+        if model.game:
+            out.append(f"  game {model.game}", style="dim")
         self.query_one("#status", Static).update(out)
 
     def refresh_hint(self) -> None:

@@ -39,3 +39,23 @@ def test_one_card_is_one_card() -> None:
     assert "(2 victory point cards)" in lines[1]
     named = GameOverScreen(["Ana", "Bo"], [10, 4], 0, 0, 1, None)
     assert "Ana (you)" in named.scores().plain  # a name of one's own is marked
+
+
+async def test_the_status_line_keeps_the_clock_and_help_at_80_columns() -> None:
+    from textual.geometry import Region
+
+    from clients.tui.app import HexhavenApp
+    from clients.tui.offline import OfflineTransport
+    from tests.clients.test_tui_dialogs import opening, prompt
+    from tests.engine import positions as pos
+
+    state = pos.setup_game(pos.config(players=4))
+    pos.pre_roll(state, 0)
+    pos.force_roll(state, 8)
+    asked = prompt(state, 0).model_copy(update={"deadline": 42.0})
+    app = HexhavenApp(OfflineTransport([*opening(state, 0), asked]))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        status = app.query_one("#status")
+        drawn = status.render_lines(Region(0, 0, *status.outer_size))[0].text
+        assert "⏱ 4" in drawn and "rolled 8" in drawn and "? help" in drawn, drawn
