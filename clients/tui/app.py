@@ -38,7 +38,14 @@ from clients.tui.dialogs import (
 )
 from clients.tui.link import SeatLost, Transport
 from clients.tui.model import GameModel, LogLine, PlaceNames, card_names, plural
-from clients.tui.widgets import BoardView, HandPanel, PlayersPanel, fit_name, ratios_text
+from clients.tui.widgets import (
+    BoardView,
+    HandPanel,
+    PlayersPanel,
+    fit_name,
+    log_entry,
+    ratios_text,
+)
 from protocol import messages as m
 from protocol.payloads import (
     Cards,
@@ -52,15 +59,6 @@ from protocol.payloads import (
     PlayYearOfPlenty,
     WireModel,
 )
-
-LOG_STYLES = {
-    "event": "",
-    "turn": "bold #8a8f98",
-    "you": "bold",
-    "chat": "#35c3e0",
-    "error": "bold #ff4040",
-    "info": "italic #8dc95a",
-}
 
 KIND_ORDER = (
     "roll_dice",
@@ -311,7 +309,7 @@ class HexhavenApp(App[None]):
     def write_log(self, lines: Sequence[LogLine]) -> None:
         log = self.query_one("#log", RichLog)
         for line in lines:
-            log.write(Text(line.text, style=LOG_STYLES.get(line.kind, "")))
+            log.write(log_entry(line))
 
     # --- showing ---------------------------------------------------------------------------
     def refresh_all(self) -> None:
@@ -915,8 +913,7 @@ class HexhavenApp(App[None]):
 
     def action_log(self) -> None:
         if not isinstance(self.screen, HexhavenScreenTypes):
-            lines = [Text(x.text, style=LOG_STYLES.get(x.kind, "")) for x in self.model.log]
-            self.push_screen(LogScreen(lines))
+            self.push_screen(LogScreen(self.model.log))
 
     def action_chat(self) -> None:
         if self.model.game is None:

@@ -20,7 +20,8 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from clients.tui.board import SEAT_COLOURS
-from clients.tui.model import plural
+from clients.tui.model import LogLine, plural
+from clients.tui.widgets import log_entry
 from protocol.payloads import RESOURCE_NAMES
 
 Counts = list[int]
@@ -293,7 +294,7 @@ class LogScreen(ModalScreen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,l,q", "close", "close")]
 
-    def __init__(self, lines: Sequence[Text]) -> None:
+    def __init__(self, lines: Sequence[LogLine]) -> None:
         super().__init__()
         self.lines = list(lines)
 
@@ -311,7 +312,7 @@ class LogScreen(ModalScreen[None]):
 
         log = self.query_one(RichLog)
         for line in self.lines:
-            log.write(line)
+            log.write(log_entry(line))
         log.focus()
 
     def action_close(self) -> None:

@@ -15,6 +15,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import ClassVar
 
+from rich.console import Group
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
@@ -25,10 +26,10 @@ from textual.widget import Widget
 from textual.widgets import Footer, RichLog, Static
 
 import engine
-from clients.tui.app import LOG_STYLES, HexhavenApp
+from clients.tui.app import HexhavenApp
 from clients.tui.dialogs import LogScreen
 from clients.tui.model import GameModel, LiveView, LogLine, PlaceNames, TableNarrator, log_lines
-from clients.tui.widgets import BoardView, HandPanel, PlayersPanel
+from clients.tui.widgets import BoardView, HandPanel, PlayersPanel, log_entry
 from protocol import messages as m
 from protocol.payloads import action_from_engine, action_to_engine, view_from_engine
 from server.room import game_config
@@ -268,7 +269,7 @@ class ReplayApp(App[None]):
         if isinstance(self.screen, LogScreen):
             return
         lines = self.game.lines(0, self.position)
-        self.push_screen(LogScreen([Text(x.text, style=LOG_STYLES.get(x.kind, "")) for x in lines]))
+        self.push_screen(LogScreen(lines))
 
     # --- showing ------------------------------------------------------------------------------
     def show(self) -> None:
@@ -292,21 +293,18 @@ class ReplayApp(App[None]):
             log.clear()
             new = self.game.lines(0, k)[-LOG_TAIL:]
         for line in new:
-            log.write(Text(line.text, style=LOG_STYLES.get(line.kind, "")))
+            log.write(log_entry(line))
         self._logged = k
 
     def _show_now(self) -> None:
         g, k = self.game, self.position
-        out = Text()
         if k == 0:
-            out.append("The start: the board before the first placement.", style="dim")
-        else:
-            step = g.steps[k - 1]
-            out.append(f"Action {k}: ", style="bold")
-            out.append(self.model.name(step.seat) + "\n", style="bold")
-            for line in step.lines:
-                out.append(line.text + "\n", style=LOG_STYLES.get(line.kind, ""))
-        self.query_one("#now", Static).update(out)
+            now = Text("The start: the board before the first placement.", style="dim")
+            self.query_one("#now", Static).update(now)
+            return
+        step = g.steps[k - 1]
+        head = Text(f"Action {k}: {self.model.name(step.seat)}", style="bold")
+        self.query_one("#now", Static).update(Group(head, *map(log_entry, step.lines)))
 
     def _show_status(self, view: LiveView) -> None:
         g, k = self.game, self.position

@@ -4,9 +4,12 @@ player panels and the hand."""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from itertools import pairwise
 from typing import ClassVar
 
+from rich.console import Console, ConsoleOptions
+from rich.measure import Measurement
 from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.events import Click
@@ -23,14 +26,62 @@ from clients.tui.board import (
     nearest,
     render_board,
 )
-from clients.tui.model import GameModel, LiveView, card_names, dev_names, plural
+from clients.tui.model import GameModel, LiveView, LogLine, card_names, dev_names, plural
 from protocol.payloads import RESOURCE_NAMES
+
+LOG_STYLES = {
+    "event": "",
+    "turn": "bold #8a8f98",
+    "you": "bold",
+    "chat": "#35c3e0",
+    "error": "bold #ff4040",
+    "info": "italic #8dc95a",
+}
 
 SIDE_ROOM = (40, 10)
 """Columns beside and lines under the board that a doubled board must leave free."""
 SIDE_WIDE = 56
 """The most columns the panels beside the board use; on a wider screen the board's column
 (and the log under it) takes the rest."""
+
+
+_GLUE = "\ue000"
+"""Stands for a space the log must not break at while a line is wrapped (Rich breaks at
+every whitespace character, no-break spaces too); it is one cell wide, like the space."""
+
+
+class LogEntry:
+    """A line of the game log that wraps only where a reader would: never beside a number,
+    so "lumber 4", "2 ore" and "9 o'clock" stay whole ("rolled 8 (5+3):" too)."""
+
+    def __init__(self, text: Text) -> None:
+        self.text = text
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[Text]:
+        glued = self.text.copy()
+        glued.plain = glue_numbers(glued.plain)
+        for line in glued.wrap(console, options.max_width):
+            line.plain = line.plain.replace(_GLUE, " ")
+            yield line
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement.get(console, options, self.text)
+
+
+def glue_numbers(plain: str) -> str:
+    """``plain`` with each space beside a number (a word that is one, or the word after it
+    starts with a digit) and each no-break space replaced by the log's glue."""
+    words = plain.replace("\u00a0", _GLUE).split(" ")
+    out = [words[0]]
+    for before, word in pairwise(words):
+        out.append(_GLUE if before.isdigit() or word[:1].isdigit() else " ")
+        out.append(word)
+    return "".join(out)
+
+
+def log_entry(line: LogLine) -> LogEntry:
+    """A log line as the log shows it, styled by its kind."""
+    return LogEntry(Text(line.text, style=LOG_STYLES.get(line.kind, "")))
 
 
 def board_scale(screen: Size, radius: int) -> int:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from rich.text import Text
+from textual.geometry import Region
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -139,6 +140,12 @@ def plain(widget: Widget) -> str:
     return rendered.plain if isinstance(rendered, Text) else str(rendered)
 
 
+def drawn(widget: Widget) -> str:
+    """The widget's text as drawn, its lines joined."""
+    lines = widget.render_lines(Region(0, 0, *widget.outer_size))
+    return "\n".join(strip.text.rstrip() for strip in lines)
+
+
 async def test_keys_step_through_the_game_forward_and_back(store: Store) -> None:
     game = ReplayGame(record(store), viewer=None)
     app = ReplayApp(game)
@@ -150,7 +157,7 @@ async def test_keys_step_through_the_game_forward_and_back(store: Store) -> None
         assert app.position == 3
         board = app.query_one(BoardView)
         assert board.view is not None and len(board.view.settlements) == 2
-        assert "Action 3: Bo" in plain(app.query_one("#now", Static))
+        assert "Action 3: Bo" in drawn(app.query_one("#now", Static))
         await pilot.press("left", "p")
         assert app.position == 1
         await pilot.press("end")
@@ -250,7 +257,7 @@ async def test_the_whole_log_so_far_is_one_key_away(store: Store) -> None:
         await pilot.press("l")
         await pilot.pause()
         assert isinstance(app.screen, LogScreen)
-        shown = [line.plain for line in app.screen.lines]
+        shown = [line.text for line in app.screen.lines]
         assert shown == [line.text for line in game.lines(0, 40)]
         await pilot.press("escape")
         assert not isinstance(app.screen, LogScreen)

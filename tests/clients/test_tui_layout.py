@@ -4,6 +4,8 @@ dialog and the replay fit too."""
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from textual.app import App
 from textual.geometry import Region, Size
@@ -16,6 +18,7 @@ from clients.tui.offline import OfflineTransport
 from clients.tui.replay import ReplayApp, ReplayGame, Slider
 from clients.tui.screenshot import NAMES, _messages, _position
 from clients.tui.widgets import SIDE_WIDE, BoardView, HandPanel, PlayersPanel, board_scale
+from engine import events as ev
 from server.store import Store, game_record
 from tests.clients.test_replay import store_game
 
@@ -212,3 +215,55 @@ async def test_a_larger_island_gets_a_wider_board_column() -> None:
         assert (board.width, board.height) == (layout(4).width, layout(4).height)
         assert app.query_one("#left").region.width == layout(4).width + 1
         lines_fit(app.query_one(PlayersPanel))
+
+
+def _breaks_beside_a_number(lines: list[str]) -> list[tuple[str, str]]:
+    """Each place where ``lines`` break between a number and the word beside it."""
+    return [
+        (a, b) for a, b in itertools.pairwise(lines) if a.split()[-1].isdigit() or b[:1].isdigit()
+    ]
+
+
+async def test_the_log_never_breaks_a_line_beside_a_number() -> None:
+    """'lumber 4', '2 ore' and '9 o'clock' stay on one line at every width; the line's words
+    and style come through whole."""
+    from rich.console import Console
+    from rich.style import Style
+
+    from clients.tui.widgets import LOG_STYLES, glue_numbers, log_entry
+
+    state, history = _position(12, 24)
+    app = HexhavenApp(OfflineTransport(_messages(state, history)))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        narrator = app.model.narrator()
+        assert narrator is not None
+        for v in range(54):  # a settlement at every intersection: long place names
+            told = narrator.describe(ev.SettlementBuilt(seat=1, vertex=v, free=False))
+            app.say("event", told or "")
+        await pilot.pause()
+        log = app.query_one("#log")
+        drawn = [strip.text.rstrip() for strip in log.lines]  # type: ignore[attr-defined]
+        entries = list(app.model.log)
+    assert len(drawn) > len(entries)  # some entries wrapped at 80x24
+    for line in entries:  # the drawn lines of each entry, in turn
+        words, rows = line.text.split(), []
+        while len(" ".join(rows).split()) < len(words):
+            rows.append(drawn.pop(0))
+        assert " ".join(rows).split() == words
+        assert not _breaks_beside_a_number(rows), rows
+    console = Console(width=200, color_system=None)
+    for line in entries:
+        longest = max(len(unit) for unit in glue_numbers(line.text).split())
+        for width in range(longest, 64, 3):
+            rendered = list(
+                console.render_lines(
+                    log_entry(line), console.options.update_width(width), pad=False
+                )
+            )
+            texts = ["".join(seg.text for seg in row).rstrip() for row in rendered]
+            assert all(len(t) <= width for t in texts)
+            assert " ".join(texts) == " ".join(line.text.split())
+            assert not _breaks_beside_a_number(texts), (width, texts)
+            styles = {seg.style or Style() for row in rendered for seg in row if seg.text.strip()}
+            assert styles == {Style.parse(LOG_STYLES[line.kind])}, (line, styles)
