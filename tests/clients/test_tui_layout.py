@@ -247,7 +247,7 @@ async def test_the_log_never_breaks_a_line_beside_a_number() -> None:
         entries = list(app.model.log)
     assert len(drawn) > len(entries)  # some entries wrapped at 80x24
     for line in entries:  # the drawn lines of each entry, in turn
-        words, rows = line.text.split(), []
+        words, rows = line.text.split(), list[str]()
         while len(" ".join(rows).split()) < len(words):
             rows.append(drawn.pop(0))
         assert " ".join(rows).split() == words
