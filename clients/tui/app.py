@@ -847,7 +847,24 @@ class HexhavenApp(App[None]):
         elif self.current_actions("end_turn"):
             self.notify("No bank trade now: it takes 4 of one resource (fewer at a harbour).")
         else:
-            self.notify("Trades are made in your turn, after the roll.")
+            self.notify(self._why_no_trade())
+
+    def _why_no_trade(self) -> str:
+        """Why this seat cannot trade now, in the words of what comes first."""
+        v, seat = self.model.view, self.model.seat
+        if v is None or seat is None or v.phase == "game_over":
+            return "There is no trading now."
+        if v.phase.startswith("setup"):
+            return "Trades start after the set-up."
+        if v.current != seat:
+            return "Trades are made in your turn, after the roll."
+        return {
+            "pre_roll": "Roll first: trades come after the roll.",
+            "discard": "The discards come first; trades come after.",
+            "move_robber": "Move the robber first; trades come after.",
+            "road_building": "Place your free roads first; trades come after.",
+            "trade": "Your offer is open: trade with one who accepted, or cancel it.",
+        }.get(v.phase, "Trades are made in your turn, after the roll.")
 
     def offer(self) -> None:
         v = self.model.view
@@ -859,7 +876,7 @@ class HexhavenApp(App[None]):
             if sides is None:
                 return
             if not self.current_actions("end_turn"):
-                self.notify("Offers are made in your turn, after the roll.", severity="warning")
+                self.notify(self._why_no_trade(), severity="warning")
                 return
             give, get = Cards.of(sides[0]), Cards.of(sides[1])
             self.act(OfferTrade(give=give, get=get, to=dialog.to))
@@ -881,7 +898,7 @@ class HexhavenApp(App[None]):
         if self.current_actions("end_turn"):
             self.offer()
         else:
-            self.notify("Offers are made in your turn, after the roll.")
+            self.notify(self._why_no_trade())
 
     def counter(self) -> None:
         v = self.model.view

@@ -20,6 +20,7 @@ from engine import (
     GameState,
     MoveRobber,
     OfferTrade,
+    Phase,
     apply,
     check,
     legal_actions,
@@ -191,10 +192,21 @@ async def test_trade_keys_say_why_when_there_is_nothing_to_trade() -> None:
         await pilot.pause()
         await pilot.press("t", "b")  # before the roll
         await pilot.pause()
-        assert said == [
-            "Offers are made in your turn, after the roll.",
-            "Trades are made in your turn, after the roll.",
-        ]
+        assert said == ["Roll first: trades come after the roll."] * 2
+    for seat, phase, why in (
+        (1, Phase.PRE_ROLL, "Trades are made in your turn, after the roll."),
+        (0, Phase.MOVE_ROBBER, "Move the robber first; trades come after."),
+    ):
+        said.clear()
+        pos.main_phase(state, seat)
+        state.phase, state.dice = phase, (3, 4)
+        app, transport = client(state, 0, *([prompt(state, 0)] if seat == 0 else []))
+        app.notify = lambda message, **_: said.append(message)  # type: ignore[method-assign]
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            await pilot.press("t", "b")
+            await pilot.pause()
+            assert said == [why] * 2 and transport.sent == []
     said.clear()
     pos.main_phase(state, 0)
     pos.set_hand(state, 0, pos.counts(lumber=2, grain=2))  # 4:1 needs four of one
