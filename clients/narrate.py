@@ -171,6 +171,10 @@ def _(e: ev.TradeCompleted, n: Narrator) -> str:
 
 @_describe.register
 def _(e: ev.TradeClosed, n: Narrator) -> str:
+    if e.reason == "declined":
+        return f"nobody took {n.whose(e.seat)} offer"
+    if e.reason == "cancelled":
+        return f"{n.who(e.seat)} withdrew {'your' if e.seat == n.viewer else 'the'} offer"
     return f"{n.whose(e.seat)} offer is off ({e.reason})"
 
 

@@ -62,5 +62,7 @@ def test_trade_lines_agree_with_you_and_with_a_name() -> None:
     assert n.describe(events.TradeAnswered(1, "counter", wool, brick)) == (
         "you counter: 1 wool for 1 brick"
     )
-    assert n.describe(events.TradeClosed(1, "declined")) == "your offer is off (declined)"
-    assert n.describe(events.TradeClosed(0, "cancelled")) == "Ana's offer is off (cancelled)"
+    assert n.describe(events.TradeClosed(1, "declined")) == "nobody took your offer"
+    assert n.describe(events.TradeClosed(0, "declined")) == "nobody took Ana's offer"
+    assert n.describe(events.TradeClosed(0, "cancelled")) == "Ana withdrew the offer"
+    assert n.describe(events.TradeClosed(1, "cancelled")) == "you withdrew your offer"
