@@ -1,5 +1,5 @@
 """Dialogs: choosing cards (discard, year of plenty, trade offers and counter-offers),
-choosing one of a list (victim, monopoly, bank trade, an offer's answer), help, quitting
+choosing one of a list (victim, monopoly, bank trade), help, quitting
 and the game's end. Each is a modal screen that dismisses with its answer (None when
 backed out of with Escape)."""
 

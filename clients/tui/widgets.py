@@ -375,7 +375,7 @@ def _counts_lines(title: str, counts: Sequence[int], tail: str) -> Text:
 
 
 class HandPanel(_Panel):
-    """Your cards, development cards, trade ratios and what you can build now; on a tall
+    """Your cards, development cards and what you can build now; on a tall
     screen, the bank and the development cards left too."""
 
     _shown: tuple[GameModel, set[str]] | None = None
