@@ -172,7 +172,38 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "hexhaven play --board preset:NAME, or show it with hexhaven board score preset:NAME.",
     )
     presets.set_defaults(run=_presets)
+
+    topo = sub.add_parser(
+        "topology",
+        help="which hexes, intersections and paths touch which, by id, as JSON",
+        description="Print the island's adjacency tables for a radius, by the ids the "
+        "protocol's views and actions use (docs/protocol.md, 'Board ids'). The standard "
+        "island's are in docs/topology/radius-3.json.",
+    )
+    topo.add_argument(
+        "--radius", type=_radius, default=3, help="board radius, 3 to 8 (3 is standard)"
+    )
+    topo.set_defaults(run=_topology)
     return board
+
+
+def _radius(text: str) -> int:
+    from protocol.topology import MAX_RADIUS, MIN_RADIUS
+
+    try:
+        radius = int(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from exc
+    if not MIN_RADIUS <= radius <= MAX_RADIUS:
+        raise argparse.ArgumentTypeError(f"give {MIN_RADIUS} to {MAX_RADIUS}, not {text}")
+    return radius
+
+
+def _topology(args: argparse.Namespace) -> int:
+    from protocol.topology import render, topology_tables
+
+    sys.stdout.write(render(topology_tables(args.radius)))
+    return 0
 
 
 def _scoring_arguments(parser: argparse.ArgumentParser) -> None:

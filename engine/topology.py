@@ -68,8 +68,8 @@ class Topology:
     hex_coords: tuple[Axial, ...]
     hex_ring: tuple[int, ...]
     hex_neighbours: tuple[tuple[HexId, ...], ...]
-    hex_vertices: tuple[tuple[VertexId, ...], ...]  # six, counter-clockwise from the east corner
-    hex_edges: tuple[tuple[EdgeId, ...], ...]
+    hex_vertices: tuple[tuple[VertexId, ...], ...]  # six, counter-clockwise from the corner at 30°
+    hex_edges: tuple[tuple[EdgeId, ...], ...]  # six, counter-clockwise from the east side
     vertex_hexes: tuple[tuple[HexId, ...], ...]  # land hexes only (1 to 3)
     vertex_vertices: tuple[tuple[VertexId, ...], ...]
     vertex_edges: tuple[tuple[EdgeId, ...], ...]

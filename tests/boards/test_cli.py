@@ -35,6 +35,8 @@ def test_register_adds_the_board_command() -> None:
         "score": ["b.json"],
         "search": [],
         "render": ["b.json", "--out", "b.svg"],
+        "presets": [],
+        "topology": ["--radius", "5"],
     }
     for sub, rest in commands.items():
         args = parser.parse_args(["board", sub, *rest])
