@@ -109,6 +109,15 @@ class Connection:
             await self.ws.send(self.codec.encode(message))
 
 
+def frame_bytes(frame: str | bytes) -> int:
+    """A frame's size in bytes: a text frame's as UTF-8, which is what came over the wire."""
+    if isinstance(frame, bytes):
+        return len(frame)
+    if len(frame) > MAX_FRAME:  # at least one byte a character: too large already
+        return len(frame)
+    return len(frame.encode("utf-8", errors="surrogatepass"))
+
+
 def bot_command(url: str, game: str, token: str, kind: str, name: str) -> list[str]:
     """The command line of a bot process (``kind`` may be ``kind:strength``). Values go as
     ``--opt=value`` so a token or name that starts with a dash is not taken for an option."""
@@ -229,7 +238,7 @@ class HexhavenServer:
         if not conn.allow():
             conn.send(m.Error(code=ErrorCode.RATE_LIMITED, message="too many messages; slow down"))
             return
-        if len(frame) > MAX_FRAME:
+        if frame_bytes(frame) > MAX_FRAME:
             conn.send(
                 m.Error(
                     code=ErrorCode.TOO_LARGE, message=f"frames are limited to {MAX_FRAME} bytes"

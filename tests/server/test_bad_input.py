@@ -37,6 +37,21 @@ async def test_frames_that_are_not_messages(server_port: int) -> None:
     await c.close()
 
 
+async def test_a_text_frame_is_measured_in_bytes(server_port: int) -> None:
+    """A JSON frame of fewer characters than the limit but more bytes (here: 'é' is two
+    bytes in UTF-8) is too large; one a byte under the limit is read."""
+    c = await Client.open(server_port, SUBPROTOCOL_JSON)
+    await c.hello()
+    wide = '{"type": "chat", "game": "x", "text": "' + "é" * (MAX_FRAME // 2) + '"}'
+    assert len(wide) < MAX_FRAME < len(wide.encode())
+    await c.send_raw(wide)
+    assert (await c.expect(m.Error)).code == m.ErrorCode.TOO_LARGE
+    padded = '{"type": "ping", "nonce": 4}'
+    await c.send_raw(padded + " " * (MAX_FRAME - len(padded)))  # exactly at the limit
+    assert (await c.expect(m.Pong)).nonce == 4
+    await c.close()
+
+
 async def test_refused_actions_change_nothing(server_port: int) -> None:
     game, clients = await seated_game(server_port, SUBPROTOCOL_JSON)
     p0, p1 = clients[0], clients[1]
