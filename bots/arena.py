@@ -479,7 +479,9 @@ class _Host:
                     if problem is not None:
                         raise ArenaError(problem) from None
                 continue
-            message = self.codec.decode_server(frame)
+            message = self.codec.read_server(frame)
+            if message is None:
+                continue  # a type this client does not know
             if isinstance(message, m.Error):
                 raise ArenaError(f"the server refused: {message.message} ({message.code})")
             if isinstance(message, m.Events):

@@ -279,7 +279,9 @@ class _Session:
             reason = "closed by the server"
             try:
                 async for frame in ws:
-                    self.inbox.put_nowait(codec.decode_server(frame))
+                    message = codec.read_server(frame)
+                    if message is not None:  # None: a type this SDK does not know
+                        self.inbox.put_nowait(message)
                 if ws.close_code is not None:
                     reason = f"closed by the server ({ws.close_code} {ws.close_reason})".strip()
             except ConnectionClosed as exc:

@@ -63,14 +63,30 @@ class Codec:
         return message.model_dump_json()
 
     def decode_client(self, frame: Frame) -> Any:
-        """A client message from a frame. Raises :class:`ProtocolError`."""
-        return self._decode(frame, _CLIENT, _CLIENT_TYPES)
+        """A client message from a frame, strictly: an unknown field is an error. Raises
+        :class:`ProtocolError`."""
+        return self._decode(frame, _CLIENT, _CLIENT_TYPES, lenient=False)
 
     def decode_server(self, frame: Frame) -> Any:
-        """A server message from a frame. Raises :class:`ProtocolError`."""
-        return self._decode(frame, _SERVER, _SERVER_TYPES)
+        """A server message from a frame. Fields this client does not know are dropped, as
+        docs/protocol.md asks of clients, since a newer server may add some; a message of a
+        type it does not know raises :class:`ProtocolError` with ``unknown_type``, for the
+        caller to skip. Raises :class:`ProtocolError`."""
+        return self._decode(frame, _SERVER, _SERVER_TYPES, lenient=True)
 
-    def _decode(self, frame: Frame, adapter: TypeAdapter[Any], types: frozenset[str]) -> Any:
+    def read_server(self, frame: Frame) -> Any | None:
+        """:meth:`decode_server` for a client's read loop: None for a message of a type this
+        client does not know, which a client ignores (docs/protocol.md)."""
+        try:
+            return self.decode_server(frame)
+        except ProtocolError as exc:
+            if exc.code == ErrorCode.UNKNOWN_TYPE:
+                return None
+            raise
+
+    def _decode(
+        self, frame: Frame, adapter: TypeAdapter[Any], types: frozenset[str], *, lenient: bool
+    ) -> Any:
         data = self._unpack(frame)
         if not isinstance(data, dict):
             raise ProtocolError(ErrorCode.BAD_MESSAGE, "a message is an object with a 'type'")
@@ -82,6 +98,14 @@ class Codec:
                 ErrorCode.UNKNOWN_TYPE,
                 f"there is no message of type {kind[:40]!r}; see docs/protocol.md",
             )
+        try:
+            return adapter.validate_python(data)
+        except ValidationError as exc:
+            unknown = [e["loc"] for e in exc.errors() if e["type"] == "extra_forbidden"]
+            if not (lenient and unknown):
+                raise ProtocolError(ErrorCode.BAD_MESSAGE, _explain(kind, data, exc)) from None
+        for loc in unknown:
+            _drop(data, loc[1:])
         try:
             return adapter.validate_python(data)
         except ValidationError as exc:
@@ -119,9 +143,25 @@ def _explain(kind: str, data: object, exc: ValidationError) -> str:
 
 
 def _path(data: object, loc: tuple[int | str, ...]) -> list[str]:
-    """The error location as field names and indexes, without the tags pydantic inserts
-    for the member of a discriminated union it chose (the input's own ``type``/``kind``)."""
-    out: list[str] = []
+    """The error location as field names and indexes."""
+    return [str(part) for part in _steps(data, loc)]
+
+
+def _drop(data: object, loc: tuple[int | str, ...]) -> None:
+    """Remove the field at an error location from the decoded data."""
+    *steps, last = _steps(data, loc)
+    node = data
+    for step in steps:
+        node = node[step]  # type: ignore[index]
+    if isinstance(node, dict):
+        node.pop(last, None)
+
+
+def _steps(data: object, loc: tuple[int | str, ...]) -> list[int | str]:
+    """An error location as the keys and indexes of the data, without the tags pydantic
+    inserts for the member of a discriminated union it chose (the input's own
+    ``type``/``kind``)."""
+    out: list[int | str] = []
     node = data
     for part in loc:
         if (
@@ -134,7 +174,7 @@ def _path(data: object, loc: tuple[int | str, ...]) -> list[str]:
             )
         ):
             continue  # a union tag, not a field
-        out.append(str(part))
+        out.append(part)
         if isinstance(node, dict):
             node = node.get(part)
         elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):

@@ -356,12 +356,14 @@ class GameOver(WireModel):
 
 class Error(WireModel):
     """A refusal: ``code`` is stable, ``message`` says what to do; ``detail`` refines the
-    code (the engine's reason for an illegal action)."""
+    code (the engine's reason for an illegal action); ``game`` is the game the refused
+    message named, when it named one the server could tell (for a client in several)."""
 
     type: Literal["error"] = "error"
     code: Annotated[ErrorCode, Field(strict=False)]  # a code string on the wire
     message: str
     detail: str | None = None
+    game: str | None = None
 
 
 class Pong(WireModel):

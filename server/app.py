@@ -300,17 +300,21 @@ class HexhavenServer:
         played out, or ``unfinished``, left)."""
         stored = self.store.load(game_id)
         if stored is None:
-            return m.Error(code=ErrorCode.UNKNOWN_GAME, message=f"there is no game {game_id!r}")
+            return m.Error(
+                code=ErrorCode.UNKNOWN_GAME, message=f"there is no game {game_id!r}", game=game_id
+            )
         if is_played_out(stored):
             return m.Error(
                 code=ErrorCode.UNKNOWN_GAME,
                 message=f"game {game_id!r} is over and closed; its record is public (get_record)",
                 detail="over",
+                game=game_id,
             )
         return m.Error(
             code=ErrorCode.UNKNOWN_GAME,
             message=f"game {game_id!r} was closed unfinished, after everyone had left it",
             detail="unfinished",
+            game=game_id,
         )
 
     def _record(self, conn: Connection, game_id: str) -> None:
@@ -318,12 +322,19 @@ class HexhavenServer:
         without a word of it."""
         stored = self.store.load(game_id)
         if stored is None:
-            conn.send(m.Error(code=ErrorCode.UNKNOWN_GAME, message=f"there is no game {game_id!r}"))
+            conn.send(
+                m.Error(
+                    code=ErrorCode.UNKNOWN_GAME,
+                    message=f"there is no game {game_id!r}",
+                    game=game_id,
+                )
+            )
         elif not is_played_out(stored):
             conn.send(
                 m.Error(
                     code=ErrorCode.GAME_NOT_OVER,
                     message=f"game {game_id!r} is not over; its record is public once it ends",
+                    game=game_id,
                 )
             )
         else:

@@ -199,10 +199,6 @@ def _now() -> float:
     return time.monotonic()
 
 
-def _error(code: ErrorCode, message: str, detail: str | None = None) -> m.Error:
-    return m.Error(code=code, message=message, detail=detail)
-
-
 class GameRoom:
     """A game and its seats. Only :meth:`run` touches the state; everything else reaches
     it through :meth:`submit`."""
@@ -282,6 +278,10 @@ class GameRoom:
         )
 
     # --- the room's task ------------------------------------------------------------------
+    def _error(self, code: ErrorCode, message: str, detail: str | None = None) -> m.Error:
+        """A refusal of a message to this game, naming it."""
+        return m.Error(code=code, message=message, detail=detail, game=self.id)
+
     def submit(self, peer: Peer, message: Any) -> None:
         """Queue a message (a protocol message or :class:`Disconnected`) for the room."""
         self.inbox.put_nowait((peer, message))
@@ -303,7 +303,7 @@ class GameRoom:
                 self._handle(peer, message)
             except Exception:
                 self.log.exception("room.failure", message_type=type(message).__name__)
-                peer.send(_error(ErrorCode.INTERNAL, "the server failed on that message"))
+                peer.send(self._error(ErrorCode.INTERNAL, "the server failed on that message"))
 
     # --- time -------------------------------------------------------------------------------
     def _next_deadline(self) -> float | None:
@@ -420,7 +420,7 @@ class GameRoom:
             case m.Chat():
                 self._chat(peer, message)
             case _:
-                peer.send(_error(ErrorCode.BAD_MESSAGE, "that message does not go to a game"))
+                peer.send(self._error(ErrorCode.BAD_MESSAGE, "that message does not go to a game"))
 
     # --- seats ----------------------------------------------------------------------------
     def seat_of(self, peer: Peer) -> int | None:
@@ -431,25 +431,31 @@ class GameRoom:
 
     def _join(self, peer: Peer, msg: m.JoinGame) -> None:
         if self.started:
-            peer.send(_error(ErrorCode.ALREADY_STARTED, "the game has started; watch it instead"))
+            peer.send(
+                self._error(ErrorCode.ALREADY_STARTED, "the game has started; watch it instead")
+            )
             return
         if self.seat_of(peer) is not None:
-            peer.send(_error(ErrorCode.SEAT_TAKEN, "this connection already has a seat here"))
+            peer.send(self._error(ErrorCode.SEAT_TAKEN, "this connection already has a seat here"))
             return
         if msg.seat is not None:
             if msg.seat >= len(self.seats):
                 peer.send(
-                    _error(ErrorCode.BAD_MESSAGE, f"this game has seats 0-{len(self.seats) - 1}")
+                    self._error(
+                        ErrorCode.BAD_MESSAGE, f"this game has seats 0-{len(self.seats) - 1}"
+                    )
                 )
                 return
             if self.seats[msg.seat] is not None:
-                peer.send(_error(ErrorCode.SEAT_TAKEN, f"seat {msg.seat} is taken; pick another"))
+                peer.send(
+                    self._error(ErrorCode.SEAT_TAKEN, f"seat {msg.seat} is taken; pick another")
+                )
                 return
             seat = msg.seat
         else:
             free = [i for i, s in enumerate(self.seats) if s is None]
             if not free:
-                peer.send(_error(ErrorCode.GAME_FULL, "every seat is taken; watch instead"))
+                peer.send(self._error(ErrorCode.GAME_FULL, "every seat is taken; watch instead"))
                 return
             seat = free[0]
         slot = SeatSlot(token=secrets.token_urlsafe(24), name=msg.name, peers={peer})
@@ -500,7 +506,7 @@ class GameRoom:
                 self._prompt(only=peer)
                 self._send_over(peer)
                 return
-        peer.send(_error(ErrorCode.BAD_TOKEN, "that token is not a seat of this game"))
+        peer.send(self._error(ErrorCode.BAD_TOKEN, "that token is not a seat of this game"))
 
     def _drop(self, peer: Peer, *, left: bool) -> None:
         """A connection went: ``left`` when it said ``leave``, else it was lost. Before the
@@ -571,15 +577,17 @@ class GameRoom:
     def _start(self, peer: Peer) -> None:
         host = peer.id == self.host_id or (self.host_id is None and self.seat_of(peer) is not None)
         if not host:
-            peer.send(_error(ErrorCode.NOT_HOST, "only the player who created the game starts it"))
+            peer.send(
+                self._error(ErrorCode.NOT_HOST, "only the player who created the game starts it")
+            )
             return
         if self.started:
-            peer.send(_error(ErrorCode.ALREADY_STARTED, "the game has already started"))
+            peer.send(self._error(ErrorCode.ALREADY_STARTED, "the game has already started"))
             return
         empty = [i for i, s in enumerate(self.seats) if s is None]
         if len(empty) > len(self.options.bots):
             peer.send(
-                _error(
+                self._error(
                     ErrorCode.NOT_STARTED,
                     f"{len(empty)} seat(s) are empty and the game has "
                     f"{len(self.options.bots)} bot(s); wait for players to join",
@@ -621,19 +629,21 @@ class GameRoom:
         seat = self.seat_of(peer)
         if seat is None:
             peer.send(
-                _error(ErrorCode.NOT_A_PLAYER, "only a seated player acts; rejoin with your token")
+                self._error(
+                    ErrorCode.NOT_A_PLAYER, "only a seated player acts; rejoin with your token"
+                )
             )
             return
         if not self.started:
-            peer.send(_error(ErrorCode.NOT_STARTED, "the game has not started"))
+            peer.send(self._error(ErrorCode.NOT_STARTED, "the game has not started"))
             return
         if self.over:
-            peer.send(_error(ErrorCode.ILLEGAL_ACTION, "the game is over", "game_over"))
+            peer.send(self._error(ErrorCode.ILLEGAL_ACTION, "the game is over", "game_over"))
             return
         state = self.state
         if msg.state_id != state.actions_taken:
             peer.send(
-                _error(
+                self._error(
                     ErrorCode.STALE_STATE,
                     f"that action was chosen for state {msg.state_id}; "
                     f"the game is at state {state.actions_taken}",
@@ -644,7 +654,7 @@ class GameRoom:
         try:
             engine.check(state, action)
         except engine.IllegalActionError as exc:
-            peer.send(_error(ErrorCode.ILLEGAL_ACTION, exc.message, exc.code))
+            peer.send(self._error(ErrorCode.ILLEGAL_ACTION, exc.message, exc.code))
             return
         slot = self.seats[seat]
         if slot is None or peer is not slot.standin:

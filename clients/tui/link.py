@@ -130,7 +130,9 @@ class Link:
                 status("connected", self.url)
                 assert self._codec is not None
                 async for frame in ws:
-                    message = self._codec.decode_server(frame)
+                    message = self._codec.read_server(frame)
+                    if message is None:  # a type this client does not know
+                        continue
                     self._note(message)
                     deliver(message)
                 why = "the server closed the connection"
@@ -165,7 +167,9 @@ class Link:
         await self._ws.send(self._codec.encode(message))
         seen: list[Any] = []
         while True:
-            reply = self._codec.decode_server(await self._ws.recv())
+            reply = self._codec.read_server(await self._ws.recv())
+            if reply is None:
+                continue
             seen.append(reply)
             if isinstance(reply, (*answers, m.Error)):
                 return reply, seen
@@ -232,7 +236,7 @@ async def fetch_record(url: str, game: str, subprotocol: str = SUBPROTOCOL_MSGPA
         await ws.send(codec.encode(m.Hello(protocol=PROTOCOL_VERSION, client=CLIENT_NAME)))
         await ws.send(codec.encode(m.GetRecord(game=game)))
         while True:
-            reply = codec.decode_server(await ws.recv())
+            reply = codec.read_server(await ws.recv())
             if isinstance(reply, m.GameRecord):
                 return reply
             if isinstance(reply, m.Error):

@@ -580,6 +580,41 @@ def test_a_badly_shaped_server_message_names_the_field(
     assert error.message.startswith(f"{message['type']} message at {path}: "), error.message
 
 
+def _with_new_fields(node: Json) -> Json:
+    """The data with a field no model has added to every object in it, as a newer server
+    might send."""
+    if isinstance(node, dict):
+        return {**{k: _with_new_fields(v) for k, v in node.items()}, "added_later": [1]}
+    if isinstance(node, list):
+        return [_with_new_fields(v) for v in node]
+    return node
+
+
+@pytest.mark.parametrize("message", SERVER_SAMPLES, ids=_id)
+def test_a_client_drops_fields_a_newer_server_adds(codec: Codec, message: p.WireModel) -> None:
+    """Every object of every server message, nested ones (views, events, actions) too."""
+    grown = _with_new_fields(message.model_dump(mode="json"))
+    assert codec.decode_server(_pack(codec, grown)) == message
+
+
+def test_a_clients_read_loop_skips_a_type_it_does_not_know(codec: Codec) -> None:
+    assert codec.read_server(_pack(codec, {"type": "weather", "game": "g"})) is None
+    assert codec.read_server(codec.encode(m.Pong(nonce=2))) == m.Pong(nonce=2)
+    with pytest.raises(ProtocolError) as info:  # a known type badly shaped is still an error
+        codec.read_server(_pack(codec, {"type": "pong", "nonce": "two"}))
+    assert info.value.code == ErrorCode.BAD_MESSAGE
+
+
+def test_a_new_field_does_not_hide_a_real_problem() -> None:
+    codec = Codec(SUBPROTOCOL_JSON)
+    bad = {"type": "prompt", "game": "g", "state_id": 1, "seat": 4, "actions": [], "new": 1}
+    error = _refusal(codec, json.dumps(bad), server=True)
+    assert error.code == ErrorCode.BAD_MESSAGE and "at seat" in error.message
+    # The server itself stays strict: a client's unknown field is refused.
+    ping = json.dumps({"type": "ping", "nonce": 1, "new": 1})
+    assert _refusal(codec, ping).code == ErrorCode.BAD_MESSAGE
+
+
 def test_several_problems_are_counted() -> None:
     codec = Codec(SUBPROTOCOL_JSON)
     error = _refusal(codec, json.dumps({"type": "join_game", "seat": "x", "extra": 1}))

@@ -81,6 +81,12 @@ async def test_refused_actions_change_nothing(server_port: int) -> None:
     await watcher.send(m.Rejoin(game=game, token="not-a-token"))
     assert (await watcher.expect(m.Error)).code == m.ErrorCode.BAD_TOKEN
 
+    # Each refusal names the game its message named, so a client in several can tell.
+    await p1.send(m.Act(game=game, state_id=state_id, action=prompt.actions[0]))
+    assert (await p1.expect(m.Error)).game == game
+    await p0.send(m.Act(game="nope", state_id=0, action=EndTurn()))
+    assert (await p0.expect(m.Error)).game == "nope"
+
     # Nothing changed: the same action is still legal at the same state id.
     await p0.send(m.Act(game=game, state_id=state_id, action=prompt.actions[0]))
     events = await p0.expect(m.Events)
