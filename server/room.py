@@ -221,6 +221,9 @@ class GameRoom:
         self.state = engine.new_game(self.config, seed)
         self.invite = invite
         self.host_id = None if host is None else host.id
+        self.host_seat: int | None = None
+        """The seat the host took, if it sat down: whoever rejoins it with its token (the
+        host's own client after a lost connection) may start the game too."""
         self.store = store
         self.seats: list[SeatSlot | None] = [None] * options.players
         self.spectators: set[Peer] = set()
@@ -460,6 +463,8 @@ class GameRoom:
             seat = free[0]
         slot = SeatSlot(token=secrets.token_urlsafe(24), name=msg.name, peers={peer})
         self.seats[seat] = slot
+        if peer.id == self.host_id:
+            self.host_seat = seat
         self.store.set_seat(self.id, seat, slot.token, slot.name)
         self.log.info("room.joined", seat=seat)
         peer.send(
@@ -525,6 +530,8 @@ class GameRoom:
         elif not self.started and not slot.peers and left:
             self.seats[seat] = None  # a seat given up before the start is free again
             self.store.free_seat(self.id, seat)
+            if seat == self.host_seat:
+                self.host_seat = None
         elif self.started and not slot.owners() and slot.bot is not None and not self.over:
             self._set_away(seat, True)  # the server's own bot: played by the server at once
             self._autoplay()
@@ -575,7 +582,12 @@ class GameRoom:
         self.launcher(self.id, slot.token, slot.bot, slot.name)
 
     def _start(self, peer: Peer) -> None:
-        host = peer.id == self.host_id or (self.host_id is None and self.seat_of(peer) is not None)
+        seat = self.seat_of(peer)
+        host = (
+            peer.id == self.host_id
+            or (seat is not None and seat == self.host_seat)
+            or (self.host_id is None and seat is not None)  # resumed after a restart
+        )
         if not host:
             peer.send(
                 self._error(ErrorCode.NOT_HOST, "only the player who created the game starts it")

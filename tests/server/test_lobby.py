@@ -88,6 +88,40 @@ async def test_a_seat_given_up_with_leave_is_free_again(port: int) -> None:
         await c.close()
 
 
+async def test_a_host_whose_connection_drops_rejoins_and_still_starts_the_game(port: int) -> None:
+    """The host is the creating connection; its seat's token carries the right over to the
+    host's new connection. Another seat cannot start, nor can one that takes the host's seat
+    after the host gave it up."""
+    game, (host, friend) = await _lobby(port, 2, 2)
+    token = host.token()
+    await friend.send(m.StartGame(game=game))
+    assert (await friend.expect(m.Error)).code == m.ErrorCode.NOT_HOST
+    await host.close()
+    await _roster_until(friend, 0, connected=False)
+    back = await Client.open(port)
+    await back.hello()
+    await back.send(m.Rejoin(game=game, token=token))
+    assert (await back.expect(m.Joined)).seat == 0
+    await back.send(m.StartGame(game=game))
+    while not (await back.expect(m.Players)).started:  # the rejoin's roster comes first
+        pass
+    await back.send(m.Leave(game=game))
+    for c in (back, friend):
+        await c.close()
+
+    game, (host, friend) = await _lobby(port, 3, 2)
+    await host.send(m.Leave(game=game))  # the host gives its seat up...
+    await _roster_until(friend, 0, connected=None)
+    taker = await Client.open(port)
+    await taker.hello()
+    await taker.send(m.JoinGame(game=game, name="taker"))
+    assert (await taker.expect(m.Joined)).seat == 0  # ...and another takes it
+    await taker.send(m.StartGame(game=game))
+    assert (await taker.expect(m.Error)).code == m.ErrorCode.NOT_HOST
+    for c in (host, friend, taker):
+        await c.close()
+
+
 async def test_a_seat_lost_in_the_lobby_is_played_once_the_game_starts(port: int) -> None:
     game, (host, friend, gone) = await _lobby(port, 3, 3)
     await gone.close()
