@@ -251,14 +251,22 @@ COMPACT = 30
 """Panels narrower than this many columns use their compact form."""
 
 
-class _Panel(Static):
+class Panel(Static):
     """A panel drawn from the model, again when its width changes."""
+
+    resizing = False
+    """Whether a redraw for a new width is still to come (after the next refresh)."""
 
     def _width(self) -> int:
         return self.size.width or 36
 
     def on_resize(self) -> None:
-        self.call_after_refresh(self.redraw)  # the new width's form, laid out anew
+        self.resizing = True
+        self.call_after_refresh(self._redraw_resized)  # the new width's form, laid out anew
+
+    def _redraw_resized(self) -> None:
+        self.resizing = False
+        self.redraw()
 
     def redraw(self) -> None:
         """Draw again from what was last shown."""
@@ -273,7 +281,7 @@ def fit_name(name: str, room: int) -> str:
     return name[: room - tail - 1] + "…" + name[-tail:]
 
 
-class PlayersPanel(_Panel):
+class PlayersPanel(Panel):
     """A block per seat: name and colour, public points, cards, development cards,
     knights, longest road and largest army, who is to act and their time left (every
     seat's, in a game with a turn timer), who is a bot, away or gone."""
@@ -374,7 +382,7 @@ def _counts_lines(title: str, counts: Sequence[int], tail: str) -> Text:
     return out
 
 
-class HandPanel(_Panel):
+class HandPanel(Panel):
     """Your cards, development cards and what you can build now; on a tall
     screen, the bank and the development cards left too."""
 

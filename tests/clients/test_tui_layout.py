@@ -9,6 +9,7 @@ import itertools
 import pytest
 from textual.app import App
 from textual.geometry import Region, Size
+from textual.pilot import Pilot
 from textual.widget import Widget
 
 from clients.tui.app import HexhavenApp
@@ -17,12 +18,31 @@ from clients.tui.dialogs import CardDialog
 from clients.tui.offline import OfflineTransport
 from clients.tui.replay import ReplayApp, ReplayGame, Slider
 from clients.tui.screenshot import NAMES, _messages, _position
-from clients.tui.widgets import SIDE_WIDE, BoardView, HandPanel, PlayersPanel, board_scale
+from clients.tui.widgets import (
+    SIDE_WIDE,
+    BoardView,
+    HandPanel,
+    Panel,
+    PlayersPanel,
+    board_scale,
+)
 from engine import events as ev
 from server.store import Store, game_record
 from tests.clients.test_replay import store_game
 
 SIZES = [(80, 24), (90, 30), (100, 30), (120, 40), (160, 50)]
+
+
+async def settle(pilot: Pilot[None]) -> None:
+    """Wait until the screen is laid out and every panel drawn for its width: a panel
+    redraws after the refresh that follows a resize, which a loaded machine may delay past
+    one pause."""
+    for _ in range(100):
+        await pilot.pause()
+        if not any(panel.resizing for panel in pilot.app.query(Panel)):
+            return
+        await pilot.pause(0.02)
+    raise AssertionError("the panels never settled")
 
 
 def board_size(size: tuple[int, int]) -> tuple[int, int]:
@@ -57,7 +77,7 @@ async def test_the_game_screen_at_each_size(size: tuple[int, int]) -> None:
     state, history = _position(12, 24)
     app = HexhavenApp(OfflineTransport(_messages(state, history)))
     async with app.run_test(size=size) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         board = inside(app, app.query_one(BoardView), size)
         assert (board.width, board.height) == board_size(size)  # never clipped
         players = lines_fit(app.query_one(PlayersPanel))
@@ -78,7 +98,7 @@ async def test_the_game_screen_at_each_size(size: tuple[int, int]) -> None:
             assert "Hand " in hand[0] and "(you)" in text  # the full forms
         # The offer dialog fits as a whole, its keys line included.
         await pilot.press("t")
-        await pilot.pause()
+        await settle(pilot)
         assert isinstance(app.screen, CardDialog)
         box = app.screen.query_one(".dialog")
         assert box.region.bottom <= size[1] and box.region.right <= size[0]
@@ -94,7 +114,7 @@ async def test_the_log_and_the_side_column_grow_with_the_screen() -> None:
     for size in ((100, 30), (160, 50)):
         app = HexhavenApp(OfflineTransport(_messages(state, history)))
         async with app.run_test(size=size) as pilot:
-            await pilot.pause()
+            await settle(pilot)
             heights[size] = app.query_one("#log").region.height
             widths[size] = app.query_one("#actions").region.width
             hands[size] = "\n".join(lines_fit(app.query_one(HandPanel)))
@@ -121,13 +141,13 @@ async def test_the_hint_shows_the_whole_spot_and_the_keys_while_picking(
     b = state.board
     places = PlaceNames(b.radius, [t.name.lower() for t in b.terrain], b.tokens, [])
     async with app.run_test(size=size) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         board = app.query_one(BoardView)
         names = {s: places.vertex(s) for s in board.spots}
         longest = max(board.spots, key=lambda s: len(names[s]))
         while board.current != longest:
             await pilot.press("tab")
-        await pilot.pause()
+        await settle(pilot)
         text = " ".join(lines_fit(app.query_one("#hint")))
         assert " ".join(names[longest].split(" (")[0].split()) in " ".join(text.split())
         assert "Enter" in text and "Esc" in text
@@ -141,7 +161,7 @@ async def test_a_wide_screen_gives_its_spare_columns_to_the_log(size: tuple[int,
     state, history = _position(12, 24)
     app = HexhavenApp(OfflineTransport(_messages(state, history)))
     async with app.run_test(size=size) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         board = app.query_one(BoardView).region
         log = inside(app, app.query_one("#log"), size)
         right = inside(app, app.query_one("#right"), size)
@@ -158,7 +178,7 @@ async def test_the_replay_at_each_size(size: tuple[int, int]) -> None:
     game = ReplayGame(game_record(stored), viewer=1)
     app = ReplayApp(game, position=game.length // 2)
     async with app.run_test(size=size) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         board = inside(app, app.query_one(BoardView), size)
         assert (board.width, board.height) == board_size(size)
         players = lines_fit(app.query_one(PlayersPanel))
@@ -195,7 +215,7 @@ async def test_the_lobby_shows_the_whole_invite_in_80_columns() -> None:
         OfflineTransport(messages), note=f"Invite code A1B2C3. Friends type:\n  {join}", host=True
     )
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         hint = app.query_one("#hint")
         inside(app, hint, (80, 24))
         shown = " ".join(lines_fit(hint))
@@ -210,7 +230,7 @@ async def test_a_larger_island_gets_a_wider_board_column() -> None:
     state = engine.new_game(engine.GameConfig(players=4, radius=4), 3)
     app = HexhavenApp(OfflineTransport(opening(state, 0)))
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         board = inside(app, app.query_one(BoardView), (100, 30))
         assert (board.width, board.height) == (layout(4).width, layout(4).height)
         assert app.query_one("#left").region.width == layout(4).width + 1
@@ -235,13 +255,13 @@ async def test_the_log_never_breaks_a_line_beside_a_number() -> None:
     state, history = _position(12, 24)
     app = HexhavenApp(OfflineTransport(_messages(state, history)))
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         narrator = app.model.narrator()
         assert narrator is not None
         for v in range(54):  # a settlement at every intersection: long place names
             told = narrator.describe(ev.SettlementBuilt(seat=1, vertex=v, free=False))
             app.say("event", told or "")
-        await pilot.pause()
+        await settle(pilot)
         log = app.query_one("#log")
         drawn = [strip.text.rstrip() for strip in log.lines]  # type: ignore[attr-defined]
         entries = list(app.model.log)
