@@ -274,13 +274,15 @@ class GameCreated(WireModel):
 class Joined(WireModel):
     """Your place in a game: a seat with its secret token, or a spectator (both null).
     Keep the token: it is the seat, and ``rejoin`` takes it back from any connection.
-    ``seed_hash`` is the hash published at creation, which the seed at the end must match."""
+    ``seed_hash`` is the hash published at creation, which the seed at the end must match.
+    ``host``: this connection may start the game (the game has not started yet)."""
 
     type: Literal["joined"] = "joined"
     game: GameId
     seat: SeatNo | None
     token: Token | None
     seed_hash: str | None = None
+    host: bool = False
 
 
 class PlayerInfo(WireModel):

@@ -401,9 +401,7 @@ class GameRoom:
                 self._rejoin(peer, message)
             case m.Watch():
                 self.spectators.add(peer)
-                peer.send(
-                    m.Joined(game=self.id, seat=None, token=None, seed_hash=seed_hash(self.seed))
-                )
+                peer.send(self._joined(peer, None, None))
                 peer.send(self._players())
                 peer.send(m.GameView(game=self.id, view=self._view_for(None)))
                 if message.history:
@@ -467,9 +465,7 @@ class GameRoom:
             self.host_seat = seat
         self.store.set_seat(self.id, seat, slot.token, slot.name)
         self.log.info("room.joined", seat=seat)
-        peer.send(
-            m.Joined(game=self.id, seat=seat, token=slot.token, seed_hash=seed_hash(self.seed))
-        )
+        peer.send(self._joined(peer, seat, slot.token))
         self._broadcast(self._players())
         peer.send(m.GameView(game=self.id, view=self._view_for(seat)))
 
@@ -484,11 +480,7 @@ class GameRoom:
                 slot.peers.add(peer)
                 slot.launched_at = None
                 self.log.info("room.stand_in", seat=seat)
-                peer.send(
-                    m.Joined(
-                        game=self.id, seat=seat, token=msg.token, seed_hash=seed_hash(self.seed)
-                    )
-                )
+                peer.send(self._joined(peer, seat, msg.token))
                 peer.send(m.GameView(game=self.id, view=self._view_for(seat)))
                 self._prompt(only=peer)
                 self._send_over(peer)  # came too late: the game ended meanwhile
@@ -498,11 +490,7 @@ class GameRoom:
                 self.disconnected_at.pop(seat, None)
                 self._set_away(seat, False)
                 self.log.info("room.rejoined", seat=seat)
-                peer.send(
-                    m.Joined(
-                        game=self.id, seat=seat, token=slot.token, seed_hash=seed_hash(self.seed)
-                    )
-                )
+                peer.send(self._joined(peer, seat, slot.token))
                 self._broadcast(self._players())
                 peer.send(m.GameView(game=self.id, view=self._view_for(seat)))
                 if msg.history:
@@ -581,14 +569,24 @@ class GameRoom:
         slot.launched_at = _now()
         self.launcher(self.id, slot.token, slot.bot, slot.name)
 
-    def _start(self, peer: Peer) -> None:
+    def _is_host(self, peer: Peer) -> bool:
+        """Whether ``peer`` may start the game: the connection that created it, whoever holds
+        the seat it took, or, in a game resumed after a restart, any seated connection."""
         seat = self.seat_of(peer)
-        host = (
+        return (
             peer.id == self.host_id
             or (seat is not None and seat == self.host_seat)
-            or (self.host_id is None and seat is not None)  # resumed after a restart
+            or (self.host_id is None and seat is not None)
         )
-        if not host:
+
+    def _joined(self, peer: Peer, seat: int | None, token: str | None) -> m.Joined:
+        host = not self.started and self._is_host(peer)
+        return m.Joined(
+            game=self.id, seat=seat, token=token, seed_hash=seed_hash(self.seed), host=host
+        )
+
+    def _start(self, peer: Peer) -> None:
+        if not self._is_host(peer):
             peer.send(
                 self._error(ErrorCode.NOT_HOST, "only the player who created the game starts it")
             )

@@ -432,7 +432,7 @@ class HexhavenApp(App[None]):
             out.append(f"Waiting to start: {seated} of {total} seats taken.\n", style="bold")
             if self.note:
                 out.append(self.note + "\n")
-            if self.host:
+            if self.host or model.may_start:
                 out.append(
                     "Press s to start (the seats still empty go to the game's bots).",
                     style="#ffe14d",
@@ -956,7 +956,8 @@ class HexhavenApp(App[None]):
             event.stop()
 
     def action_start(self) -> None:
-        if self.host and not self.model.started and self.model.game is not None:
+        host = self.host or self.model.may_start
+        if host and not self.model.started and self.model.game is not None:
             self.run_worker(self._send(m.StartGame(game=self.model.game)))
 
     def action_quit_game(self) -> None:

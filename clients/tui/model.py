@@ -570,6 +570,8 @@ class GameModel:
     log: list[LogLine] = field(default_factory=list)
     over: m.GameOver | None = None
     started: bool = False
+    may_start: bool = False
+    """Whether the server says this connection may start the game (its host)."""
     """Whether the game has started: the players list says so (and a view past the first
     state, a clock, a prompt, events or the end imply it)."""
     last_error: m.Error | None = None
@@ -657,6 +659,7 @@ class GameModel:
             case m.Joined():
                 self.game, self.seat, self.token = message.game, message.seat, message.token
                 self.spectator = message.seat is None
+                self.may_start = message.host
                 if message.seed_hash is not None:
                     self.seed_hash = message.seed_hash
             case m.Players():

@@ -172,3 +172,35 @@ async def test_a_host_invites_a_friend_and_starts_the_game() -> None:
             assert app.query_one(BoardView).picking  # the first settlement, on the map
         await friend.close()
         await link.close()
+
+
+async def test_a_host_back_by_its_token_can_still_start_the_game() -> None:
+    """`hexhaven join URL GAME --token T` on the host's seat: the server says this
+    connection may start, so the lobby offers `s`; a friend's lobby does not."""
+    srv = HexhavenServer()
+    async with srv.running("127.0.0.1", 0):
+        options = m.GameOptions(players=3, bots=[m.BotSeat(kind="random")])
+        first = Link(srv.url, Seating("create", name="Ana", options=options))
+        await first.open()
+        game, token = first.game, first.token
+        friend = Link(srv.url, Seating("join", name="Bo", game=game))
+        await friend.open()
+        await first.close()  # the host's terminal went; its seat is kept
+        assert game is not None and token is not None
+        friend_app = HexhavenApp(friend)
+        async with friend_app.run_test(size=SIZE) as pilot:
+            await pilot.pause(0.2)
+            assert "Press s" not in str(friend_app.query_one("#hint").render())
+        back = Link(srv.url, Seating("rejoin", name="Ana", game=game, token=token))
+        app = HexhavenApp(back)  # as `join --token` makes it: not told it is the host
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause(0.2)
+            assert app.model.may_start and "Press s" in str(app.query_one("#hint").render())
+            await pilot.press("s")
+            for _ in range(200):
+                if app.model.started:
+                    break
+                await pilot.pause(0.02)
+            assert app.model.started
+        await back.close()
+        await friend.close()

@@ -94,6 +94,8 @@ async def test_a_host_whose_connection_drops_rejoins_and_still_starts_the_game(p
     after the host gave it up."""
     game, (host, friend) = await _lobby(port, 2, 2)
     token = host.token()
+    joined = [next(x for x in c.received if isinstance(x, m.Joined)) for c in (host, friend)]
+    assert [j.host for j in joined] == [True, False]  # each is told whether it may start
     await friend.send(m.StartGame(game=game))
     assert (await friend.expect(m.Error)).code == m.ErrorCode.NOT_HOST
     await host.close()
@@ -101,7 +103,8 @@ async def test_a_host_whose_connection_drops_rejoins_and_still_starts_the_game(p
     back = await Client.open(port)
     await back.hello()
     await back.send(m.Rejoin(game=game, token=token))
-    assert (await back.expect(m.Joined)).seat == 0
+    rejoined = await back.expect(m.Joined)
+    assert rejoined.seat == 0 and rejoined.host
     await back.send(m.StartGame(game=game))
     while not (await back.expect(m.Players)).started:  # the rejoin's roster comes first
         pass
@@ -115,7 +118,8 @@ async def test_a_host_whose_connection_drops_rejoins_and_still_starts_the_game(p
     taker = await Client.open(port)
     await taker.hello()
     await taker.send(m.JoinGame(game=game, name="taker"))
-    assert (await taker.expect(m.Joined)).seat == 0  # ...and another takes it
+    taken = await taker.expect(m.Joined)
+    assert taken.seat == 0 and not taken.host  # ...and another takes it
     await taker.send(m.StartGame(game=game))
     assert (await taker.expect(m.Error)).code == m.ErrorCode.NOT_HOST
     for c in (host, friend, taker):
