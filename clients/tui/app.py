@@ -184,7 +184,7 @@ class HexhavenApp(App[None]):
         Binding("b", "bank", "bank trade"),
         Binding("c", "chat", "chat"),
         Binding("l", "log", "log"),
-        Binding("s", "start", "start", show=False),
+        Binding("s", "start", "start the game"),
         Binding("q", "quit_game", "quit"),
         *[Binding(str(k), f"number({k})", str(k), show=False) for k in range(1, 10)],
     ]
@@ -233,8 +233,14 @@ class HexhavenApp(App[None]):
         self.refresh_all()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """A spectator has no trade keys (the footer leaves them out)."""
-        return not (self.model.spectator and action in ("offer", "bank"))
+        """The footer shows the keys that can do something: the trade keys to a seated
+        player in a game under way, the start key to the host in the lobby."""
+        model = self.model
+        if action in ("offer", "bank"):
+            return not model.spectator and model.started and model.over is None
+        if action == "start":
+            return (self.host or model.may_start) and not model.started
+        return True
 
     def on_resize(self, event: Resize) -> None:
         self.query_one(BoardView).fit(event.size)  # doubled on a large screen
@@ -325,7 +331,7 @@ class HexhavenApp(App[None]):
         if self._labels != before:
             self._auto_open()
         kinds = {c.kind for c in self.choices}
-        self.refresh_bindings()  # the footer's keys (none to trade for a spectator)
+        self.refresh_bindings()  # the footer's keys (see check_action)
         self.query_one(PlayersPanel).show(model)
         self.query_one(HandPanel).show(model, kinds)
         self.refresh_hint()

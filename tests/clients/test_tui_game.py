@@ -162,6 +162,8 @@ async def test_a_host_invites_a_friend_and_starts_the_game() -> None:
             assert not app.model.started
             hint = str(app.query_one("#hint").render())
             assert "Waiting to start: 2 of 3 seats taken" in hint and "Press s" in hint
+            footer = " ".join(str(k.render()) for k in app.query("FooterKey"))
+            assert "start the game" in footer and "trade" not in footer, footer
             await pilot.press("s")
             for _ in range(200):
                 if app.model.prompt is not None:
@@ -170,6 +172,9 @@ async def test_a_host_invites_a_friend_and_starts_the_game() -> None:
             assert app.model.started and app.model.prompt is not None
             assert [p.name for p in app.model.players][:2] == ["Ana", "Bo"]
             assert app.query_one(BoardView).picking  # the first settlement, on the map
+            await pilot.pause()
+            footer = " ".join(str(k.render()) for k in app.query("FooterKey"))
+            assert "trade" in footer and "start" not in footer, footer
         await friend.close()
         await link.close()
 
@@ -191,6 +196,8 @@ async def test_a_host_back_by_its_token_can_still_start_the_game() -> None:
         async with friend_app.run_test(size=SIZE) as pilot:
             await pilot.pause(0.2)
             assert "Press s" not in str(friend_app.query_one("#hint").render())
+            footer = " ".join(str(k.render()) for k in friend_app.query("FooterKey"))
+            assert "start" not in footer and "trade" not in footer, footer
         back = Link(srv.url, Seating("rejoin", name="Ana", game=game, token=token))
         app = HexhavenApp(back)  # as `join --token` makes it: not told it is the host
         async with app.run_test(size=SIZE) as pilot:
