@@ -82,11 +82,18 @@ def _store_problem(path: Path, exc: Exception) -> str:
 def open_store(command: str, path: str | Path, *, must_exist: bool = False) -> Store | None:
     """The games database at ``path`` (created unless ``must_exist``), or None after
     saying on stderr why it cannot be opened: no such file (with ``must_exist``: nothing is
-    created), a missing folder, a file that is not a database..."""
+    created), a missing folder, a file that is not a database, a PostgreSQL server that
+    cannot be reached..."""
     import sqlite3
 
-    from server.store import Store
+    from server.store import Store, StoreError, is_postgres
 
+    if is_postgres(str(path)):
+        try:
+            return Store(path)
+        except StoreError as exc:
+            print(f"hexhaven {command}: {exc}", file=sys.stderr)
+            return None
     file = Path(path)
     if must_exist and not file.is_file():
         why = "it is a folder, not a file" if file.is_dir() else "no such file"
@@ -151,7 +158,9 @@ def _serve(args: argparse.Namespace) -> int:
     from server.log import configure_logging
 
     configure_logging(args.log_level)
-    made = not Path(args.db).exists()
+    from server.store import is_postgres
+
+    made = not is_postgres(args.db) and not Path(args.db).exists()
     store = open_store("serve", args.db)
     if store is None:
         return 2
@@ -197,7 +206,7 @@ def _verify(args: argparse.Namespace) -> int:
     finally:
         store.close()
     if stored is None:
-        print(f"hexhaven verify: no game {args.game!r} in {args.db}", file=sys.stderr)
+        print(f"hexhaven verify: no game {args.game!r} in {store.where}", file=sys.stderr)
         return 2
     verdict = verify_game(stored)
     if verdict.ok:
@@ -452,7 +461,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--port", type=_port, default=8765, help="port to listen on (0: any free one)"
     )
     serve.add_argument(
-        "--db", default="hexhaven.db", help="SQLite file for games (created; default ./hexhaven.db)"
+        "--db",
+        default="hexhaven.db",
+        help="the games database: a SQLite file (created; default ./hexhaven.db) or a "
+        "postgresql://USER:PASSWORD@HOST/DB URL (pip install 'hexhaven[postgres]')",
     )
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning"])
     serve.set_defaults(run=_serve)
@@ -461,7 +473,7 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument(
         "--db",
         default="hexhaven.db",
-        help="the server's SQLite file (default ./hexhaven.db, as serve)",
+        help="the server's games database, as serve's --db (default ./hexhaven.db)",
     )
     verify.set_defaults(run=_verify)
     bot = sub.add_parser("bot", help="play a seat with a bot, over the protocol")

@@ -1,4 +1,5 @@
-"""Persistence: games are event-sourced into SQLite (embedded, no set-up).
+"""Persistence: games are event-sourced into SQLite (embedded, no set-up), or into
+PostgreSQL for a deployment (``--db postgresql://...``, the ``postgres`` extra).
 
 A game is its options, its seed (with the hash published at creation), its seats and the
 ordered actions applied to it; the state is always the replay of those. An action is
@@ -11,7 +12,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,12 +29,12 @@ SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
     id TEXT PRIMARY KEY,
     options TEXT NOT NULL,
-    seed INTEGER NOT NULL,
+    seed BIGINT NOT NULL,
     seed_hash TEXT NOT NULL,
     invite TEXT,
-    created REAL NOT NULL,
+    created DOUBLE PRECISION NOT NULL,
     started INTEGER NOT NULL DEFAULT 0,
-    finished REAL,
+    finished DOUBLE PRECISION,
     winner INTEGER,
     points TEXT
 );
@@ -55,12 +56,31 @@ CREATE TABLE IF NOT EXISTS actions (
 );
 CREATE TABLE IF NOT EXISTS chat (
     game TEXT NOT NULL REFERENCES games(id),
-    at REAL NOT NULL,
+    at DOUBLE PRECISION NOT NULL,
     seat INTEGER,
     name TEXT NOT NULL,
     text TEXT NOT NULL
 );
 """
+"""The tables, in SQL that SQLite and PostgreSQL both take (seeds reach 2^63 - 1)."""
+
+
+class StoreError(Exception):
+    """A games database that cannot be opened, with the reason in words."""
+
+
+def is_postgres(db: str) -> bool:
+    """Whether ``db`` names a PostgreSQL database (a URL) rather than a SQLite file."""
+    return db.startswith(("postgresql://", "postgres://"))
+
+
+def redact(url: str) -> str:
+    """A database URL without its password, for messages and logs."""
+    head, at, tail = url.rpartition("@")
+    if not at:
+        return url
+    scheme, _, user = head.partition("://")
+    return f"{scheme}://{user.partition(':')[0]}@{tail}"
 
 
 @dataclass(frozen=True)
@@ -111,14 +131,34 @@ def game_record(stored: StoredGame) -> m.GameRecord:
 
 
 class Store:
-    """The games database. Every method commits before it returns."""
+    """The games database: a SQLite file (``:memory:`` by default) or a ``postgresql://``
+    URL. Every method commits before it returns. Opening a PostgreSQL database raises
+    :class:`StoreError` when it cannot; a SQLite file raises ``sqlite3.Error``."""
 
     def __init__(self, path: str | Path = ":memory:") -> None:
         self.path = str(path)
-        self.db = sqlite3.connect(self.path, isolation_level=None)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.executescript(SCHEMA)
+        self.postgres = is_postgres(self.path)
+        self.db: Any
+        if self.postgres:
+            self.db = _connect_postgres(self.path)
+        else:
+            self.db = sqlite3.connect(self.path, isolation_level=None)
+            self._execute("PRAGMA journal_mode=WAL")
+            self._execute("PRAGMA synchronous=NORMAL")
+        for statement in SCHEMA.split(";"):
+            if statement.strip():
+                self._execute(statement)
+
+    @property
+    def where(self) -> str:
+        """The database, as it may be shown (a URL without its password)."""
+        return redact(self.path) if self.postgres else self.path
+
+    def _execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        """Run one statement (autocommit) with ``?`` placeholders; returns the cursor."""
+        if self.postgres:
+            sql = sql.replace("?", "%s")
+        return self.db.execute(sql, params)
 
     def close(self) -> None:
         self.db.close()
@@ -126,7 +166,7 @@ class Store:
     def create_game(
         self, game_id: str, options: m.GameOptions, seed: int, seed_hash: str, invite: str | None
     ) -> None:
-        self.db.execute(
+        self._execute(
             "INSERT INTO games (id, options, seed, seed_hash, invite, created) "
             "VALUES (?,?,?,?,?,?)",
             (game_id, options.model_dump_json(), seed, seed_hash, invite, time.time()),
@@ -136,16 +176,18 @@ class Store:
         self, game_id: str, seat: int, token: str, name: str, bot: str | None = None
     ) -> None:
         """Record a seat's token and name, and the bot kind playing it (None: a person)."""
-        self.db.execute(
-            "INSERT OR REPLACE INTO seats (game, seat, token, name, bot) VALUES (?,?,?,?,?)",
+        self._execute(
+            "INSERT INTO seats (game, seat, token, name, bot) VALUES (?,?,?,?,?) "
+            "ON CONFLICT (game, seat) DO UPDATE "
+            "SET token=excluded.token, name=excluded.name, bot=excluded.bot",
             (game_id, seat, token, name, bot),
         )
 
     def free_seat(self, game_id: str, seat: int) -> None:
-        self.db.execute("DELETE FROM seats WHERE game=? AND seat=?", (game_id, seat))
+        self._execute("DELETE FROM seats WHERE game=? AND seat=?", (game_id, seat))
 
     def start_game(self, game_id: str) -> None:
-        self.db.execute("UPDATE games SET started=1 WHERE id=?", (game_id,))
+        self._execute("UPDATE games SET started=1 WHERE id=?", (game_id,))
 
     def append_action(
         self,
@@ -155,7 +197,7 @@ class Store:
         dice: tuple[int, int] | None,
     ) -> None:
         """Record the ``index``-th action of a game (and the dice it rolled, if any)."""
-        self.db.execute(
+        self._execute(
             "INSERT INTO actions (game, idx, seat, action, dice) VALUES (?,?,?,?,?)",
             (
                 game_id,
@@ -167,25 +209,25 @@ class Store:
         )
 
     def finish_game(self, game_id: str, winner: int | None, points: list[int]) -> None:
-        self.db.execute(
+        self._execute(
             "UPDATE games SET finished=?, winner=?, points=? WHERE id=?",
             (time.time(), winner, json.dumps(points), game_id),
         )
 
     def abandon_game(self, game_id: str) -> None:
         """Close a game that nobody finished: it is no longer resumed (no winner)."""
-        self.db.execute(
+        self._execute(
             "UPDATE games SET finished=? WHERE id=? AND finished IS NULL", (time.time(), game_id)
         )
 
     def add_chat(self, game_id: str, seat: int | None, name: str, text: str) -> None:
-        self.db.execute(
+        self._execute(
             "INSERT INTO chat (game, at, seat, name, text) VALUES (?,?,?,?,?)",
             (game_id, time.time(), seat, name, text),
         )
 
     def load(self, game_id: str) -> StoredGame | None:
-        row = self.db.execute(
+        row = self._execute(
             "SELECT id, options, seed, seed_hash, invite, started, finished, winner, points "
             "FROM games WHERE id=?",
             (game_id,),
@@ -194,13 +236,13 @@ class Store:
             return None
         seats = {
             seat: (token, name, bot)
-            for seat, token, name, bot in self.db.execute(
+            for seat, token, name, bot in self._execute(
                 "SELECT seat, token, name, bot FROM seats WHERE game=?", (game_id,)
             )
         }
         actions: list[engine.Action] = []
         dice: list[tuple[int, tuple[int, int]]] = []
-        for idx, seat, text, rolled in self.db.execute(
+        for idx, seat, text, rolled in self._execute(
             "SELECT idx, seat, action, dice FROM actions WHERE game=? ORDER BY idx", (game_id,)
         ):
             actions.append(action_to_engine(_ACTION.validate_json(text), seat))
@@ -225,7 +267,7 @@ class Store:
     def played_out(self) -> list[tuple[str, float, int | None, list[int]]]:
         """Every game played to its end, newest first: (id, when it ended, winner,
         points)."""
-        rows = self.db.execute(
+        rows = self._execute(
             "SELECT id, finished, winner, points FROM games "
             "WHERE finished IS NOT NULL AND points IS NOT NULL ORDER BY finished DESC"
         )
@@ -235,9 +277,22 @@ class Store:
         """Every game not yet over, oldest first."""
         ids = [
             r[0]
-            for r in self.db.execute("SELECT id FROM games WHERE finished IS NULL ORDER BY created")
+            for r in self._execute("SELECT id FROM games WHERE finished IS NULL ORDER BY created")
         ]
         for game_id in ids:
             game = self.load(game_id)
             if game is not None:
                 yield game
+
+
+def _connect_postgres(url: str) -> Any:
+    try:
+        import psycopg
+    except ImportError as exc:
+        raise StoreError(
+            "a PostgreSQL database needs psycopg 3: pip install 'hexhaven[postgres]'"
+        ) from exc
+    try:
+        return psycopg.connect(url, autocommit=True)
+    except psycopg.Error as exc:
+        raise StoreError(f"cannot connect to {redact(url)}: {exc}") from exc

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from bots.arena import GameRecord, ranks
+from server.store import is_postgres, redact
 
 ENV = "HEXHAVEN_DB"
 """An environment variable naming the store (a path or a ``postgresql://`` URL)."""
@@ -123,10 +124,6 @@ def default_db() -> str:
     path = Path(base) / "hexhaven"
     path.mkdir(parents=True, exist_ok=True)
     return str(path / "games.db")
-
-
-def is_postgres(db: str) -> bool:
-    return db.startswith(("postgresql://", "postgres://"))
 
 
 class LadderStore:
@@ -426,7 +423,7 @@ def open_store(db: str | None = None, *, create: bool = True) -> LadderStore:
             pg = psycopg.connect(where, autocommit=True)
         except psycopg.Error as exc:
             raise StoreError(f"cannot connect to the PostgreSQL store: {exc}") from exc
-        return LadderStore(pg, postgres=True, where=_redact(where))
+        return LadderStore(pg, postgres=True, where=redact(where))
     if not create and not Path(where).is_file():
         raise StoreError(f"no store at {where}: no such file (give the store with --db)")
     try:
@@ -437,12 +434,3 @@ def open_store(db: str | None = None, *, create: bool = True) -> LadderStore:
         return LadderStore(lite, postgres=False, where=where)
     except (OSError, sqlite3.Error) as exc:
         raise StoreError(f"cannot open the SQLite store {where}: {exc}") from exc
-
-
-def _redact(url: str) -> str:
-    """A database URL without its password, for messages."""
-    head, at, tail = url.rpartition("@")
-    if not at:
-        return url
-    scheme, _, user = head.partition("://")
-    return f"{scheme}://{user.partition(':')[0]}@{tail}"

@@ -1,5 +1,6 @@
-"""A server killed mid-game and restarted on its database finishes the game as if nothing
-had happened; the finished game verifies against its seed."""
+"""A server killed mid-game and restarted on its database (SQLite, and a real PostgreSQL
+server) finishes the game as if nothing had happened; the finished game verifies against
+its seed."""
 
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ def free_port() -> int:
 
 
 @contextlib.asynccontextmanager
-async def server_process(db: Path, port: int) -> AsyncIterator[subprocess.Popen[bytes]]:
+async def server_process(db: Path | str, port: int) -> AsyncIterator[subprocess.Popen[bytes]]:
     proc = subprocess.Popen(
         [sys.executable, "-m", "clients.cli", "serve", "--port", str(port), "--db", str(db)],
         cwd=ROOT,
@@ -73,8 +74,7 @@ async def play_until(c: Client, game: str, seed: int, stop_at: int) -> None:
                 await c.send(m.Act(game=game, state_id=message.state_id, action=action))
 
 
-async def test_killed_server_resumes_and_the_game_verifies(tmp_path: Path) -> None:
-    db = tmp_path / "games.db"
+async def test_killed_server_resumes_and_the_game_verifies(db: str) -> None:
     port = free_port()
     async with server_process(db, port) as proc:
         game, clients = await seated_game(port, SUBPROTOCOL_MSGPACK)
@@ -115,7 +115,7 @@ async def test_killed_server_resumes_and_the_game_verifies(tmp_path: Path) -> No
 
     # The command-line check agrees, and a tampered record is caught.
     done = subprocess.run(
-        [sys.executable, "-m", "clients.cli", "verify", game, "--db", str(db)],
+        [sys.executable, "-m", "clients.cli", "verify", game, "--db", db],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -123,7 +123,7 @@ async def test_killed_server_resumes_and_the_game_verifies(tmp_path: Path) -> No
     )
     assert done.returncode == 0 and "rolls match" in done.stdout
     store = Store(db)
-    store.db.execute("UPDATE actions SET dice='[6, 6]' WHERE game=? AND dice IS NOT NULL", (game,))
+    store._execute("UPDATE actions SET dice='[6, 6]' WHERE game=? AND dice IS NOT NULL", (game,))
     tampered = store.load(game)
     store.close()
     assert tampered is not None and not verify_game(tampered).ok
