@@ -221,6 +221,9 @@ class GameRoom:
         self.state = engine.new_game(self.config, seed)
         self.invite = invite
         self.host_id = None if host is None else host.id
+        self.host_peer = host
+        """The creating connection, told of the lobby's seats even when it neither sits nor
+        watches (an agent's host program starts the game once its agents have sat down)."""
         self.host_seat: int | None = None
         """The seat the host took, if it sat down: whoever rejoins it with its token (the
         host's own client after a lost connection) may start the game too."""
@@ -366,7 +369,7 @@ class GameRoom:
             if slot is not None:
                 slot.standin = slot.standin_token = slot.launched_at = None
         self.log.info("room.away", seat=seat, away=away)
-        self._broadcast(self._players())
+        self._broadcast_players()
 
     def _autoplay(self) -> None:
         """Play the default action for away seats that must act, while someone present
@@ -466,7 +469,7 @@ class GameRoom:
         self.store.set_seat(self.id, seat, slot.token, slot.name)
         self.log.info("room.joined", seat=seat)
         peer.send(self._joined(peer, seat, slot.token))
-        self._broadcast(self._players())
+        self._broadcast_players()
         peer.send(m.GameView(game=self.id, view=self._view_for(seat)))
 
     def _rejoin(self, peer: Peer, msg: m.Rejoin) -> None:
@@ -491,7 +494,7 @@ class GameRoom:
                 self._set_away(seat, False)
                 self.log.info("room.rejoined", seat=seat)
                 peer.send(self._joined(peer, seat, slot.token))
-                self._broadcast(self._players())
+                self._broadcast_players()
                 peer.send(m.GameView(game=self.id, view=self._view_for(seat)))
                 if msg.history:
                     self._send_history(peer, seat)
@@ -525,7 +528,7 @@ class GameRoom:
             self._autoplay()
         elif self.started and not slot.owners() and not self.over:
             self.disconnected_at[seat] = _now()  # away if not back within the grace period
-        self._broadcast(self._players())
+        self._broadcast_players()
 
     def _process_exited(self, msg: ProcessExited) -> None:
         """A bot process of this room ended. Before the game is over that is a failure
@@ -616,12 +619,9 @@ class GameRoom:
         self.store.start_game(self.id)
         self.log.info("room.started", players=len(self.seats), bots=len(empty))
         self.launch_bots()
-        self._broadcast(self._players())
-        audience = self._audience()
-        for p, viewer in audience:
+        self._broadcast_players()  # a host that neither sits nor watches hears it too
+        for p, viewer in self._audience():
             p.send(m.GameView(game=self.id, view=self._view_for(viewer)))
-        if all(p is not peer for p, _ in audience):
-            peer.send(self._players())  # a host that neither sits nor watches hears it too
         self._prompt()
 
     def launch_bots(self) -> None:
@@ -779,6 +779,19 @@ class GameRoom:
     def _broadcast(self, message: WireModel) -> None:
         for p, _ in self._audience():
             p.send(message)
+
+    def _broadcast_players(self) -> None:
+        """``players`` to everyone in the game; until the start, and at it, to the host's
+        connection too when it neither sits nor watches."""
+        roster = self._players()
+        audience = self._audience()
+        for p, _ in audience:
+            p.send(roster)
+        host = self.host_peer
+        if host is not None and all(p is not host for p, _ in audience):
+            host.send(roster)
+            if self.started:
+                self.host_peer = None  # told of the start: its part is done
 
     def _view_for(self, seat: int | None) -> Any:
         return view_from_engine(engine.view(self.state, seat))

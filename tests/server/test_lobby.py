@@ -239,3 +239,24 @@ async def test_a_host_who_neither_sits_nor_watches_hears_that_the_game_started(
         roster = await asyncio.wait_for(host.expect(m.Players), 5)
         assert roster.started and [p.bot for p in roster.players] == [True, True]
         await host.close()
+
+
+async def test_a_host_who_neither_sits_nor_watches_hears_who_sits_down(port: int) -> None:
+    """An agent's host program creates the game, waits for its agents to sit, then starts
+    it: it is told each seat taken, though it neither sits nor watches."""
+    host = await Client.open(port)
+    await host.hello()
+    options = m.GameOptions(players=3, bots=[m.BotSeat(kind="random")], private=True)
+    await host.send(m.CreateGame(options=options))
+    created = await host.expect(m.GameCreated)
+    agents = [await Client.open(port) for _ in range(2)]
+    for i, agent in enumerate(agents):
+        await agent.hello()
+        await agent.send(m.JoinGame(invite=created.invite, name=f"agent-{i}"))
+        roster = await host.expect(m.Players)
+        assert [p.name for p in roster.players] == [f"agent-{k}" for k in range(i + 1)]
+    await host.send(m.StartGame(game=created.game))
+    while not (await host.expect(m.Players)).started:
+        pass
+    for c in (host, *agents):
+        await c.close()
