@@ -30,18 +30,22 @@ _CLIENT_TYPES = frozenset(_CLIENT.json_schema()["discriminator"]["mapping"])
 _SERVER_TYPES = frozenset(_SERVER.json_schema()["discriminator"]["mapping"])
 
 Frame = bytes | str
+MAX_GAME_ID = 64
+"""The longest ``game`` a refusal names back (a longer one is no game id)."""
 
 
 class ProtocolError(Exception):
-    """A frame that is not a valid message; ``code`` is an :class:`ErrorCode`."""
+    """A frame that is not a valid message; ``code`` is an :class:`ErrorCode`, ``game`` the
+    game the frame named, if it named one (for the ``error``'s ``game``)."""
 
-    def __init__(self, code: ErrorCode, message: str) -> None:
+    def __init__(self, code: ErrorCode, message: str, game: str | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.game = game
 
     def to_message(self) -> Error:
-        return Error(code=self.code, message=self.message)
+        return Error(code=self.code, message=self.message, game=self.game)
 
 
 class Codec:
@@ -90,26 +94,30 @@ class Codec:
         data = self._unpack(frame)
         if not isinstance(data, dict):
             raise ProtocolError(ErrorCode.BAD_MESSAGE, "a message is an object with a 'type'")
+        named = data.get("game")
+        game = named if isinstance(named, str) and 0 < len(named) <= MAX_GAME_ID else None
         kind = data.get("type")
         if not isinstance(kind, str):
-            raise ProtocolError(ErrorCode.BAD_MESSAGE, "a message needs a 'type' string")
+            raise ProtocolError(ErrorCode.BAD_MESSAGE, "a message needs a 'type' string", game)
         if kind not in types:
             raise ProtocolError(
                 ErrorCode.UNKNOWN_TYPE,
                 f"there is no message of type {kind[:40]!r}; see docs/protocol.md",
+                game,
             )
         try:
             return adapter.validate_python(data)
         except ValidationError as exc:
             unknown = [e["loc"] for e in exc.errors() if e["type"] == "extra_forbidden"]
             if not (lenient and unknown):
-                raise ProtocolError(ErrorCode.BAD_MESSAGE, _explain(kind, data, exc)) from None
+                message = _explain(kind, data, exc)
+                raise ProtocolError(ErrorCode.BAD_MESSAGE, message, game) from None
         for loc in unknown:
             _drop(data, loc[1:])
         try:
             return adapter.validate_python(data)
         except ValidationError as exc:
-            raise ProtocolError(ErrorCode.BAD_MESSAGE, _explain(kind, data, exc)) from None
+            raise ProtocolError(ErrorCode.BAD_MESSAGE, _explain(kind, data, exc), game) from None
 
     def _unpack(self, frame: Frame) -> Any:
         if self.binary:

@@ -622,6 +622,21 @@ def test_several_problems_are_counted() -> None:
     assert error.message.endswith("(and 2 more problems)"), error.message
 
 
+def test_a_refusal_names_the_game_its_message_named(codec: Codec) -> None:
+    """So a client in several games knows which one a badly shaped message was for."""
+    act = {"type": "act", "game": "g7Qx", "state_id": 3, "action": {"kind": "end_turn"}}
+    bad_field = {**act, "action": {"kind": "build_city", "vertex": "3"}}
+    for message, code in (
+        (bad_field, ErrorCode.BAD_MESSAGE),
+        ({**act, "seat": 0}, ErrorCode.BAD_MESSAGE),  # a field no act has
+        ({**act, "type": "teleport"}, ErrorCode.UNKNOWN_TYPE),
+    ):
+        error = _refusal(codec, _pack(codec, message))
+        assert (error.code, error.to_message().game) == (code, "g7Qx")
+    for game in (7, "", "x" * 65):  # no game id: not named back
+        assert _refusal(codec, _pack(codec, {**bad_field, "game": game})).game is None
+
+
 def test_a_protocol_error_becomes_an_error_message(codec: Codec) -> None:
     error = ProtocolError(ErrorCode.STALE_STATE, "resend for state 17")
     assert isinstance(error, Exception)
