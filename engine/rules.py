@@ -399,6 +399,12 @@ def _is_index(x: object, size: int) -> TypeGuard[int]:
     return isinstance(x, int) and not isinstance(x, bool) and 0 <= x < size
 
 
+def _kind_of(action: object) -> str:
+    """An action's kind as the protocol spells it: ``BuildCity`` -> ``build_city``."""
+    name = type(action).__name__
+    return "".join("_" + c.lower() if c.isupper() else c for c in name).lstrip("_")
+
+
 def _check_turn(state: GameState, action: Action, *phases: int) -> None:
     seat = action.seat
     if not _is_index(seat, state.n):
@@ -409,7 +415,7 @@ def _check_turn(state: GameState, action: Action, *phases: int) -> None:
         names = " or ".join(Phase(ph).name.lower() for ph in phases)
         raise _refuse(
             "wrong_phase",
-            f"{type(action).__name__} is only possible in phase {names}; "
+            f"{_kind_of(action)} is only possible in phase {names}; "
             f"the game is in phase {Phase(state.phase).name.lower()}",
         )
     if seat not in seats_to_act(state):
@@ -459,7 +465,7 @@ def check(state: GameState, action: Action) -> None:
     quietly when it is legal."""
     checker = _CHECKERS.get(type(action))
     if checker is None:
-        raise _refuse("unknown_action", f"{type(action).__name__} is not an action of this game")
+        raise _refuse("unknown_action", f"{_kind_of(action)} is not an action of this game")
     problem = shape_error(action)
     if problem is not None:
         raise _refuse("bad_action", problem)

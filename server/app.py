@@ -285,7 +285,7 @@ class HexhavenServer:
             case m.GetRecord():
                 self._record(conn, message.game)
             case m.JoinGame() if message.game is None:
-                game_id = self.invites.get(message.invite or "")
+                game_id = self.invites.get((message.invite or "").strip().upper())
                 if game_id is None:
                     conn.send(
                         m.Error(code=ErrorCode.UNKNOWN_GAME, message="no game has that invite code")

@@ -8,6 +8,7 @@ from engine import (
     BuildRoad,
     EndTurn,
     GameConfig,
+    IllegalActionError,
     Phase,
     PlaceRoad,
     PlaceSettlement,
@@ -104,6 +105,9 @@ def test_setup_actions_are_refused_out_of_turn() -> None:
     assert_refused(state, RollDice(0), "wrong_phase")
     assert_refused(state, BuildRoad(0, 0), "wrong_phase")
     assert_refused(state, EndTurn(0), "wrong_phase")
+    with pytest.raises(IllegalActionError) as info:  # named as the protocol names it
+        apply(state, BuildRoad(0, 0))
+    assert info.value.message.startswith("build_road is only possible in phase main")
 
 
 def test_first_settlement_pays_nothing_second_pays_per_producing_hex() -> None:
