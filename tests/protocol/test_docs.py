@@ -41,3 +41,17 @@ def test_server_examples_are_written_as_the_server_writes_them(line: str) -> Non
     codec = Codec(SUBPROTOCOL_JSON)
     message = codec.decode_server(line)
     assert json.loads(line) == json.loads(codec.encode(message))
+
+
+def test_the_events_table_lists_every_event_with_its_fields() -> None:
+    """Each row: the kind, then its fields in the order the server writes them."""
+    from protocol.payloads import EVENT_PAYLOADS
+
+    section = DOC.read_text(encoding="utf-8").split("### Events", 1)[1].split("###", 1)[0]
+    rows = re.findall(r"^\| `(\w+)` \| ((?:`\w+`(?:, )?)+) \|", section, re.MULTILINE)
+    table = {kind: re.findall(r"`(\w+)`", fields) for kind, fields in rows}
+    models = {
+        str(model.model_fields["kind"].default): [n for n in model.model_fields if n != "kind"]
+        for model in EVENT_PAYLOADS.values()
+    }
+    assert table == models
