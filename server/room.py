@@ -652,10 +652,11 @@ class GameRoom:
             return
         state = self.state
         if msg.state_id != state.actions_taken:
+            when = "was chosen for" if msg.state_id < state.actions_taken else "names a future"
             peer.send(
                 self._error(
                     ErrorCode.STALE_STATE,
-                    f"that action was chosen for state {msg.state_id}; "
+                    f"that action {when} state {msg.state_id}; "
                     f"the game is at state {state.actions_taken}",
                 )
             )

@@ -64,7 +64,11 @@ async def test_refused_actions_change_nothing(server_port: int) -> None:
     assert err.code == m.ErrorCode.ILLEGAL_ACTION and err.detail == "not_your_turn"
     # Stale state id.
     await p0.send(m.Act(game=game, state_id=state_id + 5, action=prompt.actions[0]))
-    assert (await p0.expect(m.Error)).code == m.ErrorCode.STALE_STATE
+    ahead = await p0.expect(m.Error)
+    assert ahead.code == m.ErrorCode.STALE_STATE
+    assert ahead.message == f"that action names a future state {state_id + 5}; " + (
+        f"the game is at state {state_id}"
+    )
     # Illegal in this phase.
     await p0.send(m.Act(game=game, state_id=state_id, action=BuildCity(vertex=0)))
     err = await p0.expect(m.Error)
