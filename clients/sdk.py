@@ -375,9 +375,6 @@ class _Session:
                 self._hook(partial(self.agent.on_error, message, table))
                 if not self.rejoined and message.code in _NO_SEAT:
                     self.refused = True  # the seat cannot be had: stop rather than wait
-                    self.log.warning(
-                        "agent.seat_refused", code=message.code, message=message.message
-                    )
                     self.refusal = message
                     return None
                 await self._fall_back(message)

@@ -33,6 +33,10 @@ class BuilderAgent(Agent):
 
     def __init__(self, seed: int | None = None) -> None:
         self.rng = random.Random(seed)
+        self.refusal: m.Error | None = None
+
+    def on_error(self, error: m.Error, table: Table) -> None:
+        self.refusal = error  # the last refusal: why the seat was refused, if it was
 
     def on_seated(self, table: Table) -> None:
         game, token = table.game, table.token
@@ -77,8 +81,10 @@ def main() -> int:
     except ConnectionLost as exc:
         print(f"gave up: {exc}", file=sys.stderr)
         return 1
-    if over is None:
-        return 1  # the server refused the seat (the agent's log says why)
+    if over is None:  # the server refused the seat: on_error has the reason
+        why = agent.refusal.message if agent.refusal is not None else "no reason given"
+        print(f"the server refused the seat: {why}", file=sys.stderr)
+        return 1
     print(f"game over: winner {over.winner}, points {over.points}, seed {over.seed}")
     return 0
 
