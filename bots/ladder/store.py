@@ -205,9 +205,11 @@ class LadderStore:
     ) -> int:
         text = json.dumps(identity, sort_keys=True, separators=(",", ":"))
         row = self._execute("SELECT config FROM ladder WHERE name=?", (name,)).fetchone()
-        if row is not None and fresh:
-            self._delete(name)
-            row = None
+        if row is not None and (fresh or json.loads(row[0]) != json.loads(text)):
+            played = self._execute("SELECT COUNT(*) FROM ladder_game WHERE ladder=?", (name,))
+            if fresh or int(played.fetchone()[0]) == 0:  # nothing played: nothing to keep
+                self._delete(name)
+                row = None
         if row is not None:
             if json.loads(row[0]) != json.loads(text):
                 raise StoreError(
@@ -426,8 +428,11 @@ def open_store(db: str | None = None, *, create: bool = True) -> LadderStore:
         return LadderStore(pg, postgres=True, where=redact(where))
     if not create and not Path(where).is_file():
         raise StoreError(f"no store at {where}: no such file (give the store with --db)")
+    folder = Path(where).parent
+    if db is not None and not folder.is_dir():  # a typo would start the ladder over elsewhere
+        raise StoreError(f"no folder {folder} for the store {where}; make it first")
     try:
-        Path(where).parent.mkdir(parents=True, exist_ok=True)
+        folder.mkdir(parents=True, exist_ok=True)  # the data directory, the first time
         lite = sqlite3.connect(where, isolation_level=None, timeout=30.0)
         lite.execute("PRAGMA journal_mode=WAL")
         lite.execute("PRAGMA foreign_keys=ON")

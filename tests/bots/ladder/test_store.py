@@ -85,6 +85,20 @@ def test_another_configuration_is_refused_unless_fresh(db: str) -> None:
         assert store.ladders() == ["l", "other"]
 
 
+def test_a_ladder_with_no_game_yet_takes_a_corrected_configuration(db: str) -> None:
+    """A run that failed before its first game (a server it could not reach) leaves
+    nothing that a corrected file would contradict."""
+    renamed = {"c": ENTRANTS["a"], "b": ENTRANTS["b"]}
+    changed = {**IDENTITY, "ladder": {"name": "l", "players": 3}}
+    with open_store(db) as store:
+        store.open_ladder("l", IDENTITY, ENTRANTS)
+        assert store.open_ladder("l", changed, renamed) == 0
+        assert store.ladder_config("l") == changed and set(store.entrants("l")) == {"b", "c"}
+        store.add_game("l", _record(0), ("c", "b"), (1, 2), {}, "process")
+        with pytest.raises(StoreError):  # once a game is stored, it is kept
+            store.open_ladder("l", IDENTITY, ENTRANTS)
+
+
 def test_the_seat_table_answers_queries_by_entrant(tmp_path: Path) -> None:
     path = tmp_path / "games.db"
     with open_store(str(path)) as store:
@@ -116,3 +130,13 @@ def test_an_unreachable_postgres_is_a_store_error() -> None:
     with pytest.raises(StoreError, match="cannot connect") as info:
         open_store("postgresql://u:secret@127.0.0.1:1/none?connect_timeout=2")
     assert "secret" not in str(info.value)
+
+
+def test_a_store_in_a_folder_that_does_not_exist_is_refused(tmp_path: Path) -> None:
+    """A mistyped --db folder is an error, not a new, empty ladder somewhere else; the
+    default store's folder (the data directory) is made the first time."""
+    with pytest.raises(StoreError, match=r"no folder .*typo"):
+        open_store(str(tmp_path / "typo" / "games.db"))
+    assert not (tmp_path / "typo").exists()
+    with open_store(str(tmp_path / "games.db")) as store:
+        assert store.ladders() == []
