@@ -32,6 +32,7 @@ Every problem is a :class:`ConfigError` whose message names the file and the fie
 
 from __future__ import annotations
 
+import difflib
 import re
 import shlex
 import tomllib
@@ -263,6 +264,21 @@ def _where(loc: tuple[int | str, ...], data: dict[str, Any]) -> str:
     return ".".join(str(p) for p in loc) or "the file"
 
 
+def _plainly(error: Any, loc: tuple[Any, ...]) -> str:
+    """A validation error in the words of a ladder file: an unknown key with the known
+    ones near it, a ladder of one entrant, or pydantic's own sentence."""
+    kind = error["type"]
+    if kind == "extra_forbidden" and loc:
+        sections: dict[Any, type[BaseModel]] = {"entrant": EntrantConfig, "ladder": LadderSection}
+        known = list(sections.get(loc[0], LadderConfig).model_fields)
+        near = difflib.get_close_matches(str(loc[-1]), known, n=1)
+        hint = f" (did you mean {near[0]!r}?)" if near else f" (one of: {', '.join(known)})"
+        return f"no such key{hint}"
+    if kind == "too_short" and loc == ("entrant",):
+        return "a ladder needs at least two [[entrant]] tables"
+    return str(error["msg"]).removeprefix("Value error, ")
+
+
 def parse_config(data: dict[str, Any], source: str = "the config") -> LadderConfig:
     """Validate a parsed TOML document; raises :class:`ConfigError` naming each bad field,
     and building each built-in bot once so a bad parameter is found before any game."""
@@ -271,8 +287,8 @@ def parse_config(data: dict[str, Any], source: str = "the config") -> LadderConf
     except ValidationError as exc:
         problems = []
         for error in exc.errors(include_url=False):
-            message = str(error["msg"]).removeprefix("Value error, ")
-            problems.append(f"{_where(tuple(error['loc']), data)}: {message}")
+            loc = tuple(error["loc"])
+            problems.append(f"{_where(loc, data)}: {_plainly(error, loc)}")
         raise ConfigError(f"{source}: " + "; ".join(problems)) from None
     for entrant in config.entrant:
         if entrant.bot is None:

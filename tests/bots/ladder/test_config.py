@@ -97,7 +97,11 @@ def test_identity_ignores_games_and_workers_but_not_the_rest() -> None:
 @pytest.mark.parametrize(
     ("doc", "message"),
     [
-        (_doc({"name": "a", "bot": "random"}), "[[entrant]]: List should have at least 2 items"),
+        (_doc({"name": "a", "bot": "random"}), "[[entrant]]: a ladder needs at least two"),
+        (
+            _doc({"name": "a", "bot": "random", "param": {}}, {"name": "b", "bot": "random"}),
+            "[[entrant]] 1 (a) param: no such key (did you mean 'params'?)",
+        ),
         (
             _doc({"name": "a", "bot": "random", "command": "x"}, {"name": "b", "bot": "random"}),
             "[[entrant]] 1 (a): entrant 'a' needs exactly one of bot, command or connect, "
@@ -147,7 +151,7 @@ def test_identity_ignores_games_and_workers_but_not_the_rest() -> None:
         ),
         (
             _doc({"name": "a", "bot": "random", "colour": "red"}, {"name": "b", "bot": "random"}),
-            "[[entrant]] 1 (a) colour: Extra inputs are not permitted",
+            "[[entrant]] 1 (a) colour: no such key (one of: name, bot,",
         ),
         (
             _doc(

@@ -165,7 +165,7 @@ def test_bad_files_and_options_are_reported(
     bad = tmp_path / "bad.toml"
     bad.write_text('[ladder]\nname = "b"\ngames = 2\n[[entrant]]\nname = "a"\nbot = "random"\n')
     code, _, err = _cli(["run", str(bad), "--db", str(tmp_path / "g.db")], capsys)
-    assert code == 2 and "[[entrant]]: List should have at least 2 items" in err
+    assert code == 2 and "[[entrant]]: a ladder needs at least two [[entrant]] tables" in err
     code, _, err = _cli(["show", "nothing", "--db", str(tmp_path / "g.db")], capsys)
     assert code == 2 and "no store at" in err and not (tmp_path / "g.db").exists()
     code, _, err = _cli(["show", "nothing", "--db", str(tmp_path / "nodir" / "g.db")], capsys)
