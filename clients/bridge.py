@@ -247,6 +247,7 @@ class ProgramAgent(Agent):
         )
         self.defaults = 0
         self.silent = 0
+        self.lines_read = 0  # lines the program wrote in answer to prompts
         self.offers: dict[int, int] = {}  # offers passed on, by turn
         self.proc: subprocess.Popen[bytes] | None = None
         self.lines: queue.Queue[str | _LongLine | None] = queue.Queue()
@@ -395,6 +396,7 @@ class ProgramAgent(Agent):
                 return answer
             if line is _EOF:
                 return self._gone(prompt)
+            self.lines_read += 1
             if isinstance(line, _LongLine):
                 self.silent = 0
                 message = f"the line is over {MAX_LINE} bytes ({line.size} bytes)"

@@ -11,6 +11,7 @@ that plays a seat on a server instead.
 from __future__ import annotations
 
 import logging
+import os
 import shlex
 import sys
 import time
@@ -165,6 +166,19 @@ def _make_agent(spec: SeatSpec, seed: int) -> Agent:
     )
 
 
+def _never_answered(agent: ProgramAgent) -> str:
+    """Why a program entrant's game is not a result: it ended without a single answer,
+    which is a broken command (a wrong path, a missing library), not a way of playing."""
+    code = agent.proc.poll() if agent.proc is not None else None
+    return (
+        f"entrant {agent.name!r}: its program ({shlex.join(agent.argv)}, run in {os.getcwd()}) "
+        f"{'exited' if agent.gone == 'exited' else 'was stopped'}"
+        + (f" with code {code}" if code is not None else "")
+        + " before it answered a single prompt; the game is not stored. Check the command "
+        "(its error output is above)"
+    )
+
+
 def play_game(task: GameTask) -> GameRecord:
     """Play the task's game here and now; raises :class:`GameError` if it cannot be
     played to its end (a game still going after the action limit ends without winner)."""
@@ -177,6 +191,9 @@ def play_game(task: GameTask) -> GameRecord:
         for spec, seed in zip(task.seats, game.agent_seeds, strict=True):
             agents.append(_make_agent(spec, seed))
         played = play_local(agents, config, game.seed, names=list(task.labels))
+        for agent in agents:
+            if isinstance(agent, ProgramAgent) and agent.gone and not agent.lines_read:
+                raise GameError(f"game {game.index + 1}: {_never_answered(agent)}")
         state = played.state
         winner = state.winner if state.is_over and state.winner >= 0 else None
         points = tuple(state.victory_points(q) for q in range(task.players))

@@ -423,6 +423,28 @@ def test_a_game_that_cannot_be_played_stops_the_run_and_says_why(
         assert store.games("broken") == []
 
 
+def test_a_program_that_ends_before_its_first_answer_stops_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A Python agent whose file is not where the command says starts (python does) and
+    exits at once: that is a broken command, not a string of lost games."""
+    path = tmp_path / "missing.toml"
+    path.write_text(
+        '[ladder]\nname = "missing"\ngames = 4\nplayers = 2\nvictory_points = 4\n'
+        '[[entrant]]\nname = "random"\nbot = "random"\n'
+        '[[entrant]]\nname = "lost"\ncommand = "{python} no/such/agent.py {seed}"\n'
+        'budget = "none"\n',
+        encoding="utf-8",
+    )
+    db = str(tmp_path / "games.db")
+    code, _, err = _cli(["run", str(path), "--workers", "1", "--db", db], capsys)
+    assert code == 1
+    assert "entrant 'lost': its program (" in err and "no/such/agent.py" in err
+    assert "exited with code 2 before it answered a single prompt" in err
+    with open_store(db) as store:
+        assert store.games("missing") == []
+
+
 @pytest.mark.parametrize("board", ["balanced", "fair", "preset:balanced-227"])
 def test_every_block_plays_on_one_board_of_the_kind_asked_for(board: str) -> None:
     from boards.fairness import FairnessParams, FairnessScorer
