@@ -95,13 +95,20 @@ def test_a_disagreeing_store_refuses_the_whole_file(db: str, tmp_path: Path) -> 
         with pytest.raises(StoreError, match=r"game 0 .* played differently.*nothing was"):
             import_ladder(store, archive)
         assert store.games("l") == before
-    # Another configuration under the same name is refused before any game is looked at.
+    # Another configuration under the same name, with games of its own, is refused before
+    # any game is looked at; one with no game yet takes the archive's.
     other = str(tmp_path / "other.db")
+    three = {**IDENTITY, "ladder": {"name": "l", "players": 3}}
     with open_store(other) as store:
-        store.open_ladder("l", {**IDENTITY, "ladder": {"name": "l", "players": 3}}, ENTRANTS)
+        store.open_ladder("l", three, ENTRANTS)
+        assert import_ladder(store, archive) == (4, 0)
+    with open_store(str(tmp_path / "third.db")) as store:
+        store.open_ladder("l", three, ENTRANTS)
+        kept = GameRecord(0, 0, 100, (0, 1), 0, (10, 3), 200, 1.0, None, None)
+        store.add_game("l", kept, ("a", "b"), (0, 1), {"players": 3}, "process")
         with pytest.raises(StoreError, match=r"players was 3, now 2\); nothing was imported"):
             import_ladder(store, archive)
-        assert store.games("l") == []
+        assert len(store.games("l")) == 1
 
 
 def _lines(tmp_path: Path) -> list[dict[str, object]]:
