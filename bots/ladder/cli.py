@@ -31,12 +31,14 @@ def _err(text: str) -> None:
 
 
 def _leaderboard(store: LadderStore, name: str, out: Callable[[str], None]) -> None:
-    from bots.ladder.ratings import format_leaderboard, leaderboard
+    from bots.ladder.ratings import SELF_PLAY_NOTE, format_leaderboard, is_self_play, leaderboard
     from bots.ladder.run import outcomes
 
-    rows = leaderboard(outcomes(store, name), store.budgets(name))
-    for line in format_leaderboard(rows):
+    games = outcomes(store, name)
+    for line in format_leaderboard(leaderboard(games, store.budgets(name))):
         out(line)
+    if is_self_play(games):
+        out(SELF_PLAY_NOTE)
 
 
 def _backend_args(args: argparse.Namespace) -> dict[str, Any]:
@@ -135,11 +137,18 @@ def _show(args: argparse.Namespace) -> int:
             }
         print(json.dumps(document, indent=2))
     else:
-        from bots.ladder.ratings import format_leaderboard, format_seat_records
+        from bots.ladder.ratings import (
+            SELF_PLAY_NOTE,
+            format_leaderboard,
+            format_seat_records,
+            is_self_play,
+        )
 
         print(f"ladder {name}: {len(games)} game(s)")
         for line in format_leaderboard(rows):
             print(line)
+        if is_self_play(games):
+            print(SELF_PLAY_NOTE)
         if seats is not None:
             print("\nwins by seat (seat 0 places first):")
             for line in format_seat_records(seats):

@@ -249,6 +249,19 @@ def _ms(row: Row) -> str:
     return "n/a" if row.ms_per_decision is None else f"{row.ms_per_decision:.3f}"
 
 
+SELF_PLAY_NOTE = (
+    "self-play: some entrants held several seats of a game. Their games and wins count "
+    "seats, so a win rate is per seat held (alone in every seat, an entrant wins 1 in "
+    "players), and its interval, which takes each seat for a game of its own, is too narrow."
+)
+"""Said under a leaderboard whose games seated an entrant more than once."""
+
+
+def is_self_play(outcomes: Sequence[Outcome]) -> bool:
+    """Whether any game seated one entrant in several seats."""
+    return any(len(set(o.labels)) < len(o.labels) for o in outcomes)
+
+
 def format_leaderboard(rows: Sequence[Row]) -> list[str]:
     """The leaderboard as aligned plain-text lines (a header, then one line per row in the
     order given, numbered from 1), in the look of :func:`bots.arena.format_table`."""

@@ -257,3 +257,10 @@ def test_format_seat_records_is_an_aligned_table() -> None:
     assert lines[2].split() == ["B", "-", "0/2", "0.0%", "0/1", "0.0%"]
     assert lines[4].split() == [ALL_ENTRANTS, "1/3", "33.3%", "1/3", "33.3%", "0/3", "0.0%"]
     assert len({len(line) for line in lines}) == 1
+
+
+def test_a_leaderboard_of_self_play_says_its_counts_are_per_seat() -> None:
+    """An entrant in two seats of G2 plays "two games" there: a reader is told."""
+    from bots.ladder.ratings import is_self_play
+
+    assert is_self_play([G1, G2, G3]) and not is_self_play([G1, G3])

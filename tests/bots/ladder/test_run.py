@@ -485,3 +485,19 @@ def test_every_block_plays_on_one_board_of_the_kind_asked_for(board: str) -> Non
     record = play_game(tasks[0])
     assert record.winner is not None
     assert tasks[0].config_json["board"] == board
+
+
+def test_a_self_play_ladder_says_its_counts_are_per_seat(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "pair.toml"
+    path.write_text(
+        '[ladder]\nname = "pair"\ngames = 2\nplayers = 4\nvictory_points = 4\n'
+        '[[entrant]]\nname = "r1"\nbot = "random"\n[[entrant]]\nname = "r2"\nbot = "random"\n',
+        encoding="utf-8",
+    )
+    db = str(tmp_path / "games.db")
+    code, out, _ = _cli(["run", str(path), "--workers", "1", "--db", db], capsys)
+    assert code == 0 and "self-play: some entrants held several seats" in out
+    code, out, _ = _cli(["show", "pair", "--db", db], capsys)
+    assert code == 0 and "self-play:" in out
