@@ -414,6 +414,7 @@ class _BotProcess:
         self.proc = proc
         self.stderr = stderr
         self.label = label
+        self.exit_problem: str | None = None
 
     @classmethod
     async def start(cls, command: Sequence[str], label: str) -> _BotProcess:
@@ -436,7 +437,8 @@ class _BotProcess:
         return f"the bot process of {self.label} exited with code {code}: " + " | ".join(tail)
 
     async def stop(self, grace: float) -> None:
-        """Wait up to ``grace`` seconds for it to exit, then terminate (and kill) it."""
+        """Wait up to ``grace`` seconds for it to exit, then terminate (and kill) it. If it
+        exited by itself with an error, :attr:`exit_problem` says so."""
         try:
             if self.proc.returncode is None:
                 try:
@@ -448,6 +450,9 @@ class _BotProcess:
                     except TimeoutError:
                         self.proc.kill()
                         await self.proc.wait()
+                    return  # stopped by us: its exit code says nothing of it
+            if self.proc.returncode:
+                self.exit_problem = self.failure()
         finally:
             if self.proc.returncode is None:
                 with contextlib.suppress(ProcessLookupError):
@@ -578,6 +583,9 @@ async def server_game(
             grace = EXIT_GRACE if over is not None else 0.0
             await asyncio.gather(*(b.stop(grace) for b in bots))
     assert over is not None
+    for bot in bots:  # one that failed by itself (a program that never answered): no result
+        if bot.exit_problem is not None:
+            raise ArenaError(f"game {game.index + 1}: {bot.exit_problem}")
     return GameRecord(
         index=game.index,
         block=game.block,

@@ -26,7 +26,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import queue
+import shlex
 import subprocess
 import threading
 import time
@@ -484,8 +486,9 @@ async def run_bridge(
     lost connection as ``reconnect`` allows. Returns the game-over message, or None if the
     connection could not be resumed (logged as ``bridge.disconnected``) or the server
     refused the seat (``bridge.not_seated``). Raises :class:`BridgeError` if the program
-    cannot be started, and what :func:`clients.sdk.play` raises if the server cannot be
-    reached at first."""
+    cannot be started, or (after the game) if it ended before its first answer (a broken
+    command, not a way of playing), and what :func:`clients.sdk.play` raises if the server
+    cannot be reached at first."""
     log = structlog.get_logger("hexhaven.bridge").bind(agent=name)
     if game:
         log = log.bind(game=game)  # until the seat is taken: then game and seat
@@ -514,6 +517,11 @@ async def run_bridge(
         agent.log.info("bridge.program_done", returncode=code)
     finally:
         agent.stop()
+    if over is not None and agent.gone == "exited" and not agent.lines_read:
+        raise BridgeError(
+            f"the program ({shlex.join(agent.argv)}, run in {os.getcwd()}) ended before it "
+            "answered a single prompt; the seat was played with default actions"
+        )
     return over
 
 

@@ -172,7 +172,7 @@ def _never_answered(agent: ProgramAgent) -> str:
     code = agent.proc.poll() if agent.proc is not None else None
     return (
         f"entrant {agent.name!r}: its program ({shlex.join(agent.argv)}, run in {os.getcwd()}) "
-        f"{'exited' if agent.gone == 'exited' else 'was stopped'}"
+        "exited"
         + (f" with code {code}" if code is not None else "")
         + " before it answered a single prompt; the game is not stored. Check the command "
         "(its error output is above)"
@@ -192,7 +192,7 @@ def play_game(task: GameTask) -> GameRecord:
             agents.append(_make_agent(spec, seed))
         played = play_local(agents, config, game.seed, names=list(task.labels))
         for agent in agents:
-            if isinstance(agent, ProgramAgent) and agent.gone and not agent.lines_read:
+            if isinstance(agent, ProgramAgent) and agent.gone == "exited" and not agent.lines_read:
                 raise GameError(f"game {game.index + 1}: {_never_answered(agent)}")
         state = played.state
         winner = state.winner if state.is_over and state.winner >= 0 else None

@@ -50,6 +50,27 @@ def test_a_ladder_through_a_server_with_external_entrants(
     assert played == set(names)
 
 
+def test_through_a_server_a_program_that_never_answers_stops_the_run(
+    server_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As in-process: a command whose file is not there makes no result on a server either."""
+    path = tmp_path / "lost.toml"
+    path.write_text(
+        '[ladder]\nname = "lost"\ngames = 2\nplayers = 2\nvictory_points = 3\n'
+        '[[entrant]]\nname = "random"\nbot = "random"\n'
+        '[[entrant]]\nname = "lost"\ncommand = "{python} no/such/agent.py"\n'
+        'budget = "none"\n',
+        encoding="utf-8",
+    )
+    db = str(tmp_path / "games.db")
+    args = ["ladder", "run", str(path), "--server", server_url, "--workers", "1", "--db", db]
+    assert main(args) == 1
+    err = capsys.readouterr().err
+    assert "ended before it answered a single prompt" in err, err
+    with open_store(db) as store:
+        assert store.games("lost") == []
+
+
 def test_through_a_server_a_block_plays_on_its_own_board(
     served: tuple[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
