@@ -30,6 +30,8 @@ import time
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
 from typing import IO, Any, Literal, cast
 
 from websockets.asyncio.client import ClientConnection, connect
@@ -89,6 +91,8 @@ def split_agents(text: str) -> list[str]:
             piece = raw.strip()
             if not piece:
                 continue
+            if piece.endswith(":"):
+                raise ValueError(f"{piece!r} has no parameters after ':'; leave out the ':'")
             if not _continues(piece):
                 specs.append(piece)
                 continue
@@ -683,6 +687,21 @@ def results_json(entrants: Sequence[Entrant], records: Sequence[GameRecord]) -> 
     }
 
 
+def _check_writable(path: str) -> None:
+    """Raise ValueError if a file cannot be written at ``path`` (checked before any game,
+    so a long run does not lose its results at the end)."""
+    target = Path(path)
+    if target.is_dir():
+        raise ValueError(f"--json {path} is a folder; give a file name")
+    if not target.parent.is_dir():
+        raise ValueError(f"--json {path}: no folder {target.parent}")
+
+
+def plural(n: int, word: str) -> str:
+    """``"1 game"``, ``"2 games"``."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
 def arena_command(
     *,
     agents: str | None,
@@ -696,11 +715,18 @@ def arena_command(
     json_path: str | None,
     server: str | None,
     out: Callable[[str], None] = print,
+    err: Callable[[str], None] | None = None,
 ) -> int:
     """Run ``hexhaven arena``: 0 on success, 1 if a game failed (a bot process died, a bot
     chose an action the server would refuse; the games played so far are still reported),
-    2 for bad arguments."""
+    2 for bad arguments. The table goes to ``out``, problems to ``err`` (standard error)."""
+    if err is None:
+        err = partial(print, file=sys.stderr)
     try:
+        if games is not None and games < 1:
+            raise ValueError(f"--games is 1 or more, not {games}")
+        if json_path is not None:
+            _check_writable(json_path)
         specs = [*split_agents(agents or ""), *agent]
         entrants = make_entrants(specs)
         if not entrants:
@@ -716,7 +742,7 @@ def arena_command(
         total = len(entrants) if games is None else games
         schedule = make_schedule(len(entrants), seats, total, seed)
     except (ValueError, engine.ConfigError) as exc:
-        out(f"arena: {exc}")
+        err(f"arena: {exc}")
         return 2
     records: list[GameRecord] = []
 
@@ -746,14 +772,14 @@ def arena_command(
         except (ArenaError, OSError, WebSocketException) as exc:
             failure = str(exc) or type(exc).__name__
     if failure is not None and not records:
-        out(f"arena: no game played: {failure}")
+        err(f"arena: no game played: {failure}")
         return 1
     block = len(entrants)
     blocks, rest = divmod(len(records), block)
     where = f"on {server} (game seeds chosen by the server)" if server else f"seed {seed}"
     out(
         f"arena: {len(records)} games, {seats} players, first to {vp} points, {board} board, "
-        f"{where}; {blocks} full block(s) of {block} games"
+        f"{where}; {blocks} full {plural(blocks, 'block')} of {plural(block, 'game')}"
         + (f" and a partial block of {rest} (its seats are not balanced)" if rest else "")
     )
     per_entrant, per_spec = standings(entrants, records)
@@ -763,6 +789,11 @@ def arena_command(
         out("")
         for line in format_table(per_spec, "spec"):
             out(line)
+    if seats > len(entrants) or len(per_spec) < len(per_entrant):
+        out(
+            "(games and wins count seats: an entrant in several seats of a game, or a spec "
+            "with several entrants, plays it more than once, and its interval is too narrow)"
+        )
     unfinished = sum(r.winner is None for r in records)
     if unfinished:
         out(f"no winner: {unfinished} game(s) unfinished after {MAX_ACTIONS} actions")
@@ -787,9 +818,9 @@ def arena_command(
                 json.dump(document, f, indent=2)
                 f.write("\n")
         except OSError as exc:
-            out(f"arena: cannot write {json_path}: {exc}")
+            err(f"arena: cannot write {json_path}: {exc}")
             return 1
     if failure is not None:
-        out(f"arena: stopped after {len(records)} of {total} games: {failure}")
+        err(f"arena: stopped after {len(records)} of {total} games: {failure}")
         return 1
     return 0

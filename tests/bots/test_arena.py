@@ -279,17 +279,31 @@ def test_a_partial_block_and_more_seats_than_entrants(
     assert {k: v["games"] for k, v in table.items()} == {"heuristic": "5", "random": "4"}
 
 
-def test_bad_arguments_are_reported(capsys: pytest.CaptureFixture[str]) -> None:
-    assert _run(["--agents", "random:x=1,heuristic"], capsys) == (
-        2,
-        ["arena: the random bot takes no parameters, not x"],
+def _refused(args: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    """The one line on standard error of an arena refused before any game (nothing on
+    standard output)."""
+    code = main(["arena", *args])
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == "", captured.out
+    [line] = captured.err.splitlines()
+    return line
+
+
+def test_bad_arguments_are_reported(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert _refused(["--agents", "random:x=1,heuristic"], capsys) == (
+        "arena: the random bot takes no parameters, not x"
     )
-    code, lines = _run(["--agents", "oracle,random"], capsys)
-    assert code == 2 and "known kinds" in lines[0]
-    code, lines = _run(["--agent", "random"], capsys)
-    assert code == 2 and "at least two" in lines[0]
-    code, lines = _run(["--agents", "random,random", "--players", "5"], capsys)
-    assert code == 2 and "players" in lines[0]
+    assert "known kinds" in _refused(["--agents", "oracle,random"], capsys)
+    assert "at least two" in _refused(["--agent", "random"], capsys)
+    assert "players" in _refused(["--agents", "random,random", "--players", "5"], capsys)
+    assert "--games is 1 or more, not 0" in _refused(
+        ["--agents", "random,random", "--games", "0"], capsys
+    )
+    assert "leave out the ':'" in _refused(["--agents", "uct:,heuristic"], capsys)
+    # A --json that cannot be written is found before the first game, not after the last.
+    missing = tmp_path / "nowhere" / "out.json"
+    assert "no folder" in _refused(["--agents", "random,random", "--json", str(missing)], capsys)
+    assert "is a folder" in _refused(["--agents", "random,random", "--json", str(tmp_path)], capsys)
 
 
 # --- on a server --------------------------------------------------------------------------
