@@ -64,6 +64,8 @@ class LadderArchive(_Header):
         labels = {e.label for e in self.entrants}
         if len(labels) != len(self.entrants):
             raise ValueError("an entrant label is given twice")
+        section = self.identity.get("ladder")
+        target = section.get("victory_points") if isinstance(section, dict) else None
         seen: set[int] = set()
         for game in self.games:
             where = f"game {game.index}"
@@ -78,6 +80,11 @@ class LadderArchive(_Header):
                 raise ValueError(f"{where}: seats an unknown entrant {', '.join(unknown)}")
             if game.winner is not None and not 0 <= game.winner < seats:
                 raise ValueError(f"{where}: the winner {game.winner} is not a seat")
+            won = None if game.winner is None else game.points[game.winner]
+            if won is not None and isinstance(target, int) and won < target:
+                raise ValueError(
+                    f"{where}: the winner has {won} points, fewer than the {target} to win"
+                )
             if list(game.ranks) != ranks(game.points, game.winner):
                 raise ValueError(f"{where}: the ranks do not follow from the points")
             for per_seat in (game.decisions, game.decision_seconds):

@@ -133,6 +133,12 @@ def _lines(tmp_path: Path) -> list[dict[str, object]]:
         (2, "index", 0, r"game 0: the index is negative or given twice"),
         (3, "winner", 2, r"game 2: the winner 2 is not a seat"),
         (3, "agent_seeds", [1, 2, 3], r"game 2: labels, points and agent_seeds differ in length"),
+        (
+            0,
+            "identity",
+            {**IDENTITY, "ladder": {"name": "l", "players": 2, "victory_points": 11}},
+            r"game 0: the winner has 10 points, fewer than the 11 to win",
+        ),
         (0, "surprise", True, r"line 1 .* surprise: Extra inputs are not permitted"),
     ],
 )
