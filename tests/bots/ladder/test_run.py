@@ -404,45 +404,48 @@ def test_slow_ladders_show_their_rate_per_hour() -> None:
     assert lines[0].startswith("[51/200  18.0 games/h  8h1") and lines[0].endswith("left]  game 51")
 
 
+def _run_text(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, workers: int = 1
+) -> tuple[int, str, str, str]:
+    """Run the ladder file ``text`` in a new store: (exit code, out, err, the store)."""
+    path = tmp_path / "ladder.toml"
+    path.write_text(text, encoding="utf-8")
+    db = str(tmp_path / "games.db")
+    code, out, err = _cli(["run", str(path), "--workers", str(workers), "--db", db], capsys)
+    return code, out, err, db
+
+
+@pytest.mark.parametrize(
+    ("command", "said"),
+    [
+        ("{missing}", ["stopped: game ", "cannot start", "run again to go on"]),
+        # A Python agent whose file is not where the command says: python starts and exits
+        # at once. A broken command, not a string of lost games.
+        (
+            "{{python}} no/such/agent.py {{seed}}",
+            [
+                "entrant 'ghost': its program (",
+                "no/such/agent.py",
+                "exited with code 2 before it answered a single prompt",
+            ],
+        ),
+    ],
+    ids=["cannot-start", "ends-at-once"],
+)
 def test_a_game_that_cannot_be_played_stops_the_run_and_says_why(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str, said: list[str]
 ) -> None:
-    path = tmp_path / "broken.toml"
-    path.write_text(
+    program = command.format(missing=tmp_path / "no-such-program")
+    text = (
         '[ladder]\nname = "broken"\ngames = 4\nplayers = 2\nvictory_points = 4\n'
         '[[entrant]]\nname = "random"\nbot = "random"\n'
-        f'[[entrant]]\nname = "ghost"\ncommand = "{tmp_path / "no-such-program"}"\n'
-        'budget = "none"\n',
-        encoding="utf-8",
+        f'[[entrant]]\nname = "ghost"\ncommand = "{program}"\nbudget = "none"\n'
     )
-    db = str(tmp_path / "games.db")
-    code, _, err = _cli(["run", str(path), "--workers", "2", "--db", db], capsys)
+    code, _, err, db = _run_text(tmp_path, capsys, text, workers=2)
     assert code == 1
-    assert "stopped: game " in err and "cannot start" in err and "run again to go on" in err
+    assert all(part in err for part in said), err
     with open_store(db) as store:
         assert store.games("broken") == []
-
-
-def test_a_program_that_ends_before_its_first_answer_stops_the_run(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """A Python agent whose file is not where the command says starts (python does) and
-    exits at once: that is a broken command, not a string of lost games."""
-    path = tmp_path / "missing.toml"
-    path.write_text(
-        '[ladder]\nname = "missing"\ngames = 4\nplayers = 2\nvictory_points = 4\n'
-        '[[entrant]]\nname = "random"\nbot = "random"\n'
-        '[[entrant]]\nname = "lost"\ncommand = "{python} no/such/agent.py {seed}"\n'
-        'budget = "none"\n',
-        encoding="utf-8",
-    )
-    db = str(tmp_path / "games.db")
-    code, _, err = _cli(["run", str(path), "--workers", "1", "--db", db], capsys)
-    assert code == 1
-    assert "entrant 'lost': its program (" in err and "no/such/agent.py" in err
-    assert "exited with code 2 before it answered a single prompt" in err
-    with open_store(db) as store:
-        assert store.games("missing") == []
 
 
 @pytest.mark.parametrize("board", ["balanced", "fair", "preset:balanced-227"])
@@ -490,14 +493,11 @@ def test_every_block_plays_on_one_board_of_the_kind_asked_for(board: str) -> Non
 def test_a_self_play_ladder_says_its_counts_are_per_seat(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path = tmp_path / "pair.toml"
-    path.write_text(
+    text = (
         '[ladder]\nname = "pair"\ngames = 2\nplayers = 4\nvictory_points = 4\n'
-        '[[entrant]]\nname = "r1"\nbot = "random"\n[[entrant]]\nname = "r2"\nbot = "random"\n',
-        encoding="utf-8",
+        '[[entrant]]\nname = "r1"\nbot = "random"\n[[entrant]]\nname = "r2"\nbot = "random"\n'
     )
-    db = str(tmp_path / "games.db")
-    code, out, _ = _cli(["run", str(path), "--workers", "1", "--db", db], capsys)
+    code, out, _, db = _run_text(tmp_path, capsys, text)
     assert code == 0 and "self-play: some entrants held several seats" in out
     code, out, _ = _cli(["show", "pair", "--db", db], capsys)
     assert code == 0 and "self-play:" in out
