@@ -41,6 +41,7 @@ from websockets.typing import Subprotocol
 import engine
 from bots import KINDS, make_agent, parse_spec
 from bots.local import MAX_ACTIONS, RefusedAction, play_local
+from clients.narrate import plural
 from clients.sdk import Agent
 from protocol import PROTOCOL_VERSION, SUBPROTOCOL_MSGPACK, Codec
 from protocol import messages as m
@@ -695,11 +696,6 @@ def _check_writable(path: str) -> None:
         raise ValueError(f"--json {path} is a folder; give a file name")
     if not target.parent.is_dir():
         raise ValueError(f"--json {path}: no folder {target.parent}")
-
-
-def plural(n: int, word: str) -> str:
-    """``"1 game"``, ``"2 games"``."""
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def arena_command(

@@ -9,6 +9,11 @@ from engine import events as ev
 from engine.constants import DevCard, Resource, Seat
 
 
+def plural(n: int, word: str) -> str:
+    """``"1 card"``, ``"2 cards"``."""
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
 def cards_text(counts: Sequence[int]) -> str:
     """``(0, 2, 0, 1, 0)`` -> ``"2 lumber, 1 grain"``; ``"nothing"`` when empty."""
     parts = [f"{c} {Resource(r).name.lower()}" for r, c in enumerate(counts) if c]

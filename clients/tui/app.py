@@ -26,6 +26,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, OptionList, RichLog, Static
 from textual.widgets.option_list import Option
 
+from clients.narrate import plural
 from clients.tui.board import SEAT_COLOURS
 from clients.tui.dialogs import (
     CardDialog,
@@ -37,7 +38,7 @@ from clients.tui.dialogs import (
     Side,
 )
 from clients.tui.link import SeatLost, Transport
-from clients.tui.model import GameModel, LogLine, PlaceNames, card_names, plural
+from clients.tui.model import GameModel, LogLine, PlaceNames, card_names
 from clients.tui.widgets import (
     BoardView,
     HandPanel,

@@ -745,11 +745,6 @@ def _about_you(text: str) -> bool:
     return any(w in lowered for w in (" you ", " you;", " you,", " you.", " your "))
 
 
-def plural(n: int, word: str) -> str:
-    """``"1 card"``, ``"2 cards"``."""
-    return f"{n} {word}" + ("" if n == 1 else "s")
-
-
 def card_names(counts: Sequence[int]) -> str:
     """``"2 brick, 1 ore"`` (``"nothing"`` when empty)."""
     return cards_text(counts)
@@ -766,7 +761,6 @@ __all__ = [
     "LiveView",
     "LogLine",
     "PlaceNames",
-    "plural",
     "SeatLive",
     "TableNarrator",
     "TradeLive",

@@ -18,6 +18,7 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 
+from clients.narrate import plural
 from clients.tui.board import (
     SEAT_COLOURS,
     Marks,
@@ -26,7 +27,7 @@ from clients.tui.board import (
     nearest,
     render_board,
 )
-from clients.tui.model import GameModel, LiveView, LogLine, card_names, dev_names, plural
+from clients.tui.model import GameModel, LiveView, LogLine, card_names, dev_names
 from protocol.payloads import RESOURCE_NAMES
 
 LOG_STYLES = {

@@ -25,8 +25,8 @@ def test_an_offer_check_names_what_the_server_refuses() -> None:
 
 
 def test_one_card_is_one_card() -> None:
+    from clients.narrate import plural
     from clients.tui.dialogs import GameOverScreen
-    from clients.tui.model import plural
 
     assert (plural(1, "card"), plural(0, "card"), plural(2, "dev card")) == (
         "1 card",
