@@ -124,6 +124,8 @@ class UCTAgent(Agent):
         self.tracker = track(self.tracker, event, table)
 
     def choose(self, prompt: m.Prompt, table: Table) -> Any:
+        # The turn timer ends the whole decision, however many searches it takes.
+        end = None if prompt.deadline is None else time.monotonic() + prompt.deadline
         payload = prompt.view or table.view
         if payload is None or payload.seat is None:
             return self.rnd.choice(prompt.actions)
@@ -142,7 +144,7 @@ class UCTAgent(Agent):
         else:
             self.tracker.resync(view)
         if placing:
-            return action_from_engine(self.place(view, seat, prompt.deadline))
+            return action_from_engine(self.place(view, seat, end))
         if view.turn != self.turn:
             self.turn, self.traded, self.target, self.offers_left = view.turn, False, None, 0
             self.tried.clear()
@@ -151,14 +153,15 @@ class UCTAgent(Agent):
         if self.config.heuristic_default:
             pick = Decision(payload, prompt.actions, self.rnd).best()
             self.default = action_to_engine(pick, seat)
-        action = self.decide(view, seat, legal, prompt.deadline)
+        action = self.decide(view, seat, legal, end)
         return None if action is None else action_from_engine(action)
 
     # --- deciding ---------------------------------------------------------------------------
     def decide(
-        self, view: View, seat: int, legal: list[Action], deadline: float | None
+        self, view: View, seat: int, legal: list[Action], end: float | None
     ) -> Action | None:
-        """The action to take, or None to wait (an offer of ours still awaits answers)."""
+        """The action to take, or None to wait (an offer of ours still awaits answers);
+        ``end`` is the ``time.monotonic()`` at which the turn timer runs out (None: no timer)."""
         trade = view.trade
         if trade is not None and trade.offerer == seat:
             return self._as_offerer(view, seat)
@@ -166,7 +169,7 @@ class UCTAgent(Agent):
             root: list[Action] = list(legal)
             if self.config.counter_offers:
                 root.extend(self._counters(view, seat))
-            return self._pick(self._search(view, seat, deadline, root_actions=root))
+            return self._pick(self._search(view, seat, end, root_actions=root))
         if len(legal) == 1:
             return legal[0]
         if self.config.win_check and view.current == seat:
@@ -182,7 +185,7 @@ class UCTAgent(Agent):
                 and not self.traded
                 and self._partners(view, seat) != ()
             ):
-                stats = self._search(view, seat, deadline, optimistic=True)
+                stats = self._search(view, seat, end, optimistic=True)
                 best = self._pick(stats)
                 if best not in legal and type(best) in PRICES:
                     self.traded = True
@@ -194,16 +197,16 @@ class UCTAgent(Agent):
                     offer = self._next_offer(view, seat)
                     if offer is not None:
                         return offer
-                    return self._pick(self._search(view, seat, deadline))
+                    return self._pick(self._search(view, seat, end))
                 return best if best in legal else legal[0]
-        return self._pick(self._search(view, seat, deadline))
+        return self._pick(self._search(view, seat, end))
 
-    def place(self, view: View, seat: int, timer: float | None) -> Action:
+    def place(self, view: View, seat: int, end: float | None) -> Action:
         """A set-up settlement by flat Monte Carlo over the best spots, or a set-up road over
         every road (``setup_rollouts``, ``setup_roads``, :func:`bots.uct.setup_wins`): the
         placement that won most, on a tie the worthier spot or the first road."""
         config = self.config
-        budget = self._budget(timer)
+        budget = self._budget(end)
         deadline = None if budget is None else time.monotonic() + budget
         parts = max(1, min(config.processes, config.setup_rollouts))
         jobs = [
@@ -348,12 +351,12 @@ class UCTAgent(Agent):
         self,
         view: View,
         seat: int,
-        timer: float | None,
+        end: float | None,
         root_actions: list[Action] | None = None,
         optimistic: bool = False,
     ) -> RootStats:
         config = self.config
-        budget = self._budget(timer)
+        budget = self._budget(end)
         now = time.monotonic()
         parallel = max(1, min(config.processes, config.trees))  # trees running at once
         waves = -(-config.trees // parallel)
@@ -380,14 +383,16 @@ class UCTAgent(Agent):
         self.last_stats = stats
         return stats
 
-    def _budget(self, timer: float | None) -> float | None:
-        """The seconds a decision may take: ``time_ms``, and a share of what is left on
-        the turn timer (``timer`` seconds), whichever is less; None for no limit."""
+    def _budget(self, end: float | None) -> float | None:
+        """The seconds a search may take: ``time_ms``, and a share of what is left on the
+        turn timer (which runs out at ``end``), whichever is less; None for no limit. A
+        second search in the same decision gets a share of what the first left."""
         budgets = []
         if self.config.time_ms:
             budgets.append(self.config.time_ms / 1000.0)
-        if timer is not None:
-            budgets.append(max(0.05, timer * DEADLINE_SHARE - DEADLINE_MARGIN))
+        if end is not None:
+            left = end - time.monotonic()
+            budgets.append(max(0.05, left * DEADLINE_SHARE - DEADLINE_MARGIN))
         return min(budgets) if budgets else None
 
     def _guess(self, view: View, seat: int) -> Guess:

@@ -23,6 +23,7 @@ from bots.uct_agent import AIMED_RETRIES, STRENGTHS, UCTAgent, acceptance
 from clients.sdk import Agent, Table
 from engine import (
     AcceptTrade,
+    BuildCity,
     BuildSettlement,
     BuyDevCard,
     CancelTrade,
@@ -196,6 +197,37 @@ def test_a_turn_timer_bounds_the_search() -> None:
     assert payload in prompt.actions
     assert time.monotonic() - start < 5  # the timer, not the rollout count, ended it
     assert bot.last_stats is not None and bot.last_stats.rollouts > 0
+
+
+def test_two_searches_in_one_decision_answer_inside_the_turn_timer() -> None:
+    """The trade-optimistic search picks a build that only trades would pay for, no offer
+    is worth making, and the bot searches again: both searches together fit the timer."""
+    config_ = SearchConfig(rollouts=10**9, trade_optimistic=True, aimed_offers=True)
+    bot = UCTAgent(config_, seed=3)
+    state = setup_game(config())
+    main_phase(state, 0)
+    for seat in (1, 2, 3):
+        set_hand(state, seat, counts())  # nobody could take a swap: no offer is made
+    set_hand(state, 0, counts(brick=5))  # a city only through trades
+    build = next(a for a in uct.optimistic_moves(state, 0) if isinstance(a, BuildCity))
+    picks: list[Action] = [build, EndTurn(0)]
+    searches: list[bool] = []
+
+    def run(jobs: Sequence[TreeJob]) -> RootStats:
+        searches.append(bool(jobs[0].optimistic))
+        deadline = max(job.deadline for job in jobs if job.deadline is not None)
+        time.sleep(max(0.0, deadline - time.monotonic()))  # a search that uses all its time
+        pick = picks[len(searches) - 1]
+        return RootStats({pick: 1.0}, {pick: 1.0})
+
+    bot.ensemble.run = run  # type: ignore[method-assign]
+    timer = 2.0
+    start = time.monotonic()
+    payload = bot.choose(prompt_for(state, 0, timer), Table(game="t", seat=0))
+    took = time.monotonic() - start
+    assert searches == [True, False]  # the optimistic search, then the plain one
+    assert payload == action_from_engine(EndTurn(0))
+    assert took < timer - 0.3  # answered with the margin kept for the answer to travel
 
 
 @pytest.mark.parametrize(("trees", "processes", "waves"), [(3, 1, 3), (4, 2, 2), (2, 2, 1)])
