@@ -22,12 +22,12 @@ import argparse
 from typing import Any
 
 from bots import make_agent, parse_spec
-from bots.local import play_local
 from bots.uct_agent import UCTAgent
 from clients.sdk import Agent, Table
 from engine import GameConfig
 from protocol import messages as m
 from protocol.payloads import view_to_engine
+from tournament.local import play_local
 
 
 class Watch(Agent):

@@ -152,7 +152,7 @@ def run_level(games: int, seconds: float, think: float, workers: int) -> tuple[f
     with tempfile.TemporaryDirectory() as tmp:
         server = subprocess.Popen(
             [
-                sys.executable, "-m", "clients.cli", "serve", "--port", str(port),
+                sys.executable, "-m", "app.cli", "serve", "--port", str(port),
                 "--db", str(Path(tmp) / "load.db"), "--log-level", "warning",
             ],
             cwd=ROOT,

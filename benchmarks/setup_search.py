@@ -23,11 +23,9 @@ import random
 import time
 from typing import Any
 
-from bots.arena import make_schedule, wilson_interval
 from bots.belief import HandTracker
 from bots.ensemble import Guess
 from bots.heuristic import HeuristicAgent
-from bots.local import play_local
 from bots.tracking import track
 from bots.uct import SETUP_SPOTS, setup_wins
 from clients.sdk import Agent, Table
@@ -35,6 +33,9 @@ from engine import GameConfig
 from engine.rebuild import state_from_view
 from protocol import messages as m
 from protocol.payloads import action_from_engine, view_to_engine
+from tournament.local import play_local
+from tournament.records import make_schedule
+from tournament.stats import wilson_interval
 
 
 class SearchedSetup(HeuristicAgent):

@@ -11,7 +11,7 @@ nothing here is needed to play). OR-Tools is imported only by :mod:`boards.const
 - :mod:`boards.balance`: the balance components and the combined index
 - :mod:`boards.search`: many random boards scored across processes
 - :mod:`boards.render`: SVG and PNG pictures
-- :mod:`boards.cli`: the ``hexhaven board`` command
+- :mod:`app.boards`: the ``hexhaven board`` command
 """
 
 from boards.balance import BalanceReport, balance_of, combined_index

@@ -41,6 +41,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from clients.sdk import RECONNECT, Agent, ConnectionLost, Reconnect, Table, play
 from protocol import messages as m
+from protocol.client_session import is_no_seat
 from protocol.payloads import (
     ActionPayload,
     Cards,
@@ -533,20 +534,8 @@ class _SeatedAgent(ProgramAgent):
 
     def on_error(self, error: m.Error, table: Table) -> None:
         super().on_error(error, table)
-        if table.seat is None and error.code in _LOBBY_REFUSALS:
+        if table.seat is None and is_no_seat(error):
             self.refusal = error
 
     def on_seated(self, table: Table) -> None:
         self.log = self.log.bind(game=table.game, seat=table.seat)
-
-
-_LOBBY_REFUSALS = frozenset(
-    {
-        m.ErrorCode.UNSUPPORTED_VERSION,
-        m.ErrorCode.UNKNOWN_GAME,
-        m.ErrorCode.BAD_TOKEN,
-        m.ErrorCode.SEAT_TAKEN,
-        m.ErrorCode.GAME_FULL,
-        m.ErrorCode.ALREADY_STARTED,
-    }
-)

@@ -9,6 +9,7 @@ outside agents use it alike.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
@@ -20,8 +21,10 @@ import structlog
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, WebSocketException
 
-from protocol import PROTOCOL_VERSION, SUBPROTOCOL_MSGPACK, Codec
+from protocol import SUBPROTOCOL_MSGPACK, ProtocolError
 from protocol import messages as m
+from protocol.client_session import ClientSession, Goal, JoinSeat, ResumeSeat
+from protocol.codec import Frame
 from protocol.payloads import ViewPayload, WireModel
 
 
@@ -140,7 +143,16 @@ async def play(
     log = structlog.get_logger("hexhaven.agent").bind(agent=agent.name)
     if game:
         log = log.bind(game=game)  # until the server seats us: then game and seat
-    session = _Session(agent, Table(game=game or "", token=token), log, invite=invite)
+    goal: Goal
+    if token is not None:
+        assert game  # checked above
+        goal = ResumeSeat(game=game, token=token)
+    else:
+        goal = JoinSeat(name=agent.name, game=None if invite else game, invite=invite or None)
+    client = ClientSession(
+        goal, client=f"hexhaven-sdk {agent.name}", subprotocol=subprotocol, views=True
+    )
+    session = _Session(agent, Table(game=game or "", token=token), log, client)
     lost_at: float | None = None  # when the connection was lost, while coming back
     attempts = 0  # tries in a row since then
     error = ""
@@ -170,7 +182,7 @@ async def play(
             try:
                 ws = await connect(
                     url,
-                    subprotocols=[subprotocol],  # type: ignore[list-item]
+                    subprotocols=[client.subprotocol],  # type: ignore[list-item]
                     ping_interval=ping_interval,
                     ping_timeout=ping_timeout,
                 )
@@ -186,7 +198,7 @@ async def play(
             if outcome is _REFUSED:
                 if lost_at is None:
                     return None
-                refusal = session.refusal
+                refusal = client.refusal
                 assert refusal is not None
                 session.log.error("agent.rejoin_refused", code=str(refusal.code))
                 raise ConnectionLost(
@@ -213,14 +225,14 @@ async def play(
 
 
 _REFUSED: Any = object()
-_NO_SEAT = {
-    m.ErrorCode.UNSUPPORTED_VERSION,
-    m.ErrorCode.UNKNOWN_GAME,
-    m.ErrorCode.BAD_TOKEN,
-    m.ErrorCode.SEAT_TAKEN,
-    m.ErrorCode.GAME_FULL,
-    m.ErrorCode.ALREADY_STARTED,
-}
+
+
+@dataclass(frozen=True)
+class _Received:
+    """A frame the connection numbered ``link`` received."""
+
+    link: int
+    frame: Frame
 
 
 @dataclass(frozen=True)
@@ -241,17 +253,17 @@ class _Decided:
 
 
 class _Session:
-    """The agent's side of one game, across its connections: the table, the prompt being
-    thought about, and what waits for the agent to be free."""
+    """The agent's side of one game, across its connections: the client session (the
+    rules of taking and keeping the seat), the table, the prompt being thought about, and
+    what waits for the agent to be free."""
 
-    def __init__(self, agent: Agent, table: Table, log: Any, invite: str | None = None) -> None:
+    def __init__(self, agent: Agent, table: Table, log: Any, client: ClientSession) -> None:
         self.agent = agent
-        self.invite = invite
+        self.client = client
         self.table = table
         self.log = log
         self.inbox: asyncio.Queue[Any] = asyncio.Queue()
         self.ws: ClientConnection | None = None
-        self.codec: Codec | None = None
         self.link = 0  # the number of the current connection
         self.rejoined = False  # the server seated us on the current connection
         self.thinking = False
@@ -259,8 +271,6 @@ class _Session:
         self.deferred: list[Callable[[], None]] = []  # hook calls held while it thinks
         self.last: m.Act | None = None
         self.answered: m.Prompt | None = None  # the prompt self.last answers
-        self.refused = False  # the server refused us the seat
-        self.refusal: m.Error | None = None
         self.checked = False  # on_seated has been asked
         self._tasks: set[asyncio.Future[None]] = set()
 
@@ -270,18 +280,15 @@ class _Session:
         (why, as a string)."""
         self.link += 1
         link = self.link
-        self.ws, self.codec = ws, Codec(ws.subprotocol)
+        self.ws = ws
         self.rejoined = False
-        codec = self.codec
-        table = self.table
+        client = self.client
 
         async def read() -> None:
             reason = "closed by the server"
             try:
                 async for frame in ws:
-                    message = codec.read_server(frame)
-                    if message is not None:  # None: a type this SDK does not know
-                        self.inbox.put_nowait(message)
+                    self.inbox.put_nowait(_Received(link, frame))
                 if ws.close_code is not None:
                     reason = f"closed by the server ({ws.close_code} {ws.close_reason})".strip()
             except ConnectionClosed as exc:
@@ -291,44 +298,53 @@ class _Session:
 
         reader = asyncio.ensure_future(read())
         try:
-            hello = m.Hello(
-                protocol=PROTOCOL_VERSION, client=f"hexhaven-sdk {self.agent.name}", views=True
-            )
-            await self.send(hello)
-            if table.token is not None:
-                await self.send(m.Rejoin(game=table.game, token=table.token))
-            else:
-                invite = self.invite
-                await self.send(
-                    m.JoinGame(
-                        game=None if invite else table.game, invite=invite, name=self.agent.name
-                    )
-                )
+            for frame in client.connect(ws.subprotocol):  # the hello
+                await self._send_frame(frame)
             while True:
                 item = await self.inbox.get()
+                if isinstance(item, _Closed | _Received) and item.link != link:
+                    continue  # an older connection's, seen late
                 if isinstance(item, _Closed):
-                    if item.link == link:
-                        return item.reason
-                    continue  # an older connection's end, seen late
+                    return item.reason
+                if isinstance(item, _Received):
+                    try:
+                        received = client.receive(item.frame)
+                    except ProtocolError as exc:
+                        return f"the server sent a frame that is no message: {exc}"
+                    for frame in received.send:  # the seat request, once welcomed
+                        await self._send_frame(frame)
+                    if received.message is None:  # a type this SDK does not know
+                        continue
+                    item = received.message
                 over = await self.handle(item)
                 if over is not None:
                     return over
-                if self.refused:
+                if client.is_refused:
                     return _REFUSED
         finally:
             self.ws = None
+            client.connection_lost()
             reader.cancel()
             await asyncio.gather(reader, return_exceptions=True)
 
     async def send(self, message: WireModel) -> None:
         """Send on the current connection; nothing if it is gone (the reader notices)."""
-        ws, codec = self.ws, self.codec
-        if ws is None or codec is None:
+        ws = self.ws
+        if ws is None:
             return
         try:
-            await ws.send(codec.encode(message))
+            await ws.send(self.client.encode(message))
         except ConnectionClosed:
             self.log.info("agent.unsent", type=message.type)  # type: ignore[attr-defined]
+
+    async def _send_frame(self, frame: Frame) -> None:
+        """Send a frame of the client session's on the current connection; nothing if it
+        is gone (the reader notices)."""
+        ws = self.ws
+        if ws is None:
+            return
+        with contextlib.suppress(ConnectionClosed):
+            await ws.send(frame)
 
     async def close(self) -> None:
         """Stop waiting for a decision in progress (its thread finishes on its own)."""
@@ -342,7 +358,8 @@ class _Session:
             case _Decided():
                 await self._decided(message)
             case m.Joined():
-                table.game, table.seat, table.token = message.game, message.seat, message.token
+                client = self.client
+                table.game, table.seat, table.token = client.game or "", client.seat, client.token
                 self.rejoined = True
                 # Every later line names the game and the seat; this one also the token,
                 # for the agent's owner to come back with.
@@ -373,10 +390,8 @@ class _Session:
             case m.Error():
                 self.log.info("agent.refused", code=message.code, message=message.message)
                 self._hook(partial(self.agent.on_error, message, table))
-                if not self.rejoined and message.code in _NO_SEAT:
-                    self.refused = True  # the seat cannot be had: stop rather than wait
-                    self.refusal = message
-                    return None
+                if self.client.is_refused:
+                    return None  # the seat cannot be had: run() stops rather than wait
                 await self._fall_back(message)
             case m.GameOver():
                 return message

@@ -1,9 +1,10 @@
-"""The websocket server: connections, the handshake, the lobby, and the rooms' tasks.
+"""The websocket server: connections, the lobby, and the rooms' tasks.
 
-Each connection has a reader (this module's handler) and a writer task; messages for a
-game go to that game's room through its queue, so only the room's task touches its state.
-Frames are limited in size and rate; every refusal is an ``error`` message and the
-connection stays open.
+Each connection has a reader (this module's handler) and a writer task, over a
+:class:`~protocol.server_session.ServerSession` that holds the connection's rules (hello
+first, version, frame size, rate, decoding, ping) and answers what breaks them; this module
+only moves frames and routes the session's requests. Messages for a game go to that game's
+room through its queue, so only the room's task touches its state.
 """
 
 from __future__ import annotations
@@ -22,30 +23,41 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 
 import engine
-from protocol import SUBPROTOCOLS, Codec, ProtocolError
+from protocol import SUBPROTOCOLS
 from protocol import messages as m
-from protocol.messages import PROTOCOL_VERSION, SUPPORTED_VERSIONS, ErrorCode
+from protocol.messages import ErrorCode
+from protocol.options import game_config, seed_hash, with_board
 from protocol.payloads import WireModel
-from server.room import (
-    SERVER_PEER,
-    Disconnected,
-    GameRoom,
-    ProcessExited,
-    game_config,
-    seed_hash,
-    with_board,
+from protocol.server_session import (
+    BURST,
+    MAX_FRAME,
+    RATE,
+    Answer,
+    ForGame,
+    GameMessage,
+    JoinByInvite,
+    Request,
+    ServerSession,
+    frame_bytes,
 )
+from server.room import SERVER_PEER, Disconnected, GameRoom, ProcessExited
 from server.store import Store, game_record, is_played_out
+
+__all__ = [
+    "BURST",
+    "MAX_FRAME",
+    "OUTBOX",
+    "RATE",
+    "SERVER_NAME",
+    "Connection",
+    "HexhavenServer",
+    "bot_command",
+    "frame_bytes",
+]
 
 SERVER_NAME = "hexhaven 0.1.0"
 _ID_LETTERS = "abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 """Game ids: letters and digits (no look-alikes), safe on any command line."""
-MAX_FRAME = 64 * 1024
-"""Frames larger than this are refused with ``too_large`` (the connection stays open)."""
-RATE = 500.0
-"""Messages per second a connection may send on average..."""
-BURST = 1000.0
-"""...and in a burst."""
 OUTBOX = 1000
 """A connection that falls this many messages behind is closed as too slow."""
 
@@ -56,18 +68,23 @@ _CLOSE: Any = object()
 
 @dataclass(eq=False)
 class Connection:
-    """One client connection: its codec, its outgoing queue and its rate budget."""
+    """One client connection: its socket, its session and its outgoing queue."""
 
     ws: ServerConnection
-    codec: Codec
+    session: ServerSession
     id: str = field(default_factory=lambda: secrets.token_hex(8))
     outbox: asyncio.Queue[WireModel] = field(default_factory=lambda: asyncio.Queue(OUTBOX))
     rooms: set[str] = field(default_factory=set)
-    greeted: bool = False
-    wants_views: bool = False
     closing: bool = False
-    tokens: float = BURST
-    last: float = field(default_factory=time.monotonic)
+
+    @property
+    def wants_views(self) -> bool:
+        """Whether prompts to this connection carry the seat's view (its hello asked)."""
+        return self.session.views
+
+    @wants_views.setter
+    def wants_views(self, value: bool) -> None:
+        self.session.views = value
 
     def close(self) -> None:
         """Close once what is queued has been sent."""
@@ -90,32 +107,13 @@ class Connection:
         while self.outbox.qsize() > OUTBOX // 2 and not self.closing:
             await asyncio.sleep(0.005)
 
-    def allow(self) -> bool:
-        """Spend one message of the rate budget; False when the budget is empty."""
-        now = time.monotonic()
-        self.tokens = min(BURST, self.tokens + (now - self.last) * RATE)
-        self.last = now
-        if self.tokens < 1:
-            return False
-        self.tokens -= 1
-        return True
-
     async def write(self) -> None:
         while True:
             message = await self.outbox.get()
             if message is _CLOSE:
                 await self.ws.close(1000, "the seat's owner is back")
                 return
-            await self.ws.send(self.codec.encode(message))
-
-
-def frame_bytes(frame: str | bytes) -> int:
-    """A frame's size in bytes: a text frame's as UTF-8, which is what came over the wire."""
-    if isinstance(frame, bytes):
-        return len(frame)
-    if len(frame) > MAX_FRAME:  # at least one byte a character: too large already
-        return len(frame)
-    return len(frame.encode("utf-8", errors="surrogatepass"))
+            await self.ws.send(self.session.encode(message))
 
 
 def bot_command(url: str, game: str, token: str, kind: str, name: str) -> list[str]:
@@ -125,7 +123,7 @@ def bot_command(url: str, game: str, token: str, kind: str, name: str) -> list[s
     return [
         sys.executable,
         "-m",
-        "clients.cli",
+        "app.cli",
         "bot",
         f"--url={url}",
         f"--game={game}",
@@ -134,6 +132,15 @@ def bot_command(url: str, game: str, token: str, kind: str, name: str) -> list[s
         f"--name={name}",
         *([f"--strength={strength}"] if strength else []),
     ]
+
+
+def _message_type(request: Request) -> str:
+    """The ``type`` of the client message a request came from (for the log)."""
+    match request:
+        case JoinByInvite() | ForGame():
+            return request.message.type
+        case _:
+            return request.type
 
 
 def _bot_problem(bots: list[m.BotSeat]) -> str | None:
@@ -214,7 +221,8 @@ class HexhavenServer:
 
     # --- one connection ---------------------------------------------------------------------
     async def handle(self, ws: ServerConnection) -> None:
-        conn = Connection(ws=ws, codec=Codec(ws.subprotocol))
+        session = ServerSession(ws.subprotocol, clock=time.monotonic, server_name=SERVER_NAME)
+        conn = Connection(ws=ws, session=session)
         log = self.log.bind(conn=conn.id)
         log.info("conn.open", subprotocol=ws.subprotocol)
         writer = asyncio.create_task(conn.write())
@@ -235,65 +243,35 @@ class HexhavenServer:
             log.info("conn.closed")
 
     def _receive(self, conn: Connection, frame: str | bytes) -> None:
-        if not conn.allow():
-            conn.send(m.Error(code=ErrorCode.RATE_LIMITED, message="too many messages; slow down"))
-            return
-        if frame_bytes(frame) > MAX_FRAME:
-            conn.send(
-                m.Error(
-                    code=ErrorCode.TOO_LARGE, message=f"frames are limited to {MAX_FRAME} bytes"
-                )
-            )
+        received = conn.session.receive(frame)
+        if isinstance(received, Answer):
+            conn.send(received.message)
             return
         try:
-            message = conn.codec.decode_client(frame)
-        except ProtocolError as exc:
-            conn.send(exc.to_message())
-            return
-        try:
-            self._dispatch(conn, message)
+            self._dispatch(conn, received)
         except Exception:
-            self.log.exception("conn.failure", conn=conn.id, message_type=message.type)
+            self.log.exception("conn.failure", conn=conn.id, message_type=_message_type(received))
             conn.send(m.Error(code=ErrorCode.INTERNAL, message="the server failed on that message"))
 
-    def _dispatch(self, conn: Connection, message: Any) -> None:
-        if isinstance(message, m.Hello):
-            if message.protocol not in SUPPORTED_VERSIONS:
-                conn.send(
-                    m.Error(
-                        code=ErrorCode.UNSUPPORTED_VERSION,
-                        message=f"this server speaks protocol {sorted(SUPPORTED_VERSIONS)}, "
-                        f"not {message.protocol}",
-                    )
-                )
-                return
-            conn.greeted = True
-            conn.wants_views = message.views
-            conn.send(m.Welcome(protocol=PROTOCOL_VERSION, server=SERVER_NAME))
-            return
-        if not conn.greeted:
-            conn.send(m.Error(code=ErrorCode.HELLO_FIRST, message="say hello first"))
-            return
-        match message:
-            case m.Ping():
-                conn.send(m.Pong(nonce=message.nonce))
+    def _dispatch(self, conn: Connection, request: Request) -> None:
+        match request:
             case m.ListGames():
                 games = [r.summary() for r in self.rooms.values() if r.invite is None]
                 conn.send(m.GameList(games=games))
             case m.CreateGame():
-                self._create(conn, message.options)
+                self._create(conn, request.options)
             case m.GetRecord():
-                self._record(conn, message.game)
-            case m.JoinGame() if message.game is None:
-                game_id = self.invites.get((message.invite or "").strip().upper())
+                self._record(conn, request.game)
+            case JoinByInvite():
+                game_id = self.invites.get(request.invite)
                 if game_id is None:
                     conn.send(
                         m.Error(code=ErrorCode.UNKNOWN_GAME, message="no game has that invite code")
                     )
                 else:
-                    self._to_room(conn, game_id, message)
-            case _:
-                self._to_room(conn, message.game, message)
+                    self._to_room(conn, game_id, request.message)
+            case ForGame():
+                self._to_room(conn, request.game, request.message)
 
     def _not_open(self, game_id: str) -> m.Error:
         """Why no room holds ``game_id``: never made, or closed (its ``detail``: ``over``,
@@ -340,7 +318,7 @@ class HexhavenServer:
         else:
             conn.send(game_record(stored))
 
-    def _to_room(self, conn: Connection, game_id: str, message: Any) -> None:
+    def _to_room(self, conn: Connection, game_id: str, message: GameMessage) -> None:
         room = self.rooms.get(game_id)
         if room is None:
             conn.send(self._not_open(game_id))

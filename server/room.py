@@ -1,13 +1,14 @@
-"""One game on the server: a task that owns the game's state, fed by a queue.
+"""One game on the server: a task that owns the game's table, fed by a queue.
 
-Every message that leaves a room goes through the engine's per-seat view or event form for
-its recipient (:meth:`GameRoom._events_for`, :meth:`GameRoom._view_for`).
+The room is policy and I/O: seats and tokens, the turn timer, away seats and their
+stand-ins, bot processes, the store, chat, the roster and the clock. Every message that
+carries the game as one recipient may see it (a view, a prompt, events, history, game over)
+comes from the protocol's table (:class:`protocol.table.Table`); the room only delivers it.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import secrets
 import time
 from collections.abc import Callable
@@ -17,20 +18,11 @@ from typing import Any, Protocol
 import structlog
 
 import engine
-from boards.options import BalanceOptions
-from boards.play import DEFAULT_MIN_FAIRNESS, BoardUnavailable, board_for_game
-from boards.presets import preset_names
 from protocol import messages as m
 from protocol.messages import ErrorCode
-from protocol.payloads import (
-    WireModel,
-    action_from_engine,
-    action_to_engine,
-    board_from_payload,
-    board_to_payload,
-    event_from_engine,
-    view_from_engine,
-)
+from protocol.options import game_config, seed_hash
+from protocol.payloads import WireModel
+from protocol.table import ActionRefused, Delivery, Table
 from server.store import Store, StoredGame
 
 
@@ -89,90 +81,6 @@ class SeatSlot:
         return {p for p in self.peers if p is not self.standin}
 
 
-def seed_hash(seed: int) -> str:
-    """The published commitment to a game's seed."""
-    return hashlib.sha256(str(seed).encode()).hexdigest()
-
-
-def game_config(options: m.GameOptions) -> engine.GameConfig:
-    """The engine configuration of a game's options (the board in ``layout`` when there is
-    one); raises engine.ConfigError, also for a board kind not yet turned into a layout."""
-    if options.layout is not None:
-        try:
-            board = engine.Board.from_layout(**board_from_payload(options.layout))
-        except engine.BoardError as exc:
-            raise engine.ConfigError(f"the board layout is not a legal board: {exc}") from exc
-        return engine.GameConfig.with_board(
-            board, players=options.players, victory_points=options.victory_points
-        )
-    if options.board not in ("random", "spiral"):
-        raise engine.ConfigError(f"a {options.board} board needs its layout made first")
-    return engine.GameConfig(
-        players=options.players,
-        victory_points=options.victory_points,
-        board_setup=options.board,
-        radius=options.radius,
-    )
-
-
-def _only_with(options: m.GameOptions) -> str | None:
-    """Why the board options do not fit together, or None."""
-    wanted = {"layout": "layout", "balance": "balanced", "min_fairness": "fair", "preset": "preset"}
-    for name, kind in wanted.items():
-        if getattr(options, name) is not None and options.board != kind:
-            return f"{name} is an option of board={kind}, not board={options.board}"
-    if options.board == "layout" and options.layout is None:
-        return "board=layout needs the board in layout"
-    if options.board == "preset" and options.preset is None:
-        return f"board=preset needs a preset name: {', '.join(preset_names())}"
-    if options.layout is not None and options.layout.radius != options.radius:
-        return f"the layout has radius {options.layout.radius}, the game {options.radius}"
-    return None
-
-
-def with_board(options: m.GameOptions, seed: int) -> m.GameOptions:
-    """A new game's options with its board made (``layout`` filled in for ``balanced``,
-    ``fair`` and ``preset`` boards, drawn from the game's seed). This can take a while (a
-    constraint model, a fairness search): call it off the event loop. Raises
-    engine.ConfigError with a sentence for the person."""
-    problem = _only_with(options)
-    if problem is not None:
-        raise engine.ConfigError(problem)
-    if options.board in ("random", "spiral", "layout"):
-        return options
-    rules = options.balance
-    balance = None
-    if rules is not None:
-        balance = BalanceOptions(
-            separate_terrain=rules.separate_terrain,
-            separate_brick_lumber=(
-                options.radius <= 3
-                if rules.separate_brick_lumber is None
-                else rules.separate_brick_lumber
-            ),
-            spread_reds=rules.spread_reds,
-            distinct_tokens=rules.distinct_tokens,
-            max_pips=rules.max_pips,
-            min_pips=rules.min_pips,
-            max_token_sum=rules.max_token_sum,
-        )
-    try:
-        chosen = board_for_game(
-            options.board,
-            seed,
-            options.radius,
-            players=options.players,
-            balance=balance,
-            min_fairness=(
-                DEFAULT_MIN_FAIRNESS if options.min_fairness is None else options.min_fairness
-            ),
-            preset=options.preset,
-        )
-    except BoardUnavailable as exc:
-        raise engine.ConfigError(str(exc)) from exc
-    return options.model_copy(update={"layout": board_to_payload(chosen.board.to_dict())})
-
-
 AWAY_AFTER_TIMEOUTS = 2
 """A seat that lets its time run out this many times in a row is marked away."""
 MAX_ACTIONS = engine.constants.MAX_ACTIONS
@@ -189,8 +97,6 @@ PROCESS_WAIT = 15.0
 """Seconds an away seat waits for the process started to play it (a bot takes a second or
 two to connect) before the server plays the seat's default actions itself; without the wait
 a table of bots would play a whole game of defaults for the seat in the meantime."""
-HISTORY_CHUNK = 200
-"""Actions per ``history`` message."""
 CHAT_KEPT = 200
 """Chat lines a room keeps for the ``history`` of late comers."""
 
@@ -217,8 +123,8 @@ class GameRoom:
         self.id = game_id
         self.options = options
         self.seed = seed
-        self.config = game_config(options)
-        self.state = engine.new_game(self.config, seed)
+        self.table = Table(game_id, game_config(options), seed, max_actions=MAX_ACTIONS)
+        """The game itself, and every per-seat message about it."""
         self.invite = invite
         self.host_id = None if host is None else host.id
         self.host_peer = host
@@ -240,10 +146,6 @@ class GameRoom:
         self.last_active = _now()
         self.launcher = launcher
         """Starts a bot process: (game, token, kind, name)."""
-        self.over = False
-        """Won, or ended at :data:`~engine.constants.MAX_ACTIONS` with nobody able to win."""
-        self.history: list[tuple[int, list[engine.Event]]] = []
-        """Every action's events (full forms), with the state id after it."""
         self.chat: list[m.ChatAt] = []
         """The chat said in this room since the server started."""
         self.log = structlog.get_logger("hexhaven.room").bind(game=game_id)
@@ -253,17 +155,26 @@ class GameRoom:
         """A room for a stored game, at the state its recorded actions lead to. Its seats
         wait for their tokens; after a restart any seated player may start the game."""
         room = cls(stored.id, stored.options, stored.seed, None, store, stored.invite)
-        for action in stored.actions:
-            events = engine.apply(room.state, action)
-            room.history.append((room.state.actions_taken, events))
+        room.table = Table.replay(
+            stored.id, room.table.config, stored.seed, stored.actions, max_actions=MAX_ACTIONS
+        )
         for seat, (token, name, bot) in stored.seats.items():
             room.seats[seat] = SeatSlot(token=token, name=name, bot=bot)
         room.started = stored.started
-        room.over = room.state.is_over
-        room.log.info("room.restored", state_id=room.state.actions_taken)
+        room.log.info("room.restored", state_id=room.table.state_id)
         return room
 
     # --- facts for the lobby ------------------------------------------------------------
+    @property
+    def state(self) -> engine.GameState:
+        """The game's engine state (read only: the table changes it)."""
+        return self.table.state
+
+    @property
+    def over(self) -> bool:
+        """Won, or ended at :data:`MAX_ACTIONS` with nobody able to win."""
+        return self.table.over
+
     def connected(self) -> bool:
         """Whether any connection plays or watches this game."""
         return bool(self.spectators) or any(s is not None and s.peers for s in self.seats)
@@ -406,11 +317,8 @@ class GameRoom:
                 self.spectators.add(peer)
                 peer.send(self._joined(peer, None, None))
                 peer.send(self._players())
-                peer.send(m.GameView(game=self.id, view=self._view_for(None)))
-                if message.history:
-                    self._send_history(peer, None)
+                self._welcome(peer, None, history=message.history)
                 self._send_clock(peer)
-                self._send_over(peer)
             case m.Leave():
                 self._drop(peer, left=True)
             case Disconnected():
@@ -470,7 +378,7 @@ class GameRoom:
         self.log.info("room.joined", seat=seat)
         peer.send(self._joined(peer, seat, slot.token))
         self._broadcast_players()
-        peer.send(m.GameView(game=self.id, view=self._view_for(seat)))
+        self._welcome(peer, seat)
 
     def _rejoin(self, peer: Peer, msg: m.Rejoin) -> None:
         for seat, slot in enumerate(self.seats):
@@ -484,9 +392,8 @@ class GameRoom:
                 slot.launched_at = None
                 self.log.info("room.stand_in", seat=seat)
                 peer.send(self._joined(peer, seat, msg.token))
-                peer.send(m.GameView(game=self.id, view=self._view_for(seat)))
+                self._welcome(peer, seat)  # with game over if it came too late
                 self._prompt(only=peer)
-                self._send_over(peer)  # came too late: the game ended meanwhile
                 return
             if slot is not None and secrets.compare_digest(slot.token, msg.token):
                 slot.peers.add(peer)
@@ -495,12 +402,9 @@ class GameRoom:
                 self.log.info("room.rejoined", seat=seat)
                 peer.send(self._joined(peer, seat, slot.token))
                 self._broadcast_players()
-                peer.send(m.GameView(game=self.id, view=self._view_for(seat)))
-                if msg.history:
-                    self._send_history(peer, seat)
+                self._welcome(peer, seat, history=msg.history)
                 self._send_clock(peer)
                 self._prompt(only=peer)
-                self._send_over(peer)
                 return
         peer.send(self._error(ErrorCode.BAD_TOKEN, "that token is not a seat of this game"))
 
@@ -621,7 +525,7 @@ class GameRoom:
         self.launch_bots()
         self._broadcast_players()  # a host that neither sits nor watches hears it too
         for p, viewer in self._audience():
-            p.send(m.GameView(game=self.id, view=self._view_for(viewer)))
+            self._welcome(p, viewer)
         self._prompt()
 
     def launch_bots(self) -> None:
@@ -647,25 +551,10 @@ class GameRoom:
         if not self.started:
             peer.send(self._error(ErrorCode.NOT_STARTED, "the game has not started"))
             return
-        if self.over:
-            peer.send(self._error(ErrorCode.ILLEGAL_ACTION, "the game is over", "game_over"))
-            return
-        state = self.state
-        if msg.state_id != state.actions_taken:
-            when = "was chosen for" if msg.state_id < state.actions_taken else "names a future"
-            peer.send(
-                self._error(
-                    ErrorCode.STALE_STATE,
-                    f"that action {when} state {msg.state_id}; "
-                    f"the game is at state {state.actions_taken}",
-                )
-            )
-            return
-        action = action_to_engine(msg.action, seat)
         try:
-            engine.check(state, action)
-        except engine.IllegalActionError as exc:
-            peer.send(self._error(ErrorCode.ILLEGAL_ACTION, exc.message, exc.code))
+            action = self.table.check(seat, msg)
+        except ActionRefused as refused:
+            peer.send(refused.to_message())
             return
         slot = self.seats[seat]
         if slot is None or peer is not slot.standin:
@@ -675,65 +564,42 @@ class GameRoom:
         self._autoplay()
 
     def _play(self, seat: int, action: engine.Action) -> None:
-        """Apply a legal action, record it, and tell everyone."""
-        state = self.state
-        index = state.actions_taken
-        events = engine.apply(state, action)
-        self.history.append((state.actions_taken, events))
-        # Recorded before anyone hears of it: a restart resumes from exactly here.
+        """Play a legal action at the table, store it, and tell everyone."""
+        table = self.table
+        index = table.state_id
+        told = table.act(seat, action)
+        # Stored before anyone hears of it: a restart resumes from exactly here.
+        events = table.played[-1].events
         dice = next((e.dice for e in events if isinstance(e, engine.DiceRolled)), None)
         self.store.append_action(self.id, index, action, dice)
         self.deadlines.pop(seat, None)  # the turn timer is per action: its next one starts afresh
         self.log.info("room.action", seat=seat, kind=type(action).__name__, state_id=index + 1)
-        for p, viewer in self._audience():
-            p.send(
-                m.Events(
-                    game=self.id,
-                    state_id=state.actions_taken,
-                    events=self._events_for(events, viewer),
-                )
-            )
-        if state.is_over or state.actions_taken >= MAX_ACTIONS:
-            self.over = True  # at the limit nobody could win: it ends without a winner
-            over = self._game_over()
-            limit = not state.is_over
+        if table.over:  # at the limit nobody could win: it ends without a winner
+            over = table.game_over()
+            limit = not table.state.is_over
             self.log.info("room.over", winner=over.winner, points=over.points, limit=limit)
             self.store.finish_game(self.id, over.winner, over.points)
             self.deadlines.clear()
-            self._broadcast(over)
-        else:
+        self._deliver(told)
+        if not table.over:
             self._prompt()
-
-    def _game_over(self) -> m.GameOver:
-        state = self.state
-        return m.GameOver(
-            game=self.id,
-            winner=state.winner if state.winner >= 0 else None,
-            points=[state.victory_points(q) for q in range(state.n)],
-            seed=self.seed,
-        )
-
-    def _send_over(self, peer: Peer) -> None:
-        """Tell a connection that (re)joins or watches a finished game that it is over, as
-        everyone present at the end was told: a stand-in or player arriving just after the
-        last action would otherwise wait for a game that goes on no more."""
-        if self.over:
-            peer.send(self._game_over())
 
     def _chat(self, peer: Peer, msg: m.Chat) -> None:
         seat = self.seat_of(peer)
         slot = self.seats[seat] if seat is not None else None
         name = slot.name if slot is not None else "spectator"
         self.store.add_chat(self.id, seat, name, msg.text)
-        said = m.ChatAt(state_id=self.state.actions_taken, seat=seat, name=name, text=msg.text)
+        said = m.ChatAt(state_id=self.table.state_id, seat=seat, name=name, text=msg.text)
         self.chat = [*self.chat[-(CHAT_KEPT - 1) :], said]
         self._broadcast(m.ChatMessage(game=self.id, seat=seat, name=name, text=msg.text))
 
     def _prompt(self, only: Peer | None = None) -> None:
-        state = self.state
-        if not self.started or self.over:
+        """Prompt the seats that must act (only ``only``, if given), starting their turn
+        timers; then, unless prompting one connection, tell everyone the clock."""
+        table = self.table
+        if not self.started or table.over:
             return
-        to_act = engine.seats_to_act(state)
+        to_act = engine.seats_to_act(table.state)
         timer = self.options.turn_timer
         for seat in list(self.deadlines):
             if seat not in to_act:
@@ -746,23 +612,18 @@ class GameRoom:
             if timer is not None and seat not in self.deadlines:
                 self.deadlines[seat] = now + timer
             left = None if timer is None else max(0.0, self.deadlines[seat] - now)
-            actions = [action_from_engine(a) for a in engine.legal_actions(state, seat)]
-            prompt = m.Prompt(
-                game=self.id,
-                state_id=state.actions_taken,
-                seat=seat,
-                actions=actions,
-                deadline=left,
-            )
-            with_view = None
-            for p in slot.peers:
-                if only is None or p is only:
-                    if p.wants_views:
-                        if with_view is None:
-                            with_view = prompt.model_copy(update={"view": self._view_for(seat)})
-                        p.send(with_view)
-                    else:
-                        p.send(prompt)
+            peers = [p for p in slot.peers if only is None or p is only]
+            plain: m.Prompt | None = None
+            viewed: m.Prompt | None = None
+            for p in peers:
+                if p.wants_views:
+                    if viewed is None:
+                        viewed = table.prompt(seat, left, with_view=True)
+                    p.send(viewed)
+                else:
+                    if plain is None:
+                        plain = table.prompt(seat, left)
+                    p.send(plain)
         clock = self._clock() if only is None else None
         if clock is not None:
             self._broadcast(clock)  # everyone sees who is on the clock, and for how long
@@ -781,6 +642,25 @@ class GameRoom:
         for p, _ in self._audience():
             p.send(message)
 
+    def _deliver(self, told: list[Delivery]) -> None:
+        """Send each message of the table to the connections of its recipient (a seat's,
+        or the spectators)."""
+        for recipient, message in told:
+            if recipient is None:
+                peers = self.spectators
+            else:
+                slot = self.seats[recipient]
+                peers = set() if slot is None else slot.peers
+            for p in peers:
+                p.send(message)
+
+    def _welcome(self, peer: Peer, seat: int | None, *, history: bool = False) -> None:
+        """Tell an arriving connection the game as ``seat`` sees it (its view, the history
+        if asked, with the chat, and game over if it is over: someone arriving just after
+        the last action would otherwise wait for a game that goes on no more)."""
+        for message in self.table.welcome(seat, history=history, chat=self.chat):
+            peer.send(message)
+
     def _broadcast_players(self) -> None:
         """``players`` to everyone in the game; until the start, and at it, to the host's
         connection too when it neither sits nor watches."""
@@ -794,28 +674,6 @@ class GameRoom:
             if self.started:
                 self.host_peer = None  # told of the start: its part is done
 
-    def _view_for(self, seat: int | None) -> Any:
-        return view_from_engine(engine.view(self.state, seat))
-
-    @staticmethod
-    def _events_for(events: list[engine.Event], seat: int | None) -> list[Any]:
-        return [event_from_engine(e.for_seat(seat)) for e in events]
-
-    def _send_history(self, peer: Peer, seat: int | None) -> None:
-        """The game so far to one connection, each action's events in ``seat``'s form
-        (what it would have received live), in chunks of :data:`HISTORY_CHUNK` actions."""
-        batches = [
-            m.HistoryBatch(state_id=state_id, events=self._events_for(events, seat))
-            for state_id, events in self.history
-        ]
-        chunks = [batches[i : i + HISTORY_CHUNK] for i in range(0, len(batches), HISTORY_CHUNK)]
-        chunks = chunks or [[]]
-        for i, chunk in enumerate(chunks):
-            last = i == len(chunks) - 1
-            peer.send(
-                m.History(game=self.id, batches=chunk, chat=[] if i else self.chat, more=not last)
-            )
-
     def _clock(self) -> m.Clock | None:
         """Who must act and their time left, in a game with a turn timer."""
         if self.options.turn_timer is None or not self.started or self.over:
@@ -825,7 +683,7 @@ class GameRoom:
             m.SeatClock(seat=seat, left=max(0.0, deadline - now))
             for seat, deadline in sorted(self.deadlines.items())
         ]
-        return m.Clock(game=self.id, state_id=self.state.actions_taken, seats=seats)
+        return m.Clock(game=self.id, state_id=self.table.state_id, seats=seats)
 
     def _send_clock(self, peer: Peer) -> None:
         clock = self._clock()

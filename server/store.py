@@ -10,7 +10,6 @@ restarts with every game where its players last saw it.
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -22,6 +21,17 @@ from pydantic import TypeAdapter
 import engine
 from protocol import messages as m
 from protocol.payloads import ActionPayload, action_from_engine, action_to_engine
+from storage import StoreError, connect, is_postgres, redact
+
+__all__ = [
+    "Store",
+    "StoreError",
+    "StoredGame",
+    "game_record",
+    "is_played_out",
+    "is_postgres",
+    "redact",
+]
 
 _ACTION: TypeAdapter[Any] = TypeAdapter(ActionPayload)
 
@@ -63,24 +73,6 @@ CREATE TABLE IF NOT EXISTS chat (
 );
 """
 """The tables, in SQL that SQLite and PostgreSQL both take (seeds reach 2^63 - 1)."""
-
-
-class StoreError(Exception):
-    """A games database that cannot be opened, with the reason in words."""
-
-
-def is_postgres(db: str) -> bool:
-    """Whether ``db`` names a PostgreSQL database (a URL) rather than a SQLite file."""
-    return db.startswith(("postgresql://", "postgres://"))
-
-
-def redact(url: str) -> str:
-    """A database URL without its password, for messages and logs."""
-    head, at, tail = url.rpartition("@")
-    if not at:
-        return url
-    scheme, _, user = head.partition("://")
-    return f"{scheme}://{user.partition(':')[0]}@{tail}"
 
 
 @dataclass(frozen=True)
@@ -137,14 +129,8 @@ class Store:
 
     def __init__(self, path: str | Path = ":memory:") -> None:
         self.path = str(path)
-        self.postgres = is_postgres(self.path)
-        self.db: Any
-        if self.postgres:
-            self.db = _connect_postgres(self.path)
-        else:
-            self.db = sqlite3.connect(self.path, isolation_level=None)
-            self._execute("PRAGMA journal_mode=WAL")
-            self._execute("PRAGMA synchronous=NORMAL")
+        self.db = connect(self.path)
+        self.postgres = self.db.postgres
         for statement in SCHEMA.split(";"):
             if statement.strip():
                 self._execute(statement)
@@ -152,12 +138,10 @@ class Store:
     @property
     def where(self) -> str:
         """The database, as it may be shown (a URL without its password)."""
-        return redact(self.path) if self.postgres else self.path
+        return self.db.where
 
     def _execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
         """Run one statement (autocommit) with ``?`` placeholders; returns the cursor."""
-        if self.postgres:
-            sql = sql.replace("?", "%s")
         return self.db.execute(sql, params)
 
     def close(self) -> None:
@@ -283,16 +267,3 @@ class Store:
             game = self.load(game_id)
             if game is not None:
                 yield game
-
-
-def _connect_postgres(url: str) -> Any:
-    try:
-        import psycopg
-    except ImportError as exc:
-        raise StoreError(
-            "a PostgreSQL database needs psycopg 3: pip install 'hexhaven[postgres]'"
-        ) from exc
-    try:
-        return psycopg.connect(url, autocommit=True)
-    except psycopg.Error as exc:
-        raise StoreError(f"cannot connect to {redact(url)}: {exc}") from exc

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import engine
-from server.room import game_config, seed_hash
+from protocol.options import game_config, seed_hash
 from server.store import StoredGame
 
 

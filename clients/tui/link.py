@@ -20,6 +20,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from protocol import PROTOCOL_VERSION, SUBPROTOCOL_MSGPACK, Codec
 from protocol import messages as m
+from protocol.client_session import ClientSession, Goal, JoinSeat, NewGame, ResumeSeat, WatchGame
 from protocol.payloads import WireModel
 
 CLIENT_NAME = "hexhaven-tui 0.1"
@@ -67,25 +68,41 @@ class Link:
     """A connection that keeps its seat: see the module docstring."""
 
     def __init__(self, url: str, seating: Seating, subprotocol: str = SUBPROTOCOL_MSGPACK) -> None:
+        """Raises :class:`ValueError` for a join that names neither a game nor an invite
+        code, or a subprotocol the protocol does not have."""
         self.url = url
         self.seating = seating
         self.subprotocol = subprotocol
-        self.game: str | None = seating.game
-        self.token: str | None = seating.token
+        self.session = ClientSession(
+            _goal(seating), client=CLIENT_NAME, subprotocol=subprotocol, views=True, history=True
+        )
+        """The rules of taking the seat and taking it back (sans-I/O)."""
         self._ws: ClientConnection | None = None
-        self._codec: Codec | None = None
         self.closing = False
         self._early: list[Any] = []
-        self.created: m.GameCreated | None = None
+
+    @property
+    def game(self) -> str | None:
+        """The game, once known."""
+        return self.session.game
+
+    @property
+    def token(self) -> str | None:
+        """The seat's token, once seated."""
+        return self.session.token
+
+    @property
+    def created(self) -> m.GameCreated | None:
         """The game this link created (``create`` seating)."""
+        return self.session.created
 
     async def send(self, message: WireModel) -> bool:
         """Send a message; False (and nothing sent) while disconnected."""
-        ws, codec = self._ws, self._codec
-        if ws is None or codec is None:
+        ws = self._ws
+        if ws is None:
             return False
         try:
-            await ws.send(codec.encode(message))
+            await ws.send(self.session.encode(message))
         except ConnectionClosed:
             return False
         return True
@@ -100,12 +117,13 @@ class Link:
         at once); what arrives is kept for :meth:`run`. Raises :class:`SeatLost`, or
         OSError and the websockets errors when the server cannot be reached."""
         ws = await connect(self.url, subprotocols=[self.subprotocol])  # type: ignore[list-item]
-        self._ws, self._codec = ws, Codec(ws.subprotocol)
+        self._ws = ws
         try:
-            await self._greet(self._early.append, first=True)
+            await self._greet(ws, self._early.append)
         except BaseException:
             await ws.close()
-            self._ws = self._codec = None
+            self._ws = None
+            self.session.connection_lost()
             raise
 
     async def run(self, deliver: Callable[[Any], None], status: Callable[[str, str], None]) -> None:
@@ -123,18 +141,15 @@ class Link:
             try:
                 if ws is None:
                     ws = await connect(self.url, subprotocols=[self.subprotocol])  # type: ignore[list-item]
-                    self._ws, self._codec = ws, Codec(ws.subprotocol)
-                    await self._greet(deliver, first)
+                    self._ws = ws
+                    await self._greet(ws, deliver)
                 first = False
                 attempt = 0
                 status("connected", self.url)
-                assert self._codec is not None
                 async for frame in ws:
-                    message = self._codec.read_server(frame)
-                    if message is None:  # a type this client does not know
-                        continue
-                    self._note(message)
-                    deliver(message)
+                    message = await self._receive(ws, frame)
+                    if message is not None:
+                        deliver(message)
                 why = "the server closed the connection"
             except SeatLost:
                 raise
@@ -143,7 +158,8 @@ class Link:
                     raise  # nothing was created: say so rather than retry forever
                 why = str(exc) or type(exc).__name__
             finally:
-                self._ws = self._codec = None
+                self._ws = None
+                self.session.connection_lost()
                 if ws is not None:
                     with contextlib.suppress(Exception):
                         await ws.close()
@@ -154,71 +170,46 @@ class Link:
             attempt += 1
             await asyncio.sleep(delay)
 
-    def _note(self, message: Any) -> None:
-        if isinstance(message, m.Joined):
-            self.game = message.game
-            if message.token is not None:
-                self.token = message.token
+    async def _receive(self, ws: ClientConnection, frame: str | bytes) -> Any:
+        """Feed a frame to the session and send what it answers; the message to deliver,
+        or None."""
+        received = self.session.receive(frame)
+        for out in received.send:
+            await ws.send(out)
+        return received.message
 
-    async def _request(self, message: WireModel, *answers: type[Any]) -> Any:
-        """Send ``message`` and read until one of ``answers`` (or an error) arrives; what
-        came before is returned too, to be delivered."""
-        assert self._ws is not None and self._codec is not None
-        await self._ws.send(self._codec.encode(message))
-        seen: list[Any] = []
-        while True:
-            reply = self._codec.read_server(await self._ws.recv())
-            if reply is None:
-                continue
-            seen.append(reply)
-            if isinstance(reply, (*answers, m.Error)):
-                return reply, seen
+    async def _greet(self, ws: ClientConnection, deliver: Callable[[Any], None]) -> None:
+        """The handshake, then the seat (on reconnecting, always the token, or the game to
+        watch), delivering what arrives until the seat is taken. Raises :class:`SeatLost`
+        on any error before then."""
+        session = self.session
+        for out in session.connect(ws.subprotocol):
+            await ws.send(out)
+        while not session.is_seated:
+            message = await self._receive(ws, await ws.recv())
+            if message is not None:
+                deliver(message)
+            if session.refusal is not None:
+                raise SeatLost(session.refusal)
+            if isinstance(message, m.Error):
+                raise SeatLost(message)  # the UI takes any error before its seat as final
 
-    async def _greet(self, deliver: Callable[[Any], None], first: bool) -> None:
-        """The handshake, then the seat: on reconnecting, always the token (or the game
-        to watch)."""
-        hello = m.Hello(protocol=PROTOCOL_VERSION, client=CLIENT_NAME, views=True)
-        reply, seen = await self._request(hello, m.Welcome)
-        if isinstance(reply, m.Error):
-            raise SeatLost(reply)
-        s = self.seating
-        if self.token is not None and self.game is not None:
-            message: WireModel = m.Rejoin(game=self.game, token=self.token, history=True)
-        elif s.mode == "watch" or (not first and self.token is None and self.game is not None):
-            assert self.game is not None
-            message = m.Watch(game=self.game, history=True)
-        elif s.mode == "create":
-            assert s.options is not None
-            reply, seen = await self._request(m.CreateGame(options=s.options), m.GameCreated)
-            for item in seen:
-                deliver(item)
-            if isinstance(reply, m.Error):
-                raise SeatLost(reply)
-            self.game = reply.game
-            self.created = reply
-            message = m.JoinGame(game=reply.game, name=s.name)
-        elif s.invite is not None:
-            message = m.JoinGame(invite=s.invite, name=s.name)
-        else:
-            message = m.JoinGame(game=s.game, name=s.name)
-        reply, seen = await self._request(message, m.Joined)
-        if (
-            isinstance(reply, m.Error)
-            and isinstance(message, m.JoinGame)
-            and message.invite is not None
-            and reply.code == m.ErrorCode.UNKNOWN_GAME
-        ):
-            # Not an invite code: perhaps a game id.
-            message = m.JoinGame(game=message.invite, name=s.name)
-            reply, seen = await self._request(message, m.Joined)
-        for item in seen:
-            self._note(item)
-            deliver(item)
-        if isinstance(reply, m.Error):
-            raise SeatLost(reply)
-        if first and s.mode == "create" and s.start_now:
-            assert self.game is not None
-            await self.send(m.StartGame(game=self.game))
+
+def _goal(seating: Seating) -> Goal:
+    """The client session's goal for a seating: a token with its game is always the seat
+    back."""
+    s = seating
+    if s.token is not None and s.game is not None:
+        return ResumeSeat(game=s.game, token=s.token)
+    match s.mode:
+        case "watch":
+            assert s.game is not None, "watching needs a game"
+            return WatchGame(game=s.game)
+        case "create":
+            assert s.options is not None, "creating needs its options"
+            return NewGame(options=s.options, name=s.name, start=s.start_now)
+        case _:
+            return JoinSeat(name=s.name, game=s.game, invite=s.invite, invite_or_game=True)
 
 
 async def wait_closed(link: Link) -> None:

@@ -2,10 +2,11 @@
 
 A game's record (:class:`protocol.messages.GameRecord`: its options, seed and actions)
 comes from the local store or from a server (``get_record``). :class:`ReplayGame` plays it
-again with the engine, keeping the state after every action, and shows each position as a
-spectator saw it, or as one seat saw it (its hand, its drawn cards): every view and event
-passes through the engine's per-seat forms, as on the server. :class:`ReplayApp` is the
-Textual screen: the board, the players, the log up to the position, and a slider.
+again at the protocol's game table (:class:`protocol.table.Table`, as the server played it),
+keeping the state after every action, and shows each position as a spectator saw it, or as
+one seat saw it (its hand, its drawn cards): every view and event is the table's form for
+that recipient, as on the server. :class:`ReplayApp` is the Textual screen: the board, the
+players, the log up to the position, and a slider.
 """
 
 from __future__ import annotations
@@ -31,8 +32,9 @@ from clients.tui.dialogs import LogScreen
 from clients.tui.model import GameModel, LiveView, LogLine, PlaceNames, TableNarrator, log_lines
 from clients.tui.widgets import BoardView, HandPanel, PlayersPanel, log_entry
 from protocol import messages as m
-from protocol.payloads import action_from_engine, action_to_engine, view_from_engine
-from server.room import game_config
+from protocol.options import game_config
+from protocol.payloads import action_from_engine, action_to_engine, event_to_engine
+from protocol.table import ActionRefused, Table, seat_view
 
 LOG_TAIL = 400
 """Log lines shown under the board (the whole log is one key away)."""
@@ -66,30 +68,31 @@ class ReplayGame:
             config = game_config(record.options)
         except engine.ConfigError as exc:
             raise ReplayError(f"the game's options do not make a board: {exc}") from exc
-        state = engine.new_game(config, record.seed)
+        table = Table(record.game, config, record.seed)
         names = {s.seat: s.name for s in record.seats}
         self.names = [names.get(q, f"seat {q}") for q in range(players)]
-        first = LiveView.from_payload(view_from_engine(engine.view(state, viewer)))
+        first = LiveView.from_payload(table.view(viewer))
         places = PlaceNames(first.radius, first.terrain, first.tokens, first.harbours)
         narrator = TableNarrator(self.names, viewer, places)
-        self.states: list[engine.GameState] = [state.copy()]
+        self.states: list[engine.GameState] = [table.state.copy()]
         self.steps: list[Step] = []
         self.turns: list[int] = [0]
         """The positions where a turn (or a set-up placement of a new seat) begins."""
         for i, recorded in enumerate(record.actions):
             action = action_to_engine(recorded.action, recorded.seat)
-            before = state.current
+            before = table.state.current
             try:
-                events = engine.apply(state, action)
-            except engine.IllegalActionError as exc:
+                told = table.act(recorded.seat, action)
+            except ActionRefused as exc:
                 raise ReplayError(f"action {i + 1} does not replay: {exc.message}") from exc
-            mine = [e.for_seat(viewer) for e in events]
+            seen = next(msg for r, msg in told if r == viewer and isinstance(msg, m.Events))
+            mine = [event_to_engine(e) for e in seen.events]
             self.steps.append(Step(recorded.seat, tuple(log_lines(narrator, mine))))
-            self.states.append(state.copy())
-            turned = any(isinstance(e, engine.TurnStarted) for e in events)
-            if (turned or state.current != before) and not state.is_over:
+            self.states.append(table.state.copy())
+            turned = any(isinstance(e, engine.TurnStarted) for e in mine)
+            if (turned or table.state.current != before) and not table.over:
                 self.turns.append(i + 1)
-        self.over = state.is_over
+        self.over = table.over
 
     @property
     def length(self) -> int:
@@ -98,9 +101,7 @@ class ReplayGame:
 
     def view(self, position: int) -> LiveView:
         """The game after ``position`` actions, in the viewer's form."""
-        return LiveView.from_payload(
-            view_from_engine(engine.view(self.states[position], self.viewer))
-        )
+        return LiveView.from_payload(seat_view(self.states[position], self.viewer))
 
     def action_kinds(self, position: int) -> set[str]:
         """The kinds of action (as the protocol names them) the viewer's seat could take

@@ -1,11 +1,11 @@
 """Screenshots of the terminal client, exported by the app itself as SVG.
 
-``python -m clients.tui.screenshot [DIR]`` plays a seeded game with the engine (random
-builders at every seat) to the middle, shows it to the client as the server would (the
-view, the last turns' events, a prompt) and saves ``play.svg`` (the board and the action
-list), ``offer.svg`` (an offer being made), ``narrow.svg`` (the same at 80x24),
-``large.svg`` (at 160x50, the board doubled) and ``replay.svg`` (a finished game replayed)
-in DIR (default ``docs/screenshots``).
+``python -m clients.tui.screenshot [DIR]`` plays a seeded game at the protocol's game table
+(random builders at every seat) to the middle, shows it to the client as the server would
+(the table's view, the last turns' events and a prompt, in seat 0's form) and saves
+``play.svg`` (the board and the action list), ``offer.svg`` (an offer being made),
+``narrow.svg`` (the same at 80x24), ``large.svg`` (at 160x50, the board doubled) and
+``replay.svg`` (a finished game replayed) in DIR (default ``docs/screenshots``).
 """
 
 from __future__ import annotations
@@ -20,77 +20,68 @@ import engine
 from clients.tui.app import HexhavenApp
 from clients.tui.offline import OfflineTransport
 from protocol import messages as m
-from protocol.payloads import action_from_engine, event_from_engine, view_from_engine
-from server.room import seed_hash
+from protocol.options import seed_hash
+from protocol.payloads import action_from_engine
+from protocol.table import Table
 
 GAME = "demo"
 NAMES = ("Ana", "Bo", "Cy", "Di")
 SIZE = (100, 30)
 
 
-def _position(seed: int, turns: int) -> tuple[engine.GameState, list[m.Events]]:
+def _random_action(table: Table, rnd: random.Random) -> engine.Action:
+    """A random builder's choice of a legal action (of any seat that must act)."""
+    acts = engine.legal_actions(table.state)
+    busy = [a for a in acts if not isinstance(a, engine.EndTurn | engine.MaritimeTrade)]
+    return rnd.choice(busy if busy and rnd.random() < 0.85 else acts)
+
+
+def _position(seed: int, turns: int) -> tuple[Table, list[m.Events]]:
     """A game played by random builders until seat 0's main phase after ``turns`` turns,
     with the events of the last actions in seat 0's form."""
-    state = engine.new_game(engine.GameConfig(players=4), seed)
+    table = Table(GAME, engine.GameConfig(players=4), seed)
     rnd = random.Random(seed)
     history: list[m.Events] = []
     while True:
-        acts = engine.legal_actions(state)
+        state = table.state
         if (
             state.turn >= turns
             and state.current == 0
             and state.phase == engine.Phase.MAIN
-            and len(acts) > 2
+            and len(engine.legal_actions(state)) > 2
         ):
-            return state, history[-40:]
-        busy = [a for a in acts if not isinstance(a, engine.EndTurn | engine.MaritimeTrade)]
-        action = rnd.choice(busy if busy and rnd.random() < 0.85 else acts)
-        events = engine.apply(state, action)
-        history.append(
-            m.Events(
-                game=GAME,
-                state_id=state.actions_taken,
-                events=[event_from_engine(e.for_seat(0)) for e in events],
-            )
-        )
+            return table, history[-40:]
+        action = _random_action(table, rnd)
+        told = table.act(action.seat, action)
+        history.extend(msg for r, msg in told if r == 0 and isinstance(msg, m.Events))
 
 
-def _messages(state: engine.GameState, history: list[m.Events]) -> list[Any]:
+def _messages(table: Table, history: list[m.Events]) -> list[Any]:
     players = [
         m.PlayerInfo(seat=q, name=NAMES[q], bot=q != 0, connected=True, away=False)
-        for q in range(state.n)
+        for q in range(table.state.n)
     ]
-    actions = [action_from_engine(a) for a in engine.legal_actions(state, 0)]
     return [
         m.Joined(game=GAME, seat=0, token="t"),
         m.Players(game=GAME, players=players),
-        m.GameView(game=GAME, view=view_from_engine(engine.view(state, 0))),
+        *table.welcome(0),
         *history,
         m.ChatMessage(game=GAME, seat=1, name="Bo", text="anyone have ore?"),
-        m.Prompt(
-            game=GAME,
-            state_id=state.actions_taken,
-            seat=0,
-            actions=actions,
-            deadline=None,
-            view=view_from_engine(engine.view(state, 0)),
-        ),
+        table.prompt(0, with_view=True),
     ]
 
 
 def _finished(seed: int) -> m.GameRecord:
     """The record of a game played to its end by random builders."""
-    config = engine.GameConfig(players=4)
-    state = engine.new_game(config, seed)
+    table = Table(GAME, engine.GameConfig(players=4), seed)
     rnd = random.Random(seed)
     actions: list[m.RecordedAction] = []
-    while not state.is_over:
-        acts = engine.legal_actions(state)
-        busy = [a for a in acts if not isinstance(a, engine.EndTurn | engine.MaritimeTrade)]
-        action = rnd.choice(busy if busy and rnd.random() < 0.85 else acts)
+    while not table.over:
+        action = _random_action(table, rnd)
         wire: Any = action_from_engine(action)
         actions.append(m.RecordedAction(seat=action.seat, action=wire))
-        engine.apply(state, action)
+        table.act(action.seat, action)
+    over = table.game_over()
     return m.GameRecord(
         game=GAME,
         options=m.GameOptions(players=4),
@@ -98,8 +89,8 @@ def _finished(seed: int) -> m.GameRecord:
         seed_hash=seed_hash(seed),
         seats=[m.SeatRecord(seat=q, name=NAMES[q], bot=q != 0) for q in range(4)],
         actions=actions,
-        winner=state.winner,
-        points=[state.victory_points(q) for q in range(4)],
+        winner=over.winner,
+        points=over.points,
     )
 
 
@@ -108,9 +99,9 @@ async def save(directory: Path, seed: int = 12, turns: int = 24) -> list[Path]:
     from clients.tui.replay import ReplayApp, ReplayGame
 
     directory.mkdir(parents=True, exist_ok=True)
-    state, history = _position(seed, turns)
+    table, history = _position(seed, turns)
     out: list[Path] = []
-    app = HexhavenApp(OfflineTransport(_messages(state, history)))
+    app = HexhavenApp(OfflineTransport(_messages(table, history)))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         out.append(Path(app.save_screenshot("play.svg", str(directory))))
@@ -119,7 +110,7 @@ async def save(directory: Path, seed: int = 12, turns: int = 24) -> list[Path]:
         await pilot.pause()
         out.append(Path(app.save_screenshot("offer.svg", str(directory))))
     for name, size in (("narrow.svg", (80, 24)), ("large.svg", (160, 50))):
-        app = HexhavenApp(OfflineTransport(_messages(state, history)))
+        app = HexhavenApp(OfflineTransport(_messages(table, history)))
         async with app.run_test(size=size) as pilot:
             await pilot.pause()
             out.append(Path(app.save_screenshot(name, str(directory))))

@@ -241,7 +241,7 @@ def doc_command(prefix: str, **values: str) -> list[str]:
     """The argv of the document's command line that starts with ``prefix``, with its
     placeholders (``ws://127.0.0.1:8765``, ``CODE``, ``GAME``, ``TOKEN``) replaced by
     ``values`` (``url``, ``code``, ``game``, ``token``) and its program made concrete
-    (``python3``: this interpreter; ``hexhaven``: ``python -m clients.cli``)."""
+    (``python3``: this interpreter; ``hexhaven``: ``python -m app.cli``)."""
     found = [line for line in doc_command_lines() if line.startswith(prefix)]
     assert len(found) == 1, f"docs/agents.md should show one command {prefix!r}: {found}"
     argv = shlex.split(found[0])
@@ -253,7 +253,7 @@ def doc_command(prefix: str, **values: str) -> list[str]:
     if out[0] == "python3":
         out[0] = sys.executable
     elif out[0] == "hexhaven":
-        out[:1] = [sys.executable, "-m", "clients.cli"]
+        out[:1] = [sys.executable, "-m", "app.cli"]
     elif out[0] in ("node", "npm"):
         path = shutil.which(out[0])
         assert path is not None

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 import engine
+from app.cli import main
 from clients.bridge import (
     LOGGED_LINE,
     MAX_LINE,
@@ -22,7 +23,6 @@ from clients.bridge import (
     default_action,
     read_answer,
 )
-from clients.cli import main
 from clients.sdk import Table
 from protocol import action_from_engine, action_to_engine, view_from_engine
 from protocol import messages as m
@@ -234,7 +234,7 @@ def test_a_line_too_long_is_logged_by_its_start() -> None:
 def test_a_program_that_cannot_start_is_reported(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("server.log.configure_logging", lambda level: None)  # keep logs as is
+    monkeypatch.setattr("app.log.configure_logging", lambda level: None)  # keep logs as is
     code = main(
         ["agent", "--url=ws://127.0.0.1:9", "--invite=x", "--cmd=/nonexistent/program --go"]
     )
@@ -297,7 +297,7 @@ async def test_a_misbehaving_program_gets_defaults_and_the_game_finishes(
     argv = [
         sys.executable,
         "-m",
-        "clients.cli",
+        "app.cli",
         "agent",
         f"--url={served.url}",
         f"--invite={created.invite}",
@@ -332,7 +332,7 @@ async def test_a_silent_program_is_stopped_and_its_seat_played_to_the_end(
     argv = [
         sys.executable,
         "-m",
-        "clients.cli",
+        "app.cli",
         "agent",
         f"--url={served.url}",
         f"--game={created.game}",
@@ -359,7 +359,7 @@ async def test_a_refused_seat_ends_the_bridge(served: Served, tmp_path: Path) ->
     argv = [
         sys.executable,
         "-m",
-        "clients.cli",
+        "app.cli",
         "agent",
         f"--url={served.url}",
         f"--game={created.game}",

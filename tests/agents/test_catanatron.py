@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from clients.cli import main
+from app.cli import main
 from tests.agents.helpers import (
     Served,
     doc_command,
@@ -31,7 +31,7 @@ async def test_the_example_player_plays_a_game_through_hexhaven_bot(
 
 def test_the_arena_command_takes_a_catanatron_player(capsys: pytest.CaptureFixture[str]) -> None:
     argv = doc_command("hexhaven arena")
-    assert main(argv[3:]) == 0  # after "python -m clients.cli"
+    assert main(argv[3:]) == 0  # after "python -m app.cli"
     out = capsys.readouterr().out
     entrant = "catanatron:player=catanatron.players.search:VictoryPointPlayer"
     assert entrant in out and "heuristic" in out

@@ -22,6 +22,7 @@ from catanatron.models.player import Player
 from catanatron.state_functions import player_key
 
 import engine
+from app.cli import main
 from bots import make_agent
 from bots.catanatron_agent import (
     COLORS,
@@ -41,8 +42,6 @@ from bots.catanatron_map import (
     from_freqdeck,
     to_freqdeck,
 )
-from bots.local import play_local
-from clients.cli import main
 from clients.sdk import SeatDeclined, Table, play
 from engine.constants import HARBOUR_GENERIC, Terrain
 from engine.topology import topology
@@ -55,6 +54,7 @@ from protocol.payloads import (
 )
 from server.app import HexhavenServer
 from tests.server.client import Client
+from tournament.local import play_local
 
 SHIPPED = sorted(SHIPPED_PLAYERS.values())
 
@@ -181,7 +181,7 @@ def test_rebuilt_positions_list_the_same_moves_as_catanatron(players: int) -> No
 
 def _true_game(seed: int, agent: CatanatronAgent, seat: int, players: int) -> list[bool]:
     """Play a game with ``agent`` at ``seat`` and random bots elsewhere, straight on the
-    engine (as :func:`bots.local.play_local` does), and after each of the agent's decisions
+    engine (as :func:`tournament.local.play_local` does), and after each of the agent's decisions
     compare the rebuilt game with the sample and the truth. Returns, per decision, whether
     the rebuilt opponents' cards differed from the true ones."""
     state = engine.new_game(engine.GameConfig(players=players), seed)

@@ -6,9 +6,9 @@ import pytest
 
 from bots import make_agent
 from bots.heuristic import HeuristicAgent
-from bots.local import play_local
 from bots.random_player import RandomAgent
 from engine import GameConfig
+from tournament.local import play_local
 
 
 def test_heuristic_beats_three_random_players() -> None:

@@ -16,7 +16,6 @@ from bots import make_agent, uct
 from bots.belief import HandTracker
 from bots.ensemble import SetupJob, TreeJob
 from bots.heuristic import CITY, DEV_CARD, SETTLEMENT, HeuristicAgent
-from bots.local import play_local
 from bots.playout import resource_dots, spot_worth
 from bots.uct import SETUP_SPOTS, RootStats, SearchConfig
 from bots.uct_agent import AIMED_RETRIES, STRENGTHS, UCTAgent, acceptance
@@ -57,6 +56,7 @@ from tests.engine.positions import (
     set_hand,
     setup_game,
 )
+from tournament.local import play_local
 
 
 def test_kinds_strengths_and_parameters_make_the_configuration() -> None:

@@ -14,12 +14,12 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 import engine
-from clients.cli import main
+from app.cli import main
 from clients.tui.replay import ReplayApp, ReplayError, ReplayGame, Slider
 from clients.tui.widgets import BoardView, HandPanel, PlayersPanel
 from protocol import messages as m
+from protocol.options import seed_hash
 from protocol.payloads import view_from_engine
-from server.room import seed_hash
 from server.store import Store, game_record
 
 NAMES = ("Ana", "Bo", "Cy", "Di")

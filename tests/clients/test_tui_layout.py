@@ -74,8 +74,8 @@ def lines_fit(widget: Widget) -> list[str]:
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 async def test_the_game_screen_at_each_size(size: tuple[int, int]) -> None:
-    state, history = _position(12, 24)
-    app = HexhavenApp(OfflineTransport(_messages(state, history)))
+    table, history = _position(12, 24)
+    app = HexhavenApp(OfflineTransport(_messages(table, history)))
     async with app.run_test(size=size) as pilot:
         await settle(pilot)
         board = inside(app, app.query_one(BoardView), size)
@@ -110,9 +110,9 @@ async def test_the_log_and_the_side_column_grow_with_the_screen() -> None:
     heights = {}
     widths = {}
     hands = {}
-    state, history = _position(12, 24)
+    table, history = _position(12, 24)
     for size in ((100, 30), (160, 50)):
-        app = HexhavenApp(OfflineTransport(_messages(state, history)))
+        app = HexhavenApp(OfflineTransport(_messages(table, history)))
         async with app.run_test(size=size) as pilot:
             await settle(pilot)
             heights[size] = app.query_one("#log").region.height
@@ -120,10 +120,10 @@ async def test_the_log_and_the_side_column_grow_with_the_screen() -> None:
             hands[size] = "\n".join(lines_fit(app.query_one(HandPanel)))
     assert heights[(160, 50)] > heights[(100, 30)] and widths[(160, 50)] > widths[(100, 30)]
     # A tall screen shows the bank and the development cards left as well.
-    bank = state.bank
+    bank = table.state.bank
     assert "Bank" not in hands[(100, 30)]
     assert f"Bank  {bank[0]} brick" in hands[(160, 50)]
-    assert f"({sum(state.deck)} dev cards)" in hands[(160, 50)]
+    assert f"({sum(table.state.deck)} dev cards)" in hands[(160, 50)]
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
@@ -158,8 +158,8 @@ async def test_a_wide_screen_gives_its_spare_columns_to_the_log(size: tuple[int,
     """The panels beside the board stop at SIDE_WIDE columns; the log under the board takes
     the rest, so its lines do not wrap at the board's width (150x40 is too short for the
     doubled board)."""
-    state, history = _position(12, 24)
-    app = HexhavenApp(OfflineTransport(_messages(state, history)))
+    table, history = _position(12, 24)
+    app = HexhavenApp(OfflineTransport(_messages(table, history)))
     async with app.run_test(size=size) as pilot:
         await settle(pilot)
         board = app.query_one(BoardView).region
@@ -252,8 +252,8 @@ async def test_the_log_never_breaks_a_line_beside_a_number() -> None:
 
     from clients.tui.widgets import LOG_STYLES, glue_numbers, log_entry
 
-    state, history = _position(12, 24)
-    app = HexhavenApp(OfflineTransport(_messages(state, history)))
+    table, history = _position(12, 24)
+    app = HexhavenApp(OfflineTransport(_messages(table, history)))
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         narrator = app.model.narrator()

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from clients.cli import main
+from app.cli import main
 from protocol.topology import (
     COMMITTED_RADII,
     MAX_RADIUS,

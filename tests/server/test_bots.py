@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from clients.cli import build_parser
+from app.cli import build_parser
 from protocol import SUBPROTOCOL_JSON
 from protocol import messages as m
 from server import app as app_module
@@ -59,7 +59,7 @@ def test_bot_command_keeps_values_that_start_with_a_dash() -> None:
     """Seat tokens are URL-safe base64 and may start with '-'; the bot's command line must
     not let argparse take one for an option (this once stalled a game at random)."""
     command = bot_command("ws://127.0.0.1:1", "g1", "-tok_en", "random", "-name")
-    assert command[1:3] == ["-m", "clients.cli"]
+    assert command[1:3] == ["-m", "app.cli"]
     args = build_parser().parse_args(command[3:])
     assert (args.url, args.game, args.token, args.kind, args.name) == (
         "ws://127.0.0.1:1",
@@ -135,7 +135,7 @@ async def test_a_uct_bot_process_plays_a_game_through_the_server() -> None:
         proc = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
-            "clients.cli",
+            "app.cli",
             "bot",
             f"--url=ws://127.0.0.1:{port}",
             f"--invite={created.invite}",

@@ -8,7 +8,7 @@ import pytest
 
 from protocol import SUBPROTOCOL_JSON, SUBPROTOCOL_MSGPACK
 from protocol import messages as m
-from server.room import seed_hash
+from protocol.options import seed_hash
 from tests.server.client import Client
 
 

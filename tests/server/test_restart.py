@@ -18,7 +18,7 @@ from websockets.exceptions import ConnectionClosed
 import engine
 from protocol import SUBPROTOCOL_MSGPACK
 from protocol import messages as m
-from server.room import game_config
+from protocol.options import game_config
 from server.store import Store
 from server.verify import verify_game
 from tests.server.client import Client
@@ -37,7 +37,7 @@ def free_port() -> int:
 @contextlib.asynccontextmanager
 async def server_process(db: Path | str, port: int) -> AsyncIterator[subprocess.Popen[bytes]]:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "clients.cli", "serve", "--port", str(port), "--db", str(db)],
+        [sys.executable, "-m", "app.cli", "serve", "--port", str(port), "--db", str(db)],
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -115,7 +115,7 @@ async def test_killed_server_resumes_and_the_game_verifies(db: str) -> None:
 
     # The command-line check agrees, and a tampered record is caught.
     done = subprocess.run(
-        [sys.executable, "-m", "clients.cli", "verify", game, "--db", db],
+        [sys.executable, "-m", "app.cli", "verify", game, "--db", db],
         cwd=ROOT,
         capture_output=True,
         text=True,

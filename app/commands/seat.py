@@ -1,0 +1,140 @@
+"""``hexhaven bot`` and ``hexhaven agent``: a seat on a server played by one of the bots, or
+by any program that speaks JSON lines."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from app.commands.common import bad_url
+
+
+def _bot(args: argparse.Namespace) -> int:
+    from app.log import configure_logging
+    from bots import make_agent
+
+    if bad_url("bot", args.url):
+        return 2
+    if args.token and not args.game:
+        print("hexhaven bot: --token needs --game", file=sys.stderr)
+        return 2
+    configure_logging("warning")
+    params: dict[str, str] = {}
+    for item in args.param:
+        name, eq, value = item.partition("=")
+        if not eq or not name:
+            print(f"hexhaven bot: --param takes NAME=VALUE, not {item!r}", file=sys.stderr)
+            return 2
+        params[name] = value
+    if args.strength:
+        params.setdefault("strength", args.strength)
+    try:
+        agent = make_agent(args.kind, args.seed, params)
+    except ValueError as exc:
+        print(f"hexhaven bot: {exc}", file=sys.stderr)
+        return 2
+    if args.name:
+        agent.name = args.name
+    from app.bot import run_bot
+
+    return run_bot(args, agent)
+
+
+def _agent(args: argparse.Namespace) -> int:
+    import asyncio
+    import shlex
+
+    from app.log import configure_logging
+    from clients.bridge import BridgeError, run_bridge
+
+    configure_logging(args.log_level)
+    if bad_url("agent", args.url):
+        return 2
+    if args.token and not args.game:
+        print("hexhaven agent: --token needs --game", file=sys.stderr)
+        return 2
+    if not (args.invite or args.game):
+        print("hexhaven agent: give --invite CODE, or --game GAME (with --token)", file=sys.stderr)
+        return 2
+    if not args.timeout > 0:
+        print("hexhaven agent: --timeout takes a number of seconds above 0", file=sys.stderr)
+        return 2
+    try:
+        argv = shlex.split(args.cmd)
+    except ValueError as exc:  # unbalanced quotes
+        print(f"hexhaven agent: --cmd: {exc}", file=sys.stderr)
+        return 2
+    try:
+        over = asyncio.run(
+            run_bridge(
+                args.url,
+                argv,
+                game=args.game,
+                token=args.token,
+                invite=args.invite,
+                name=args.name,
+                timeout=args.timeout,
+            )
+        )
+    except BridgeError as exc:
+        print(f"hexhaven agent: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"hexhaven agent: cannot reach {args.url}: {exc}", file=sys.stderr)
+        return 1
+    return 0 if over is not None else 1
+
+
+def register(sub: Any) -> None:
+    """Add ``bot`` and ``agent``."""
+    bot = sub.add_parser("bot", help="play a seat with a bot, over the protocol")
+    bot.add_argument("--url", required=True, help="the server, e.g. ws://127.0.0.1:8765")
+    bot.add_argument("--game", default="", help="the game id")
+    seat = bot.add_mutually_exclusive_group(required=True)
+    seat.add_argument("--token", help="the seat token to play (rejoin)")
+    seat.add_argument("--invite", help="an invite code to join with")
+    bot.add_argument(
+        "--kind", default="random", help="the bot kind: random, heuristic, uct or catanatron"
+    )
+    bot.add_argument(
+        "--strength", default=None, help="a named strength of the kind (uct: easy, medium, hard)"
+    )
+    bot.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a parameter of the bot (repeatable), e.g. rollouts=1000, cp=0.25, trees=4; "
+        "catanatron: player=module:Class",
+    )
+    bot.add_argument("--name", default="", help="the name to sit under")
+    bot.add_argument("--seed", type=int, default=None, help="the bot's own random seed")
+    bot.set_defaults(run=_bot)
+    agent_cmd = sub.add_parser(
+        "agent",
+        help="play a seat with any program that speaks JSON lines on stdin/stdout",
+        description="Start PROGRAM and play a seat for it: it reads the prompts, events and "
+        "errors of its seat as JSON lines on its standard input and answers each prompt with "
+        "one JSON action line on its standard output (docs/agents.md). A program that answers "
+        "badly, late or not at all, or exits, gets the default action and a log line; the "
+        "game goes on. Logs are JSON lines on standard error.",
+    )
+    agent_cmd.add_argument("--url", required=True, help="the server, e.g. ws://127.0.0.1:8765")
+    agent_seat = agent_cmd.add_mutually_exclusive_group()
+    agent_seat.add_argument("--invite", help="an invite code to join with")
+    agent_seat.add_argument("--token", help="the seat token to play (rejoin; with --game)")
+    agent_cmd.add_argument("--game", default="", help="the game id")
+    agent_cmd.add_argument(
+        "--cmd", required=True, metavar="'PROGRAM ARGS'", help="the program, as one string"
+    )
+    agent_cmd.add_argument("--name", default="agent", help="the name to sit under")
+    agent_cmd.add_argument(
+        "--timeout",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="seconds the program has to answer a prompt (default 10)",
+    )
+    agent_cmd.add_argument("--log-level", default="info", choices=["debug", "info", "warning"])
+    agent_cmd.set_defaults(run=_agent)

@@ -1,0 +1,106 @@
+"""``hexhaven serve`` (a game server) and ``hexhaven verify`` (a finished game's dice
+against its seed)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from app.commands.common import listen_problem, open_store, port
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import asyncio
+    import signal
+
+    from app.log import configure_logging
+    from server.app import HexhavenServer
+
+    configure_logging(args.log_level)
+    from server.store import is_postgres
+
+    made = not is_postgres(args.db) and not Path(args.db).exists()
+    store = open_store("serve", args.db)
+    if store is None:
+        return 2
+    listening = False
+
+    async def run() -> None:
+        nonlocal listening
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        async with HexhavenServer(store).running(args.host, args.port):
+            listening = True
+            await stop.wait()
+
+    problem = None
+    try:
+        asyncio.run(run())
+    except OSError as exc:
+        if listening:
+            raise
+        problem = listen_problem(exc)
+    finally:
+        store.close()
+    if problem is None:
+        return 0
+    where = f"[{args.host}]:{args.port}" if ":" in args.host else f"{args.host}:{args.port}"
+    print(f"hexhaven serve: cannot listen on {where}: {problem}", file=sys.stderr)
+    if made:  # it served nothing: leave no empty database behind
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{args.db}{suffix}").unlink(missing_ok=True)
+    return 1
+
+
+def _verify(args: argparse.Namespace) -> int:
+    from server.verify import verify_game
+
+    store = open_store("verify", args.db, must_exist=True)
+    if store is None:
+        return 2
+    try:
+        stored = store.load(args.game)
+    finally:
+        store.close()
+    if stored is None:
+        print(f"hexhaven verify: no game {args.game!r} in {store.where}", file=sys.stderr)
+        return 2
+    verdict = verify_game(stored)
+    if verdict.ok:
+        print(
+            f"game {verdict.game}: seed matches its published hash; "
+            f"{verdict.actions} actions replayed, all {verdict.rolls} rolls match"
+        )
+        return 0
+    for problem in verdict.problems:
+        print(f"game {verdict.game}: {problem}")
+    return 1
+
+
+def register(sub: Any) -> None:
+    """Add ``serve`` and ``verify``."""
+    serve = sub.add_parser("serve", help="run a game server")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    serve.add_argument(
+        "--port", type=port, default=8765, help="port to listen on (0: any free one)"
+    )
+    serve.add_argument(
+        "--db",
+        default="hexhaven.db",
+        help="the games database: a SQLite file (created; default ./hexhaven.db) or a "
+        "postgresql://USER:PASSWORD@HOST/DB URL (pip install 'hexhaven[postgres]')",
+    )
+    serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning"])
+    serve.set_defaults(run=_serve)
+    verify = sub.add_parser("verify", help="check a finished game's dice against its seed")
+    verify.add_argument("game", help="the game id")
+    verify.add_argument(
+        "--db",
+        default="hexhaven.db",
+        help="the server's games database, as serve's --db (default ./hexhaven.db)",
+    )
+    verify.set_defaults(run=_verify)

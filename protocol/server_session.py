@@ -1,0 +1,175 @@
+"""The server's side of one connection, sans-I/O: frames in, answers and requests out.
+
+A :class:`ServerSession` holds the rules of a connection: hello first, the protocol version,
+the frame size limit, the rate budget, decoding, ping and the welcome. The server feeds it
+each frame with :meth:`ServerSession.receive` and gets back either an :class:`Answer` to
+send to that connection (a refusal, the welcome, a pong) or a request to route (the
+lobby's, or one for a game). Every refusal is an ``error`` message and the connection
+stays open. Time comes from an injected clock; nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from protocol import messages as m
+from protocol.codec import Codec, Frame, ProtocolError
+from protocol.messages import PROTOCOL_VERSION, SUPPORTED_VERSIONS, ErrorCode
+from protocol.payloads import WireModel
+
+MAX_FRAME = 64 * 1024
+"""Frames larger than this (in bytes) are refused with ``too_large``."""
+RATE = 500.0
+"""Messages per second a connection may send on average..."""
+BURST = 1000.0
+"""...and in a burst."""
+
+Clock = Callable[[], float]
+"""Seconds on a monotonic clock."""
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """What one connection may send: frames of at most ``max_frame`` bytes, ``rate``
+    messages a second on average and ``burst`` at once."""
+
+    max_frame: int = MAX_FRAME
+    rate: float = RATE
+    burst: float = BURST
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A message the session answers the connection with itself; nothing to route."""
+
+    message: m.Error | m.Welcome | m.Pong
+
+
+@dataclass(frozen=True, slots=True)
+class JoinByInvite:
+    """A ``join_game`` that names no game: route it by ``invite``, the code as given,
+    stripped and in capitals (empty when the message had none)."""
+
+    invite: str
+    message: m.JoinGame
+
+
+GameMessage = m.JoinGame | m.Rejoin | m.Watch | m.Leave | m.StartGame | m.Act | m.Chat
+"""A client message for one game's room."""
+
+
+@dataclass(frozen=True, slots=True)
+class ForGame:
+    """A message for the room of game ``game``."""
+
+    game: str
+    message: GameMessage
+
+
+Request = m.ListGames | m.CreateGame | m.GetRecord | JoinByInvite | ForGame
+"""What a greeted connection asks of the server: the lobby's three requests as decoded, a
+join by invite, or a message for one game."""
+
+
+def frame_bytes(frame: Frame, limit: int = MAX_FRAME) -> int:
+    """A frame's size in bytes, a text frame's as UTF-8 (what came over the wire). A text
+    frame of more than ``limit`` characters is over the limit whatever its encoding; its
+    length in characters is returned without encoding it."""
+    if isinstance(frame, bytes):
+        return len(frame)
+    if len(frame) > limit:  # at least one byte a character: too large already
+        return len(frame)
+    return len(frame.encode("utf-8", errors="surrogatepass"))
+
+
+class ServerSession:
+    """The rules of one client connection, as the server applies them.
+
+    Built with the connection's subprotocol (None for the default, msgpack) or its
+    :class:`Codec`, a clock, the name the welcome gives, and the connection's limits. The
+    rate budget starts full at the time of construction.
+    """
+
+    def __init__(
+        self,
+        codec: Codec | str | None = None,
+        *,
+        clock: Clock,
+        server_name: str,
+        limits: Limits = Limits(),
+    ) -> None:
+        """Raises :class:`ValueError` for a subprotocol this protocol does not have."""
+        self.codec = codec if isinstance(codec, Codec) else Codec(codec)
+        self.limits = limits
+        self.server_name = server_name
+        self.greeted = False
+        """Whether a hello of a supported version has been answered with a welcome."""
+        self.views = False
+        """Whether the last accepted hello asked for views with every prompt."""
+        self._clock = clock
+        self._tokens = limits.burst
+        self._last = clock()
+
+    @property
+    def subprotocol(self) -> str:
+        return self.codec.subprotocol
+
+    def receive(self, frame: Frame) -> Answer | Request:
+        """Take one frame. Every frame spends one message of the rate budget, then must fit
+        the size limit, decode, and (unless it is a hello) follow a welcome; a frame that
+        breaks a rule is answered with the ``error`` saying which (``rate_limited``,
+        ``too_large``, the codec's code, ``unsupported_version``, ``hello_first``) and
+        changes nothing else. A hello is answered with the welcome, a ping with its pong;
+        anything else is returned as a :class:`Request` for the server to route."""
+        if not self._spend():
+            return _refuse(ErrorCode.RATE_LIMITED, "too many messages; slow down")
+        limit = self.limits.max_frame
+        if frame_bytes(frame, limit) > limit:
+            return _refuse(ErrorCode.TOO_LARGE, f"frames are limited to {limit} bytes")
+        try:
+            message = self.codec.decode_client(frame)
+        except ProtocolError as exc:
+            return Answer(exc.to_message())
+        if isinstance(message, m.Hello):
+            return self._hello(message)
+        if not self.greeted:
+            return _refuse(ErrorCode.HELLO_FIRST, "say hello first")
+        match message:
+            case m.Ping(nonce=nonce):
+                return Answer(m.Pong(nonce=nonce))
+            case m.ListGames() | m.CreateGame() | m.GetRecord():
+                return message
+            case m.JoinGame(game=None):
+                return JoinByInvite(invite=(message.invite or "").strip().upper(), message=message)
+            case _:
+                return ForGame(game=message.game, message=message)
+
+    def encode(self, message: WireModel) -> Frame:
+        """The frame for a message to this connection, in its encoding."""
+        return self.codec.encode(message)
+
+    def _hello(self, hello: m.Hello) -> Answer:
+        if hello.protocol not in SUPPORTED_VERSIONS:
+            return _refuse(
+                ErrorCode.UNSUPPORTED_VERSION,
+                f"this server speaks protocol {sorted(SUPPORTED_VERSIONS)}, not {hello.protocol}",
+            )
+        self.greeted = True
+        self.views = hello.views
+        return Answer(m.Welcome(protocol=PROTOCOL_VERSION, server=self.server_name))
+
+    def _spend(self) -> bool:
+        """Spend one message of the rate budget, refilled at ``rate`` a second up to
+        ``burst``; False (and nothing spent) when less than one message is left."""
+        now = self._clock()
+        self._tokens = min(self.limits.burst, self._tokens + (now - self._last) * self.limits.rate)
+        self._last = now
+        if self._tokens < 1:
+            return False
+        self._tokens -= 1
+        return True
+
+
+def _refuse(code: ErrorCode, sentence: str) -> Answer:
+    return Answer(m.Error(code=code, message=sentence))

@@ -1,0 +1,284 @@
+"""The per-seat game table: one game's engine state and history, and every message that
+carries the game as one recipient may see it (boardgame.io's master over ``playerView``).
+
+A recipient is a seat, or None for the spectators. Each seat gets its own form of every
+view and event (its hand, the card it drew, the card stolen from or by it); spectators get
+the public form. The table decides nothing about time, connections or who holds a seat:
+the server's rooms, the in-process runner, the replay and the screenshots drive it and
+deliver what it returns. Nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TypeAlias
+
+import engine
+from engine import constants
+from protocol import messages as m
+from protocol.messages import ErrorCode
+from protocol.payloads import (
+    ViewPayload,
+    WireModel,
+    action_from_engine,
+    action_to_engine,
+    event_from_engine,
+    view_from_engine,
+)
+
+HISTORY_CHUNK = 200
+"""Actions per ``history`` message."""
+
+Recipient: TypeAlias = int | None
+"""Who a message is for: a seat, or None for the spectators."""
+
+Delivery: TypeAlias = tuple[Recipient, m.Events | m.GameOver]
+"""One message caused by an action, with the recipient it is for."""
+
+
+class ActionRefused(Exception):
+    """An action the table does not take; the table is unchanged. ``code`` is the stable
+    error code, ``message`` a sentence for the player, ``detail`` refines the code (the
+    engine's reason for an illegal action, ``game_over`` once the game is over)."""
+
+    def __init__(
+        self, code: ErrorCode, message: str, detail: str | None = None, game: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.detail = detail
+        self.game = game
+
+    def to_message(self) -> m.Error:
+        """The ``error`` that tells the player."""
+        return m.Error(code=self.code, message=self.message, detail=self.detail, game=self.game)
+
+
+@dataclass(frozen=True, slots=True)
+class Played:
+    """One action taken at the table, every event it caused in full form (chance outcomes
+    and secrets included), and the state id after it."""
+
+    action: engine.Action
+    events: tuple[engine.Event, ...]
+    state_id: int
+
+
+def seat_view(state: engine.GameState, seat: Recipient) -> ViewPayload:
+    """The game in ``state`` as ``seat`` may see it (None: a spectator), in wire form."""
+    return view_from_engine(engine.view(state, seat))
+
+
+def seat_events(events: Sequence[engine.Event], seat: Recipient) -> list[WireModel]:
+    """``events`` in the form ``seat`` may see them (None: a spectator), in wire form."""
+    return [event_from_engine(e.for_seat(seat)) for e in events]
+
+
+def _forms(
+    events: Sequence[engine.Event], recipients: Sequence[Recipient]
+) -> list[list[WireModel]]:
+    """Each recipient's wire form of ``events``, in the order of ``recipients``. An event
+    that a recipient gets whole is converted once for all of them."""
+    whole = [event_from_engine(e) for e in events]
+    out: list[list[WireModel]] = []
+    for r in recipients:
+        form = []
+        for e, wire in zip(events, whole, strict=True):
+            seen = e.for_seat(r)
+            form.append(wire if seen is e else event_from_engine(seen))
+        out.append(form)
+    return out
+
+
+class Table:
+    """One game between its seats: the engine state, every action played, and what each
+    recipient is told of them.
+
+    The state is the table's own: read it (``table.state``), change it only through
+    :meth:`act`. The game is over when the engine says so, or after ``max_actions`` actions
+    with nobody having won (it then ends without a winner). Raises engine.ConfigError for a
+    configuration that makes no game.
+    """
+
+    def __init__(
+        self,
+        game: str,
+        config: engine.GameConfig,
+        seed: int,
+        *,
+        max_actions: int = constants.MAX_ACTIONS,
+    ) -> None:
+        self.game = game
+        self.config = config
+        self.seed = seed
+        self.max_actions = max_actions
+        self.state = engine.new_game(config, seed)
+        self.played: list[Played] = []
+        """Every action so far, oldest first (``played[i]`` led to state ``i + 1``)."""
+
+    @classmethod
+    def replay(
+        cls,
+        game: str,
+        config: engine.GameConfig,
+        seed: int,
+        actions: Iterable[engine.Action],
+        *,
+        max_actions: int = constants.MAX_ACTIONS,
+    ) -> Table:
+        """The table of a game after ``actions`` (a stored game's, in order). Raises
+        engine.IllegalActionError at the first action that is not legal in its turn."""
+        table = cls(game, config, seed, max_actions=max_actions)
+        for action in actions:
+            table._record(action)
+        return table
+
+    # --- facts ------------------------------------------------------------------------------
+    @property
+    def state_id(self) -> int:
+        """How many actions have been played: the id of the current state."""
+        return self.state.actions_taken
+
+    @property
+    def over(self) -> bool:
+        """Whether the game has ended: won, or at ``max_actions`` with nobody able to win."""
+        return self.state.is_over or self.state.actions_taken >= self.max_actions
+
+    @property
+    def recipients(self) -> list[Recipient]:
+        """Everyone an action is told to, in delivery order: each seat, then spectators."""
+        return [*range(self.state.n), None]
+
+    # --- what a recipient is told -----------------------------------------------------------
+    def view(self, seat: Recipient) -> ViewPayload:
+        """The game now as ``seat`` may see it (None: a spectator)."""
+        return seat_view(self.state, seat)
+
+    def prompt(
+        self, seat: int, deadline: float | None = None, *, with_view: bool = False
+    ) -> m.Prompt:
+        """The ``prompt`` for ``seat`` at the current state: its legal actions (none if it
+        has nothing to do), ``deadline`` (seconds left to act, or None) and, when
+        ``with_view``, its view."""
+        actions = [action_from_engine(a) for a in engine.legal_actions(self.state, seat)]
+        return m.Prompt(
+            game=self.game,
+            state_id=self.state_id,
+            seat=seat,
+            actions=actions,
+            deadline=deadline,
+            view=self.view(seat) if with_view else None,
+        )
+
+    def game_over(self) -> m.GameOver:
+        """The ``game_over`` everyone is told at the end: final points (hidden victory cards
+        included), the winner (None at the action limit) and the seed. Raises ValueError
+        while the game goes on."""
+        if not self.over:
+            raise ValueError(f"game {self.game} is not over: it is at state {self.state_id}")
+        state = self.state
+        return m.GameOver(
+            game=self.game,
+            winner=state.winner if state.winner >= 0 else None,
+            points=[state.victory_points(q) for q in range(state.n)],
+            seed=self.seed,
+        )
+
+    def history(
+        self, seat: Recipient, from_state: int = 0, chat: Sequence[m.ChatAt] = ()
+    ) -> list[m.History]:
+        """The actions after state ``from_state``, each with its events in ``seat``'s form
+        (what it would have received as ``events``), oldest first, :data:`HISTORY_CHUNK`
+        actions per message; ``chat`` rides on the first. At least one message; ``more`` is
+        set on all but the last. Raises ValueError for a negative ``from_state``."""
+        if from_state < 0:
+            raise ValueError(f"no state {from_state}: states count from 0")
+        batches = [
+            m.HistoryBatch(state_id=p.state_id, events=seat_events(p.events, seat))
+            for p in self.played[from_state:]
+        ]
+        chunks = [batches[i : i + HISTORY_CHUNK] for i in range(0, len(batches), HISTORY_CHUNK)]
+        chunks = chunks or [[]]
+        last = len(chunks) - 1
+        return [
+            m.History(game=self.game, batches=chunk, chat=[] if i else list(chat), more=i < last)
+            for i, chunk in enumerate(chunks)
+        ]
+
+    def welcome(
+        self, seat: Recipient, *, history: bool = False, chat: Sequence[m.ChatAt] = ()
+    ) -> list[m.GameView | m.History | m.GameOver]:
+        """What someone arriving at ``seat`` (None: a spectator) is told of the game, in
+        order: its view, the whole history if ``history`` (``chat`` rides on its first
+        message), and ``game_over`` if the game is over."""
+        out: list[m.GameView | m.History | m.GameOver] = [
+            m.GameView(game=self.game, view=self.view(seat))
+        ]
+        if history:
+            out.extend(self.history(seat, chat=chat))
+        if self.over:
+            out.append(self.game_over())
+        return out
+
+    # --- acting -----------------------------------------------------------------------------
+    def check(self, seat: int, act: m.Act) -> engine.Action:
+        """The engine action ``seat`` means by its ``act``, legal now. Raises
+        :class:`ActionRefused`: ``illegal_action`` with detail ``game_over`` once the game
+        is over, ``stale_state`` for an action chosen for another state (an earlier or a
+        future one), ``illegal_action`` with the engine's reason for an illegal action."""
+        self._refuse_if_over()
+        now = self.state_id
+        if act.state_id != now:
+            when = "was chosen for" if act.state_id < now else "names a future"
+            raise ActionRefused(
+                ErrorCode.STALE_STATE,
+                f"that action {when} state {act.state_id}; the game is at state {now}",
+                game=self.game,
+            )
+        action = action_to_engine(act.action, seat)
+        try:
+            engine.check(self.state, action)
+        except engine.IllegalActionError as exc:
+            raise self._illegal(exc) from exc
+        return action
+
+    def act(self, seat: int, action: engine.Action) -> list[Delivery]:
+        """Play ``seat``'s ``action`` and record it. Returns what each recipient is told, in
+        order: the ``events`` in each seat's form, then in the spectators', then, if the
+        game has ended, ``game_over`` to each of them. Raises :class:`ActionRefused` (the
+        table unchanged) when the game is over or the action is illegal, and ValueError
+        for an action of another seat."""
+        if action.seat != seat:
+            raise ValueError(f"an action of seat {action.seat} played for seat {seat}")
+        self._refuse_if_over()
+        try:
+            played = self._record(action)
+        except engine.IllegalActionError as exc:
+            raise self._illegal(exc) from exc
+        recipients = self.recipients
+        out: list[Delivery] = [
+            (r, m.Events(game=self.game, state_id=played.state_id, events=form))
+            for r, form in zip(recipients, _forms(played.events, recipients), strict=True)
+        ]
+        if self.over:
+            over = self.game_over()
+            out.extend((r, over) for r in recipients)
+        return out
+
+    def _record(self, action: engine.Action) -> Played:
+        """Apply ``action`` and keep it. Raises engine.IllegalActionError, state unchanged."""
+        events = engine.apply(self.state, action)
+        played = Played(action, tuple(events), self.state.actions_taken)
+        self.played.append(played)
+        return played
+
+    def _refuse_if_over(self) -> None:
+        if self.over:
+            raise ActionRefused(
+                ErrorCode.ILLEGAL_ACTION, "the game is over", "game_over", game=self.game
+            )
+
+    def _illegal(self, exc: engine.IllegalActionError) -> ActionRefused:
+        return ActionRefused(ErrorCode.ILLEGAL_ACTION, exc.message, exc.code, game=self.game)
