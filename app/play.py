@@ -19,13 +19,15 @@ from websockets.uri import parse_uri
 
 from app.board_choice import board_fields
 from app.log import configure_logging
+from app.tokens import STDIN, TokenError, read_token, save_token, seat_file, write_private
 from clients.tui.app import HexhavenApp
 from clients.tui.link import Link, Seating, SeatLost, fetch_record
 from protocol import messages as m
 from storage import data_dir
 
 SAVED = "last_game.json"
-"""In the data directory: the game ``hexhaven play`` left unfinished and its seat token."""
+"""In the data directory: the game ``hexhaven play`` left unfinished and its seat token
+(readable by its owner alone)."""
 
 
 def log_to_file(path: Path, level: str = "info") -> None:
@@ -81,12 +83,36 @@ async def run_app(link: Link, *, note: str = "", host: bool = False) -> Hexhaven
     """Open the link (the seat is taken before the UI draws), run the UI until it quits,
     then close the link."""
     await link.open()
+    return await _run_ui(link, note=note, host=host)
+
+
+async def _run_ui(link: Link, *, note: str = "", host: bool = False) -> HexhavenApp:
+    """Run the UI on an open link until it quits, then close the link."""
     app = HexhavenApp(link, note=note, host=host)
     try:
         await app.run_async()
     finally:
         await link.close()
     return app
+
+
+def _keep_token(link: Link, given: str | None) -> Path | None:
+    """The file that holds the token of the seat ``link`` took, for the way back to it:
+    ``given`` (the file it was read from), or else a file of the data directory
+    (:func:`app.tokens.seat_file`) written now. None for a link without a seat, or when
+    the file cannot be written (said on stderr)."""
+    token, game, seat = link.token, link.game, link.session.seat
+    if token is None or game is None or seat is None:
+        return None
+    if given is not None and given != STDIN:
+        return Path(given)
+    path = seat_file(game, seat)
+    try:
+        save_token(path, token)
+    except TokenError as exc:
+        print(f"hexhaven: {exc}", file=sys.stderr)
+        return None
+    return path
 
 
 def _run(main: Callable[[], Coroutine[Any, Any, int]], url: str) -> int:
@@ -148,7 +174,7 @@ def play(*, options: m.GameOptions, name: str, resume: bool, db: Path | None = N
             app = await run_app(link)
             model = app.model
             if model.over is None and model.game and model.token:
-                saved_path.write_text(json.dumps({"game": model.game, "token": model.token}))
+                write_private(saved_path, json.dumps({"game": model.game, "token": model.token}))
                 print("The game is saved: `hexhaven play --resume` goes on with it.")
             else:
                 saved_path.unlink(missing_ok=True)
@@ -178,18 +204,15 @@ def host(*, url: str, options: m.GameOptions, name: str) -> int:
     async def main() -> int:
         link = Link(url, Seating("create", name=name, options=options))
         await link.open()
+        kept = _keep_token(link, None)
         created = link.created
         code = created.invite if created is not None and created.invite else str(link.game)
         told = invite_lines(url, code, options)
         print(f"Game {link.game} created; invite code {code}.")
         print("Friends join with:\n" + "\n".join(told))
         note = f"Invite code {code}. Friends type:\n" + "\n".join(told)
-        app = HexhavenApp(link, note=note, host=True)
-        try:
-            await app.run_async()
-        finally:
-            await link.close()
-        _farewell(app, url)
+        app = await _run_ui(link, note=note, host=True)
+        _farewell(app, url, kept, ours=True)
         return 0
 
     return _run(main, url)
@@ -238,19 +261,29 @@ def _seats_line(players: int, bots: int) -> str:
     return head + wait + "; the seats still empty then go to the bots."
 
 
-def join(*, url: str, code: str, name: str, token: str | None) -> int:
-    """``hexhaven join``: take a seat by invite code (or game id), or back with a token."""
-    if token is not None:
+def join(*, url: str, code: str, name: str, token_file: str | None) -> int:
+    """``hexhaven join``: take a seat by invite code (or game id), or come back to one with
+    the token in ``token_file`` (``-``: asked for on the terminal). The token of a seat
+    taken is kept in a file of the data directory, which the farewell names."""
+    if token_file is not None:
+        try:
+            token = read_token(token_file)
+        except TokenError as exc:
+            print(f"hexhaven join: {exc}", file=sys.stderr)
+            return 2
         seating = Seating("rejoin", game=code, token=token)
     else:
         seating = Seating("join", name=name, invite=code)
 
     async def main() -> int:
+        link = Link(url, seating)
         try:
-            app = await run_app(Link(url, seating))
+            await link.open()
         except SeatLost as exc:
             return _no_game(exc, url, code)
-        _farewell(app, url)
+        kept = _keep_token(link, token_file)
+        app = await _run_ui(link)
+        _farewell(app, url, kept, ours=token_file is None or token_file == STDIN)
         return 0
 
     return _run(main, url)
@@ -282,15 +315,24 @@ def _no_game(exc: SeatLost, url: str, game: str) -> int:
     return 2
 
 
-def _farewell(app: HexhavenApp, url: str) -> None:
+def _farewell(app: HexhavenApp, url: str, kept: Path | None, *, ours: bool) -> None:
+    """The result of a game over (and the file that kept the seat's token, if ``ours``,
+    removed), or the command that comes back to the seat, naming the file ``kept`` that
+    holds its token."""
     model = app.model
     if model.over is not None:
         print(_result_line(app))
+        if kept is not None and ours:
+            kept.unlink(missing_ok=True)
     elif model.game and model.token:
-        print(
-            "Your seat is kept. Back with:\n"
-            f"  hexhaven join {url} {model.game} --token={model.token}"
-        )
+        back = f"hexhaven join {shlex.quote(url)} {shlex.quote(model.game)} --token-file"
+        if kept is not None:
+            print(f"Your seat is kept. Back with:\n  {back} {shlex.quote(str(kept))}")
+        else:
+            print(
+                f"Your seat is kept; its token is {model.token} (keep it secret). Back with:\n"
+                f"  {back} FILE  (FILE holding the token, or - to type it)"
+            )
 
 
 def default_db() -> Path:

@@ -1,130 +1,316 @@
-"""How many concurrent games one server process holds, and how fast it answers.
+"""Where a server action's time goes, and how many people's games one server process holds.
 
-Run it from the repository root::
+Run it from the repository root (about two minutes; keep the machine otherwise quiet)::
 
-    .venv/bin/python benchmarks/server_load.py --games 4 8 16 --seconds 15
+    .venv/bin/python benchmarks/server_load.py
+    .venv/bin/python benchmarks/server_load.py --actions 20000 --games 16 --think-ms 200 \\
+        --clients-procs 2 --max-seconds 120 --py-spy /tmp/server.txt
 
-For each number of concurrent games N it starts one server process (``hexhaven serve`` on
-127.0.0.1, a fresh SQLite file), then client processes that keep N games of four
-random-playing clients going for ``--seconds`` (a finished game is replaced by a new one).
-Clients answer every prompt at once (plus ``--think-ms``), so this is a stress load, far
-above people's pace. It prints, per N: games finished, actions/s, the latency from an
-action sent to its events received (p50, p99), and the server's CPU use and peak memory
-(from /proc). The last line is ``concurrent_games: N p99_ms: X`` for the largest N whose
-p99 stayed under 100 ms.
+Every server is ``python -m app.cli serve`` on 127.0.0.1 with a fresh SQLite file, its log
+(``--log-level``, ``info`` as deployed) written to a file; each is stopped before the next
+starts. The clients run in ``--clients-procs`` processes, each holding many websocket
+connections in asyncio (msgpack, compression as the SDK negotiates it); they read frames
+with msgpack alone and answer every prompt with a uniformly random listed action, so they
+cost far less than the server. Four clients play each game, from a loopback address of the
+game's own (127.x.y.z: the server limits what one address may ask, as it would limit one
+person); a finished game is replaced.
+
+1. **Saturation.** ``--games`` games whose clients act as soon as prompted. After a
+   warm-up, the server's CPU time (user + sys, from /proc) over the next ``--actions``
+   actions it stores, per action: ``server_us_per_action``.
+2. **The engine alone.** The same actions (the window's rows of the server's store)
+   replayed here: ``engine.check`` + ``engine.apply`` per action, CPU time:
+   ``engine_us_per_action``. Their ratio, ``overhead_ratio``, holds across machines where
+   the absolute figures do not. Then up to ``--breakdown-actions`` of them go through the
+   server's own pieces (decode, table, prompts, encode, websockets framing with deflate,
+   store, log), timed part by part; what the server spends beyond their sum is asyncio,
+   socket I/O and the room's and connection's glue. With ``--py-spy FILE`` (py-spy
+   installed in the venv; it is no dependency) the server is also sampled during the
+   window and its samples sorted into the same parts.
+3. **Paced.** Games whose clients think ``--think-ms`` before each action: the most
+   concurrent games the server serves with the p99 of the action round trip (act sent to
+   its events received) under ``--p99-ms`` (searched upward from an estimate made from
+   part 1, doubling then bisecting, ``--level-seconds`` measured per level, within the time
+   left of ``--max-seconds``): ``paced_games``, and ``p99_ms`` at that number.
+
+The last line is ``server_us_per_action: X engine_us_per_action: Y overhead_ratio: R
+paced_games: N p99_ms: Z``.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import math
 import multiprocessing as mp
 import os
 import random
+import signal
 import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from multiprocessing.connection import Connection as Pipe
+from multiprocessing.sharedctypes import Synchronized
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from protocol import SUBPROTOCOL_MSGPACK, Codec  # noqa: E402
-from protocol import messages as m  # noqa: E402
+import msgpack  # noqa: E402
+from _server_parts import (  # noqa: E402
+    PARTS,
+    breakdown,
+    engine_seconds,
+    last_rowid,
+    spy_parts,
+    window,
+)
+from _server_parts import load as load_games  # noqa: E402
+from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
+from websockets.typing import Subprotocol  # noqa: E402
+
+from protocol.messages import PROTOCOL_VERSION, SUBPROTOCOL_MSGPACK  # noqa: E402
 
 PLAYERS = 4
+SETUP_TIMEOUT = 30.0
+"""Seconds a server may take to listen, and a level's games to start."""
+
+Event = Any
+"""A ``multiprocessing`` event (its class is not importable for annotations)."""
+
+
+# --- the clients (run in worker processes) ------------------------------------------------
 
 
 @dataclass
-class Tally:
-    games: int = 0
-    actions: int = 0
+class Run:
+    """What one client process saw in one run."""
+
+    sent: list[float] = field(default_factory=list)
+    """When each answered act was sent (monotonic seconds)..."""
     latencies: list[float] = field(default_factory=list)
+    """...and how long until its events came back."""
+    unanswered: list[float] = field(default_factory=list)
+    """When each act still unanswered at the stop was sent."""
+    stopped: float = 0.0
+    games: int = 0
+    refused: int = 0
+    failures: list[str] = field(default_factory=list)
+    cpu: float = 0.0
 
 
-async def _client(url: str) -> tuple[object, Codec]:
-    from websockets.asyncio.client import connect
+class Clients:
+    """The games of one client process in one run."""
 
-    ws = await connect(url, subprotocols=[SUBPROTOCOL_MSGPACK], max_size=2**22)  # type: ignore[list-item]
-    return ws, Codec(ws.subprotocol)
+    def __init__(
+        self, url: str, think: float, rnd: random.Random, ready: Synchronized[int]
+    ) -> None:
+        self.url = url
+        self.think = think
+        self.rnd = rnd
+        self.ready = ready
+        self.run = Run()
+        self.open: set[ClientConnection] = set()
+        self.waiting: dict[int, float] = {}
+        """Seat connection -> when its unanswered act was sent."""
 
-
-async def _one_game(url: str, seed: int, think: float, deadline: float, tally: Tally) -> None:
-    conns = [await _client(url) for _ in range(PLAYERS)]
-    rnd = random.Random(seed)
-
-    async def send(i: int, message: m.WireModel) -> None:  # type: ignore[name-defined]
-        ws, codec = conns[i]
-        await ws.send(codec.encode(message))  # type: ignore[attr-defined]
-
-    async def recv(i: int) -> object:
-        ws, codec = conns[i]
-        return codec.decode_server(await ws.recv())  # type: ignore[attr-defined]
-
-    for i in range(PLAYERS):
-        await send(i, m.Hello(protocol=1, client="load"))
-    await send(0, m.CreateGame(options=m.GameOptions(players=PLAYERS)))
-    game = ""
-    while not game:
-        msg = await recv(0)
-        if isinstance(msg, m.GameCreated):
-            game = msg.game
-    for i in range(PLAYERS):
-        await send(i, m.JoinGame(game=game, name=f"p{i}"))
-        while not isinstance(await recv(i), m.Joined):
-            pass
-    await send(0, m.StartGame(game=game))
-
-    async def play(i: int) -> None:
-        sent: dict[int, float] = {}
+    async def slot(self, address: str, stagger: float) -> None:
+        """Keep one game going from its own loopback address: play it, then another,
+        until cancelled."""
+        await asyncio.sleep(self.rnd.uniform(0.0, stagger))
+        first = True
         while True:
             try:
-                async with asyncio.timeout(max(0.0, deadline - time.monotonic()) + 0.5):
-                    msg = await recv(i)
-            except TimeoutError:
-                return  # the run is over and this game with it
-            if isinstance(msg, m.GameOver):
+                await self.game(address, first)
+            except Exception as exc:  # refused, timed out, a closed connection, a bad frame
+                self.run.failures.append(f"{type(exc).__name__}: {exc}")
                 return
-            if isinstance(msg, m.Events) and msg.state_id - 1 in sent:
-                tally.latencies.append(time.perf_counter() - sent.pop(msg.state_id - 1))
-                tally.actions += 1
-            if isinstance(msg, m.Prompt):
-                if time.monotonic() > deadline:
-                    return
-                if think:
-                    await asyncio.sleep(think)
-                action = rnd.choice(msg.actions)
-                sent[msg.state_id] = time.perf_counter()
-                await send(i, m.Act(game=game, state_id=msg.state_id, action=action))
+            first = False
+            self.run.games += 1
 
-    results = await asyncio.gather(*(play(i) for i in range(PLAYERS)), return_exceptions=True)
-    if time.monotonic() <= deadline and not any(isinstance(r, Exception) for r in results):
-        tally.games += 1
-    for ws, _ in conns:
-        await ws.close()  # type: ignore[attr-defined]
+    async def game(self, address: str, first: bool) -> None:
+        conns: list[ClientConnection] = []
+        try:
+            async with asyncio.timeout(SETUP_TIMEOUT):
+                for _ in range(PLAYERS):
+                    ws = await connect(
+                        self.url,
+                        subprotocols=[Subprotocol(SUBPROTOCOL_MSGPACK)],
+                        max_size=2**22,
+                        local_addr=(address, 0),
+                    )
+                    conns.append(ws)
+                    self.open.add(ws)
+                for ws in conns:
+                    await _send(
+                        ws, {"type": "hello", "protocol": PROTOCOL_VERSION, "client": "load"}
+                    )
+                    await _expect(ws, "welcome")
+                await _send(conns[0], {"type": "create_game", "options": {"players": PLAYERS}})
+                game = (await _expect(conns[0], "game_created"))["game"]
+                for i, ws in enumerate(conns):
+                    await _send(ws, {"type": "join_game", "game": game, "name": f"p{i}"})
+                    await _expect(ws, "joined")
+                await _send(conns[0], {"type": "start_game", "game": game})
+            if first:
+                with self.ready.get_lock():
+                    self.ready.value += 1
+            await asyncio.gather(*(self.seat(ws, game) for ws in conns))
+        finally:
+            for ws in conns:
+                self.open.discard(ws)
+                ws.transport.abort()
+
+    async def seat(self, ws: ClientConnection, game: str) -> None:
+        """Answer this seat's prompts until the game is over."""
+        key = id(ws)
+        asked = -2  # the state of the act awaiting its events
+        async for frame in ws:
+            msg = msgpack.unpackb(frame)
+            kind = msg["type"]
+            if kind == "events":
+                sent = self.waiting.pop(key, None) if msg["state_id"] == asked + 1 else None
+                if sent is not None:
+                    self.run.sent.append(sent)
+                    self.run.latencies.append(time.monotonic() - sent)
+                    asked = -2
+            elif kind == "prompt":
+                if not msg["actions"]:
+                    continue
+                if self.think:
+                    await asyncio.sleep(self.think)
+                asked = msg["state_id"]
+                action = self.rnd.choice(msg["actions"])
+                self.waiting[key] = time.monotonic()
+                await _send(ws, {"type": "act", "game": game, "state_id": asked, "action": action})
+            elif kind == "game_over":
+                return
+            elif kind == "error":
+                self.run.refused += 1
+                if self.waiting.pop(key, None) is not None:
+                    asked = -2  # a stale act: another seat's moved the game on
+
+    async def play(self, games: int, stagger: float, stop: Event, net: int) -> Run:
+        """Play ``games`` games at once, each from its own address in 127.``net``.0.0/16,
+        until ``stop`` is set."""
+        cpu0 = time.process_time()
+        tasks = [
+            asyncio.create_task(self.slot(f"127.{net}.{i // 250}.{i % 250 + 1}", stagger))
+            for i in range(games)
+        ]
+        while not stop.is_set() and not all(t.done() for t in tasks):
+            await asyncio.sleep(0.02)
+        self.run.stopped = time.monotonic()
+        self.run.unanswered = list(self.waiting.values())
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        for ws in self.open:
+            ws.transport.abort()
+        self.run.cpu = time.process_time() - cpu0
+        return self.run
 
 
-async def _worker_main(url: str, games: int, seconds: float, think: float, seed: int) -> Tally:
-    tally = Tally()
-    deadline = time.monotonic() + seconds
-
-    async def keep_one(slot: int) -> None:
-        n = 0
-        while time.monotonic() < deadline:
-            await _one_game(url, seed * 1000 + slot * 100 + n, think, deadline, tally)
-            n += 1
-
-    await asyncio.gather(*(keep_one(s) for s in range(games)))
-    return tally
+async def _send(ws: ClientConnection, message: dict[str, Any]) -> None:
+    await ws.send(msgpack.packb(message))
 
 
-def _worker(url: str, games: int, seconds: float, think: float, seed: int, out: mp.Queue) -> None:  # type: ignore[type-arg]
-    tally = asyncio.run(_worker_main(url, games, seconds, think, seed))
-    out.put((tally.games, tally.actions, tally.latencies))
+async def _expect(ws: ClientConnection, kind: str) -> dict[str, Any]:
+    """Read until a message of ``kind``; raises RuntimeError on an error."""
+    while True:
+        msg: dict[str, Any] = msgpack.unpackb(await ws.recv())
+        if msg["type"] == kind:
+            return msg
+        if msg["type"] == "error":
+            raise RuntimeError(f"refused while waiting for {kind}: {msg.get('message')}")
+
+
+def _worker(pipe: Pipe, stop: Event, ready: Synchronized[int], seed: int, net: int) -> None:
+    """A client process: run what the pipe asks, until it sends None."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops us
+    runs = 0
+    while True:
+        order = pipe.recv()
+        if order is None:
+            return
+        url, games, think, stagger = order
+        clients = Clients(url, think, random.Random(seed * 1000 + runs), ready)
+        pipe.send(asyncio.run(clients.play(games, stagger, stop, net)))
+        runs += 1
+
+
+class ClientPool:
+    """Client processes kept for the whole benchmark, told what to play run by run."""
+
+    def __init__(self, procs: int, seed: int) -> None:
+        ctx = mp.get_context("spawn")
+        self.stop = ctx.Event()
+        self.ready: Synchronized[int] = ctx.Value("i", 0)
+        self.pipes: list[Pipe] = []
+        self.procs: list[mp.process.BaseProcess] = []
+        self.busy: list[Pipe] = []
+        for i in range(procs):
+            ours, theirs = ctx.Pipe()
+            proc = ctx.Process(
+                target=_worker,
+                args=(theirs, self.stop, self.ready, seed + i, 1 + i),
+                daemon=True,
+            )
+            proc.start()
+            self.pipes.append(ours)
+            self.procs.append(proc)
+
+    def start(self, url: str, games: int, think: float, stagger: float) -> None:
+        self.stop.clear()
+        self.ready.value = 0
+        n = len(self.pipes)
+        shares = [games // n + (i < games % n) for i in range(n)]
+        self.busy = []
+        for pipe, share in zip(self.pipes, shares, strict=True):
+            if share:
+                pipe.send((url, share, think, stagger))
+                self.busy.append(pipe)
+
+    def finish(self) -> list[Run]:
+        """Stop the run and collect what each process saw."""
+        self.stop.set()
+        runs = []
+        for pipe in self.busy:
+            if not pipe.poll(SETUP_TIMEOUT):
+                raise RuntimeError("a client process did not stop")
+            runs.append(pipe.recv())
+        self.busy = []
+        return runs
+
+    def cpu(self) -> float:
+        return sum(_cpu_seconds(p.pid) for p in self.procs if p.pid is not None)
+
+    def close(self) -> None:
+        self.stop.set()
+        for pipe in self.pipes:
+            with contextlib.suppress(OSError):
+                pipe.send(None)
+        for proc in self.procs:
+            proc.join(5)
+            if proc.is_alive():
+                proc.terminate()
+                proc.join(5)
+
+
+# --- the server ---------------------------------------------------------------------------
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + sys CPU seconds of a process (from /proc; clock ticks)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _free_port() -> int:
@@ -134,91 +320,422 @@ def _free_port() -> int:
         return port
 
 
-def _cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    ticks = os.sysconf("SC_CLK_TCK")
-    return (int(fields[11]) + int(fields[12])) / ticks
+@dataclass
+class Server:
+    proc: subprocess.Popen[bytes]
+    url: str
+    db: Path
+
+    def cpu(self) -> float:
+        return _cpu_seconds(self.proc.pid)
 
 
-def _peak_mib(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
-
-
-def run_level(games: int, seconds: float, think: float, workers: int) -> tuple[float, float]:
+@contextlib.contextmanager
+def serving(scratch: Path, name: str, log_level: str) -> Iterator[Server]:
+    """A ``hexhaven serve`` process on 127.0.0.1 with a fresh database; stopped on exit."""
     port = _free_port()
-    with tempfile.TemporaryDirectory() as tmp:
-        server = subprocess.Popen(
+    db = scratch / f"{name}.db"
+    with (scratch / f"{name}.log").open("wb") as log:
+        proc = subprocess.Popen(
             [
-                sys.executable, "-m", "app.cli", "serve", "--port", str(port),
-                "--db", str(Path(tmp) / "load.db"), "--log-level", "warning",
+                sys.executable, "-m", "app.cli", "serve", "--host", "127.0.0.1",
+                "--port", str(port), "--db", str(db), "--log-level", log_level,
             ],
-            cwd=ROOT,
-            stderr=subprocess.DEVNULL,
+            cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log,
         )  # fmt: skip
+    try:
+        limit = time.monotonic() + SETUP_TIMEOUT
+        while True:
+            if proc.poll() is not None:
+                tail = (scratch / f"{name}.log").read_text(errors="replace")[-2000:]
+                raise RuntimeError(f"the server exited ({proc.returncode}):\n{tail}")
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                break
+            except OSError:
+                if time.monotonic() > limit:
+                    raise RuntimeError("the server did not listen") from None
+                time.sleep(0.05)
+        yield Server(proc, f"ws://127.0.0.1:{port}", db)
+    finally:
+        proc.terminate()
         try:
-            for _ in range(100):
-                try:
-                    socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                    break
-                except OSError:
-                    time.sleep(0.1)
-            cpu0 = _cpu_seconds(server.pid)
-            t0 = time.perf_counter()
-            out: mp.Queue = mp.Queue()  # type: ignore[type-arg]
-            shares = [games // workers + (i < games % workers) for i in range(workers)]
-            procs = [
-                mp.Process(
-                    target=_worker,
-                    args=(f"ws://127.0.0.1:{port}", share, seconds, think, i, out),
-                )
-                for i, share in enumerate(shares)
-                if share
-            ]
-            for p in procs:
-                p.start()
-            results = [out.get() for _ in procs]
-            for p in procs:
-                p.join()
-            wall = time.perf_counter() - t0
-            cpu = _cpu_seconds(server.pid) - cpu0
-            peak = _peak_mib(server.pid)
-        finally:
-            server.terminate()
-            server.wait(timeout=10)
-    finished = sum(r[0] for r in results)
-    actions = sum(r[1] for r in results)
-    lat = sorted(x for r in results for x in r[2])
-    p50 = statistics.median(lat) * 1000 if lat else float("nan")
-    p99 = lat[int(len(lat) * 0.99) - 1] * 1000 if lat else float("nan")
-    print(
-        f"games {games:3d}: finished {finished:4d}  actions/s {actions / wall:8.0f}  "
-        f"p50 {p50:7.2f} ms  p99 {p99:7.2f} ms  server cpu {100 * cpu / wall:5.1f}%  "
-        f"peak {peak:6.1f} MiB",
-        flush=True,
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
+
+
+def _machine() -> tuple[float, float]:
+    """CPU seconds the whole machine has spent, all cores together (from /proc/stat): in
+    processes (user, nice, system) and elsewhere (interrupts, the hypervisor's steal)."""
+    ticks = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
+    user, nice, system, _idle, _iowait, irq, softirq, steal = ticks
+    hz = os.sysconf("SC_CLK_TCK")
+    return (user + nice + system) / hz, (irq + softirq + steal) / hz
+
+
+@dataclass(frozen=True)
+class Sample:
+    """The clocks at one moment of a run: wall, CPU (server, clients, this process, the
+    machine's processes and its interrupts and steal) and the last action stored."""
+
+    wall: float
+    server: float
+    clients: float
+    own: float
+    machine: float
+    elsewhere: float
+    stored: int
+
+    @classmethod
+    def take(cls, server: Server, pool: ClientPool) -> Sample:
+        machine, elsewhere = _machine()
+        return cls(
+            time.monotonic(),
+            server.cpu(),
+            pool.cpu(),
+            time.process_time(),
+            machine,
+            elsewhere,
+            last_rowid(server.db),
+        )
+
+    def others(self, before: Sample) -> tuple[float, float]:
+        """The shares of one core that other processes (not this benchmark's), and
+        interrupts and steal, took since ``before``."""
+        ours = (
+            (self.server - before.server)
+            + (self.clients - before.clients)
+            + (self.own - before.own)
+        )
+        wall = self.wall - before.wall
+        return (
+            max(0.0, (self.machine - before.machine) - ours) / wall,
+            (self.elsewhere - before.elsewhere) / wall,
+        )
+
+
+# --- part 1: saturation -------------------------------------------------------------------
+
+
+@dataclass
+class Saturation:
+    actions: int
+    seconds: float
+    server_cpu: float
+    clients_cpu: float
+    others: tuple[float, float]
+    """The shares of a core other processes, and interrupts and steal, took meanwhile."""
+    after: int
+    upto: int
+    db: Path
+    refused: int
+    failures: list[str]
+
+
+def _wait_rowid(db: Path, at_least: int, until: float) -> int:
+    while True:
+        rowid = last_rowid(db)
+        if rowid >= at_least or time.monotonic() > until:
+            return rowid
+        time.sleep(0.05)
+
+
+def saturate(
+    pool: ClientPool,
+    scratch: Path,
+    games: int,
+    actions: int,
+    log_level: str,
+    seconds: float,
+    spy: Path | None,
+) -> Saturation:
+    """Part 1: the server's CPU over ``actions`` actions with clients that never wait."""
+    until = time.monotonic() + seconds
+    with serving(scratch, "saturation", log_level) as server:
+        pool.start(server.url, games, 0.0, 0.2)
+        after = _wait_rowid(server.db, max(200, actions // 10), until)
+        first = Sample.take(server, pool)
+        spying = _py_spy(server.proc.pid, spy) if spy else None
+        upto = _wait_rowid(server.db, after + actions, until)
+        last = Sample.take(server, pool)
+        upto = min(upto, last_rowid(server.db))
+        if spying is not None:
+            spying.send_signal(signal.SIGINT)
+            try:
+                spying.wait(20)
+            except subprocess.TimeoutExpired:
+                spying.kill()
+                spying.wait(5)
+        runs = pool.finish()
+    return Saturation(
+        actions=upto - after,
+        seconds=last.wall - first.wall,
+        server_cpu=last.server - first.server,
+        clients_cpu=last.clients - first.clients,
+        others=last.others(first),
+        after=after,
+        upto=upto,
+        db=server.db,
+        refused=sum(r.refused for r in runs),
+        failures=[f for r in runs for f in r.failures],
     )
-    return p50, p99
+
+
+def _py_spy(pid: int, out: Path) -> subprocess.Popen[bytes] | None:
+    exe = Path(sys.executable).with_name("py-spy")
+    if not exe.exists():
+        print(f"  (no py-spy at {exe}: pip install py-spy into the venv to sample the server)")
+        return None
+    return subprocess.Popen(
+        [str(exe), "record", "--pid", str(pid), "--rate", "200",
+         "--format", "raw", "--full-filenames", "-o", str(out)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+
+
+# --- part 3: paced games ------------------------------------------------------------------
+
+
+@dataclass
+class Level:
+    games: int
+    p50: float
+    p99: float
+    actions_per_s: float
+    server_share: float
+    server_us: float
+    """Server CPU per action stored."""
+    clients_share: float
+    others: tuple[float, float]
+    """The shares of a core other processes, and interrupts and steal, took meanwhile."""
+    failures: int
+    samples: int
+
+    def held(self, limit_ms: float) -> bool:
+        return self.failures == 0 and self.samples >= 50 and self.p99 < limit_ms
+
+
+def paced_level(
+    pool: ClientPool, scratch: Path, games: int, think: float, seconds: float, log_level: str
+) -> Level:
+    """``games`` games whose clients think ``think`` seconds before each action: the
+    round trips of the acts sent during ``seconds`` once every game has started."""
+    with serving(scratch, f"paced-{games}", log_level) as server:
+        pool.start(server.url, games, think, max(think, 0.01 * games))
+        limit = time.monotonic() + SETUP_TIMEOUT
+        while pool.ready.value < games and time.monotonic() < limit:
+            time.sleep(0.05)
+        time.sleep(think + 0.3)  # past the start's burst of view messages
+        first = Sample.take(server, pool)
+        time.sleep(seconds)
+        last = Sample.take(server, pool)
+        m0, m1 = first.wall, last.wall
+        time.sleep(0.3)  # acts sent just before m1 come back
+        runs = pool.finish()
+    lat = [x for r in runs for s, x in zip(r.sent, r.latencies, strict=True) if m0 <= s < m1] + [
+        r.stopped - s for r in runs for s in r.unanswered if m0 <= s < m1
+    ]
+    lat.sort()
+    wall = m1 - m0
+    return Level(
+        games=games,
+        p50=statistics.median(lat) * 1000 if lat else math.inf,
+        p99=_quantile(lat, 0.99) * 1000 if lat else math.inf,
+        actions_per_s=len(lat) / wall,
+        server_share=(last.server - first.server) / wall,
+        server_us=1e6 * (last.server - first.server) / max(1, last.stored - first.stored),
+        clients_share=(last.clients - first.clients) / wall,
+        others=last.others(first),
+        failures=sum(len(r.failures) for r in runs) + (pool.ready.value < games),
+        samples=len(lat),
+    )
+
+
+def _quantile(ordered: list[float], q: float) -> float:
+    return ordered[min(len(ordered) - 1, math.ceil(q * len(ordered)) - 1)]
+
+
+def search(
+    pool: ClientPool,
+    scratch: Path,
+    start: int,
+    think: float,
+    seconds: float,
+    limit_ms: float,
+    log_level: str,
+    until: float,
+) -> Level | None:
+    """The largest number of paced games found whose p99 stays under ``limit_ms``:
+    doubling from ``start`` (halving while it fails), then bisecting, while time is left."""
+    tried: dict[int, Level] = {}
+    level_cost = seconds + think + 4.0  # a server's start, the games' start, the stop
+
+    def trial(n: int) -> bool:
+        level = paced_level(pool, scratch, n, think, seconds, log_level)
+        tried[n] = level
+        print(
+            f"  games {n:4d}: {level.actions_per_s:7.1f} actions/s  p50 {level.p50:7.2f} ms  "
+            f"p99 {level.p99:7.2f} ms  server cpu {100 * level.server_share:5.1f}% "
+            f"({level.server_us:4.0f} us/action)  clients {100 * level.clients_share:4.1f}%  "
+            f"others {100 * level.others[0]:4.1f}%  irq+steal {100 * level.others[1]:4.1f}%  "
+            f"{'held' if level.held(limit_ms) else 'missed'}"
+            + (f"  ({level.failures} failed)" if level.failures else ""),
+            flush=True,
+        )
+        return level.held(limit_ms)
+
+    def time_left() -> bool:
+        return time.monotonic() + level_cost + 0.01 * max(tried, default=0) < until
+
+    lo, hi = 0, 0  # held at lo, missed at hi (0: not yet known)
+    n = max(1, start)
+    while time_left():
+        if trial(n):
+            lo = n
+            if hi:
+                break
+            n *= 2
+        else:
+            hi = n
+            if lo or n == 1:
+                break
+            n //= 2
+    while lo and hi and hi - lo > max(1, lo // 8) and time_left():
+        mid = (lo + hi) // 2
+        if trial(mid):
+            lo = mid
+        else:
+            hi = mid
+    return tried.get(lo)
+
+
+# --- the whole ----------------------------------------------------------------------------
+
+
+def _engine_build() -> str:
+    import engine.rules
+
+    return "compiled (mypyc)" if engine.rules.__file__.endswith((".so", ".pyd")) else "interpreted"
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    parser.add_argument("--games", type=int, nargs="+", default=[1, 4, 8, 16, 32])
-    parser.add_argument("--seconds", type=float, default=15.0)
-    parser.add_argument("--think-ms", type=float, default=0.0)
-    parser.add_argument("--workers", type=int, default=1, help="client processes")
+    parser.add_argument("--actions", type=int, default=20_000, help="saturation window")
+    parser.add_argument("--games", type=int, default=16, help="games at saturation")
+    parser.add_argument("--think-ms", type=float, default=200.0, help="paced clients' pause")
+    parser.add_argument("--p99-ms", type=float, default=50.0, help="paced latency bound")
+    parser.add_argument("--level-seconds", type=float, default=6.0, help="measured per level")
+    parser.add_argument("--clients-procs", type=int, default=max(2, min(4, os.cpu_count() or 2)))
+    parser.add_argument("--max-seconds", type=float, default=120.0, help="whole run, roughly")
+    parser.add_argument("--breakdown-actions", type=int, default=3000)
+    parser.add_argument("--log-level", default="info", choices=["debug", "info", "warning"])
+    parser.add_argument("--py-spy", type=Path, default=None, help="sample the server to FILE")
+    parser.add_argument("--no-paced", action="store_true", help="skip part 3")
+    parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
+    began = time.monotonic()
+    until = began + args.max_seconds
+    load = Path("/proc/loadavg").read_text().split()[:3]
     print(
-        f"server load: {args.seconds:.0f} s per level, {PLAYERS} random clients per game, "
-        f"think {args.think_ms:.0f} ms, {args.workers} client process(es), {os.cpu_count()} cores"
+        f"server load: {os.cpu_count()} cores, load average {' '.join(load)}; engine "
+        f"{_engine_build()}; server log level {args.log_level}; {args.clients_procs} client "
+        "processes",
+        flush=True,
     )
-    held = (0, float("nan"))
-    for games in args.games:
-        _, p99 = run_level(games, args.seconds, args.think_ms / 1000, args.workers)
-        if p99 < 100:
-            held = (games, p99)
-    print(f"concurrent_games: {held[0]} p99_ms: {held[1]:.1f}")
+
+    pool = ClientPool(args.clients_procs, args.seed)
+    try:
+        with tempfile.TemporaryDirectory(prefix="hexhaven-load-") as tmp:
+            scratch = Path(tmp)
+            sat = saturate(
+                pool, scratch, args.games, args.actions, args.log_level,
+                min(0.4 * args.max_seconds, 90.0), args.py_spy,
+            )  # fmt: skip
+            if sat.actions <= 0:
+                raise SystemExit(f"no actions at saturation: {sat.failures[:3]}")
+            server_us = 1e6 * sat.server_cpu / sat.actions
+            print(
+                f"saturation: {args.games} games, {sat.actions} actions in {sat.seconds:.1f} s "
+                f"({sat.actions / sat.seconds:.0f} actions/s); server cpu "
+                f"{100 * sat.server_cpu / sat.seconds:.0f}%, clients cpu "
+                f"{100 * sat.clients_cpu / sat.seconds:.0f}% "
+                f"({1e6 * sat.clients_cpu / sat.actions:.0f} us/action), other processes "
+                f"{100 * sat.others[0]:.0f}%, irq+steal {100 * sat.others[1]:.0f}%; "
+                f"{sat.refused} acts refused"
+                + (
+                    f"; {len(sat.failures)} games failed: {sat.failures[:2]}"
+                    if sat.failures
+                    else ""
+                ),
+                flush=True,
+            )
+            games = load_games(sat.db, window(sat.db, sat.after, sat.upto))
+            engine_s, replayed = engine_seconds(games)
+            if replayed != sat.actions:
+                raise SystemExit(f"replayed {replayed} actions of the window's {sat.actions}")
+            engine_us = 1e6 * engine_s / replayed
+            print(
+                f"  server {server_us:.1f} us/action; engine check+apply {engine_us:.1f} "
+                f"us/action (the same {replayed} actions replayed); ratio "
+                f"{server_us / engine_us:.1f}",
+                flush=True,
+            )
+            if args.breakdown_actions > 0:
+                parts = breakdown(games, scratch, args.log_level, args.breakdown_actions)
+                per = {k: 1e6 * v / parts.actions for k, v in parts.seconds.items()}
+                print(
+                    f"replayed parts ({parts.actions} actions; per action "
+                    f"{parts.messages / parts.actions:.2f} messages to seats, "
+                    f"{parts.prompts / parts.actions:.2f} of them prompts; "
+                    f"{parts.message_bytes / parts.messages:.0f} bytes a frame, "
+                    f"{parts.frame_bytes / parts.messages:.0f} deflated), us/action:",
+                    flush=True,
+                )
+                for name in PARTS:
+                    print(f"  {name:36s} {per.get(name, 0.0):8.1f}")
+                modelled = sum(per.values())
+                print(f"  {'sum of the parts':36s} {modelled:8.1f}")
+                print(
+                    f"  {'rest: asyncio, socket I/O, glue':36s} {server_us - modelled:8.1f}"
+                    f"  (server {server_us:.1f} minus the sum)",
+                    flush=True,
+                )
+            if args.py_spy is not None and args.py_spy.exists():
+                shares, samples = spy_parts(args.py_spy)
+                print(f"py-spy samples of the server ({samples}), us/action by part:")
+                for name, share in sorted(shares.items(), key=lambda kv: -kv[1]):
+                    print(f"  {name:36s} {share * server_us:8.1f}  {100 * share:5.1f}%")
+            held: Level | None = None
+            if not args.no_paced:
+                think = args.think_ms / 1000
+                # At saturation one server holds about think / server-cost games; start
+                # the search at a quarter of that, on a power of two.
+                estimate = (think + 0.005) / (server_us / 1e6)
+                start = 2 ** max(0, int(math.log2(max(1.0, estimate / 4))))
+                print(
+                    f"paced: clients think {args.think_ms:.0f} ms; p99 under {args.p99_ms:.0f} ms; "
+                    f"{args.level_seconds:.0f} s a level; about {estimate:.0f} games would "
+                    "saturate the server",
+                    flush=True,
+                )
+                held = search(
+                    pool, scratch, start, think, args.level_seconds, args.p99_ms,
+                    args.log_level, until,
+                )  # fmt: skip
+    finally:
+        pool.close()
+    print(
+        f"took {time.monotonic() - began:.0f} s; load average now "
+        f"{' '.join(Path('/proc/loadavg').read_text().split()[:3])}"
+    )
+    print(
+        f"server_us_per_action: {server_us:.1f} engine_us_per_action: {engine_us:.1f} "
+        f"overhead_ratio: {server_us / engine_us:.1f} "
+        f"paced_games: {held.games if held else 0} "
+        f"p99_ms: {held.p99 if held else math.nan:.1f}"
+    )
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ import shlex
 import subprocess
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -481,9 +481,11 @@ async def run_bridge(
     name: str = "agent",
     timeout: float = DEFAULT_TIMEOUT,
     reconnect: Reconnect | None = RECONNECT,
+    on_seated: Callable[[Table], None] | None = None,
 ) -> m.GameOver | None:
     """Start the program, seat it (rejoin ``game`` with ``token``, or join by ``invite`` or
-    by ``game``) and play to the end with :func:`clients.sdk.play`, which comes back after a
+    by ``game``; ``on_seated`` is told the table once the seat is taken, its token with it)
+    and play to the end with :func:`clients.sdk.play`, which comes back after a
     lost connection as ``reconnect`` allows. Returns the game-over message, or None if the
     connection could not be resumed (logged as ``bridge.disconnected``) or the server
     refused the seat (``bridge.not_seated``). Raises :class:`BridgeError` if the program
@@ -494,6 +496,7 @@ async def run_bridge(
     if game:
         log = log.bind(game=game)  # until the seat is taken: then game and seat
     agent = _SeatedAgent(argv, name=name, timeout=timeout, log=log)
+    agent.told = on_seated
     agent.start()
     over: m.GameOver | None = None
     try:
@@ -531,6 +534,7 @@ class _SeatedAgent(ProgramAgent):
     log lines name its game and seat once it has one."""
 
     refusal: m.Error | None = None
+    told: Callable[[Table], None] | None = None
 
     def on_error(self, error: m.Error, table: Table) -> None:
         super().on_error(error, table)
@@ -539,3 +543,5 @@ class _SeatedAgent(ProgramAgent):
 
     def on_seated(self, table: Table) -> None:
         self.log = self.log.bind(game=table.game, seat=table.seat)
+        if self.told is not None:
+            self.told(table)

@@ -361,10 +361,10 @@ class _Session:
                 client = self.client
                 table.game, table.seat, table.token = client.game or "", client.seat, client.token
                 self.rejoined = True
-                # Every later line names the game and the seat; this one also the token,
-                # for the agent's owner to come back with.
+                # Every later line names the game and the seat; none names the token (a
+                # secret: the agent's owner has it from the table, never from a log).
                 self.log = self.log.bind(game=message.game, seat=message.seat)
-                self.log.info("agent.seated", token=message.token)
+                self.log.info("agent.seated")
             case m.GameView():
                 table.view = message.view
                 table.events.clear()

@@ -134,9 +134,49 @@ class Codec:
                 ErrorCode.BAD_FRAME, "this connection speaks JSON: send text frames"
             )
         try:
-            return json.loads(frame)
+            data = json.loads(frame)
         except (ValueError, RecursionError):
             raise ProtocolError(ErrorCode.BAD_FRAME, "the frame is not valid JSON") from None
+        if "\\u" in frame:  # only a \u escape can make a string that UTF-8 cannot carry
+            where = _unencodable(data)
+            if where is not None:
+                place = ".".join(where) or "the top level"
+                raise ProtocolError(
+                    ErrorCode.BAD_MESSAGE,
+                    f"the text at {place} cannot be encoded: it has an unpaired surrogate "
+                    "(a \\ud800-\\udfff escape not in a pair); send text that is valid Unicode",
+                )
+        return data
+
+
+def _is_encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _unencodable(data: object, depth: int = 0) -> list[str] | None:
+    """The path (keys and indexes) of the first string in decoded JSON, key or value, that
+    UTF-8 cannot encode (an unpaired surrogate); None when every string can be."""
+    if isinstance(data, str):
+        return None if _is_encodable(data) else []
+    if depth > 64:  # deeper than any message: its strings are refused by the models anyway
+        return None
+    if isinstance(data, dict):
+        for key, value in data.items():
+            if not _is_encodable(key):
+                return [repr(key.encode("utf-8", "backslashreplace").decode())]
+            inner = _unencodable(value, depth + 1)
+            if inner is not None:
+                return [key, *inner]
+    elif isinstance(data, list):
+        for i, value in enumerate(data):
+            inner = _unencodable(value, depth + 1)
+            if inner is not None:
+                return [str(i), *inner]
+    return None
 
 
 def _explain(kind: str, data: object, exc: ValidationError) -> str:

@@ -12,10 +12,11 @@ with ``act``. Domestic trading is acts too (offer, accept, decline, counter, con
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
 from protocol.payloads import ActionPayload, BoardPayload, EventPayload, ViewPayload, WireModel
 
@@ -28,7 +29,36 @@ SUBPROTOCOLS = (SUBPROTOCOL_MSGPACK, SUBPROTOCOL_JSON)
 
 GameId = Annotated[str, Field(min_length=1, max_length=64)]
 Token = Annotated[str, Field(min_length=1, max_length=128)]
-Name = Annotated[str, Field(min_length=1, max_length=32)]
+_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
+"""Terminal escape sequences: CSI (colours, cursor moves), OSC (titles, links), and the
+two-character ones."""
+_UNSEEN = dict.fromkeys(
+    [
+        *range(0x00, 0x20),
+        0x7F,
+        *range(0x80, 0xA0),
+        0x061C,
+        0x200E,
+        0x200F,
+        *range(0x202A, 0x202F),
+        *range(0x2066, 0x206A),
+    ]
+)
+"""Control characters (NUL, escape, C1...) and the marks and overrides of bidirectional
+text: stripped from what people type, so no one can recolour, move or reverse another's
+screen."""
+
+
+def strip_controls(text: str) -> str:
+    """``text`` without terminal escape sequences, control characters and bidirectional
+    overrides; a newline or tab becomes a space. Raises ValueError when nothing is left."""
+    cleaned = _ANSI.sub("", text).replace("\n", " ").replace("\t", " ").translate(_UNSEEN)
+    if not cleaned.strip():
+        raise ValueError("has nothing to show once control characters are taken out")
+    return cleaned
+
+
+Name = Annotated[str, Field(min_length=1, max_length=32), AfterValidator(strip_controls)]
 SeatNo = Annotated[int, Field(ge=0, le=3)]
 
 
@@ -54,6 +84,7 @@ class ErrorCode(StrEnum):
     TOO_LARGE = "too_large"
     RATE_LIMITED = "rate_limited"
     GAME_NOT_OVER = "game_not_over"  # a game's record is public only once it is over
+    LIMIT_REACHED = "limit_reached"  # a budget or a cap of the server; ``detail`` names it
     INTERNAL = "internal"
 
 
@@ -134,11 +165,18 @@ class GameOptions(WireModel):
     """Seats filled with bots when the game starts (at most players - 1)."""
     private: bool = False
     """Private games are joined by invite code and not listed in the lobby."""
+    spectator_chat: bool = False
+    """Whether spectators may chat in the game (players always may)."""
     name: Annotated[str, Field(max_length=64)] = ""
 
 
 class ListGames(WireModel):
+    """Ask for the public games, oldest first, a page at a time: at most ``limit`` games
+    after ``after`` (the ``next`` of the page before; none: from the first)."""
+
     type: Literal["list_games"] = "list_games"
+    after: Annotated[int, Field(ge=0)] | None = None
+    limit: Annotated[int, Field(ge=1, le=100)] = 50
 
 
 class CreateGame(WireModel):
@@ -198,9 +236,12 @@ class Act(WireModel):
 
 
 class Chat(WireModel):
+    """A line for everyone at the game (spectators may chat where the host allowed it);
+    terminal escapes, control characters and bidirectional overrides are taken out."""
+
     type: Literal["chat"] = "chat"
     game: GameId
-    text: Annotated[str, Field(min_length=1, max_length=500)]
+    text: Annotated[str, Field(min_length=1, max_length=500), AfterValidator(strip_controls)]
 
 
 class Ping(WireModel):
@@ -257,8 +298,12 @@ class GameSummary(WireModel):
 
 
 class GameList(WireModel):
+    """A page of the public games; ``next`` is the ``after`` of the next page, or null on
+    the last."""
+
     type: Literal["game_list"] = "game_list"
     games: list[GameSummary]
+    next: int | None = None
 
 
 class GameCreated(WireModel):

@@ -1,7 +1,9 @@
 """The server's side of one connection, sans-I/O: frames in, answers and requests out.
 
 A :class:`ServerSession` holds the rules of a connection: hello first, the protocol version,
-the frame size limit, the rate budget, decoding, ping and the welcome. The server feeds it
+the frame size limit, the rate budget, the budgets of the requests that cost the server work
+or memory (:class:`Budgets`, spent both by the connection and by every connection from its
+address), decoding, ping and the welcome. The server feeds it
 each frame with :meth:`ServerSession.receive` and gets back either an :class:`Answer` to
 send to that connection (a refusal, the welcome, a pong) or a request to route (the
 lobby's, or one for a game). Every refusal is an ``error`` message and the connection
@@ -37,6 +39,100 @@ class Limits:
     max_frame: int = MAX_FRAME
     rate: float = RATE
     burst: float = BURST
+
+
+@dataclass(frozen=True, slots=True)
+class Rate:
+    """A budget: ``per_minute`` on average, at most ``burst`` at once."""
+
+    per_minute: float
+    burst: float
+
+
+@dataclass(frozen=True, slots=True)
+class Budgets:
+    """How often the requests that cost the server work or memory may come: one set for
+    each connection, another for all connections from one address. A request past either
+    is refused with ``limit_reached``, its ``detail`` the budget's name, and costs
+    nothing."""
+
+    history: Rate = Rate(per_minute=20, burst=5)
+    """``watch`` or ``rejoin`` with ``history``, and ``get_record``."""
+    game_lists: Rate = Rate(per_minute=60, burst=10)
+    """``list_games``."""
+    creates: Rate = Rate(per_minute=10, burst=5)
+    """``create_game``."""
+    joins: Rate = Rate(per_minute=20, burst=10)
+    """``join_game``, by game id or by invite code (a guess at a code costs one)."""
+    chat: Rate = Rate(per_minute=30, burst=10)
+    """``chat``."""
+
+    def scaled(self, factor: float) -> Budgets:
+        """These budgets with every rate and burst ``factor`` times as large."""
+        return Budgets(
+            **{
+                name: Rate(rate.per_minute * factor, rate.burst * factor)
+                for name, rate in ((n, getattr(self, n)) for n in BUDGET_NAMES)
+            }
+        )
+
+
+BUDGET_NAMES = ("history", "game_lists", "creates", "joins", "chat")
+"""The budgets of :class:`Budgets`, by the names refusals give in ``detail``."""
+_SAYS = {
+    "history": "requests for a game's history or record",
+    "game_lists": "game lists",
+    "creates": "new games",
+    "joins": "attempts to join a game",
+    "chat": "chat lines",
+}
+
+
+class Allowance:
+    """What is left of a set of :class:`Budgets` now, on a clock: one token bucket per
+    budget, full at first."""
+
+    def __init__(self, budgets: Budgets, clock: Clock) -> None:
+        self.budgets = budgets
+        self._clock = clock
+        now = clock()
+        self._left: dict[str, tuple[float, float]] = {
+            name: (getattr(budgets, name).burst, now) for name in BUDGET_NAMES
+        }
+
+    def available(self, name: str) -> float:
+        """How many requests budget ``name`` allows at once now."""
+        rate: Rate = getattr(self.budgets, name)
+        left, when = self._left[name]
+        now = self._clock()
+        left = min(rate.burst, left + max(0.0, now - when) * rate.per_minute / 60.0)
+        self._left[name] = (left, now)
+        return left
+
+    def spend(self, name: str) -> None:
+        """Spend one request of budget ``name`` (check :meth:`available` first)."""
+        left, when = self._left[name]
+        self._left[name] = (left - 1, when)
+
+    def is_full(self) -> bool:
+        """Whether every budget is back to its burst (nothing to remember)."""
+        return all(self.available(n) >= getattr(self.budgets, n).burst for n in BUDGET_NAMES)
+
+
+def budget_of(message: object) -> str | None:
+    """The budget a client message spends, if any."""
+    match message:
+        case m.Watch(history=True) | m.Rejoin(history=True) | m.GetRecord():
+            return "history"
+        case m.ListGames():
+            return "game_lists"
+        case m.CreateGame():
+            return "creates"
+        case m.JoinGame():
+            return "joins"
+        case m.Chat():
+            return "chat"
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,10 +194,16 @@ class ServerSession:
         clock: Clock,
         server_name: str,
         limits: Limits = Limits(),
+        budgets: Budgets = Budgets(),
+        shared: Allowance | None = None,
     ) -> None:
-        """Raises :class:`ValueError` for a subprotocol this protocol does not have."""
+        """``budgets`` are this connection's own; ``shared`` is the allowance of every
+        connection from its address (None: none). Raises :class:`ValueError` for a
+        subprotocol this protocol does not have."""
         self.codec = codec if isinstance(codec, Codec) else Codec(codec)
         self.limits = limits
+        self.allowance = Allowance(budgets, clock)
+        self.shared = shared
         self.server_name = server_name
         self.greeted = False
         """Whether a hello of a supported version has been answered with a welcome."""
@@ -135,6 +237,11 @@ class ServerSession:
             return self._hello(message)
         if not self.greeted:
             return _refuse(ErrorCode.HELLO_FIRST, "say hello first")
+        budget = budget_of(message)
+        if budget is not None:
+            refusal = self._spend_budget(budget, getattr(message, "game", None))
+            if refusal is not None:
+                return refusal
         match message:
             case m.Ping(nonce=nonce):
                 return Answer(m.Pong(nonce=nonce))
@@ -158,6 +265,26 @@ class ServerSession:
         self.greeted = True
         self.views = hello.views
         return Answer(m.Welcome(protocol=PROTOCOL_VERSION, server=self.server_name))
+
+    def _spend_budget(self, name: str, game: str | None) -> Answer | None:
+        """Spend one request of budget ``name`` from the connection's allowance and its
+        address's; the refusal (spending nothing) when either has none left."""
+        for allowance, whose in ((self.allowance, "one connection"), (self.shared, "one address")):
+            if allowance is not None and allowance.available(name) < 1:
+                rate: Rate = getattr(allowance.budgets, name)
+                return Answer(
+                    m.Error(
+                        code=ErrorCode.LIMIT_REACHED,
+                        message=f"too many {_SAYS[name]}: {rate.per_minute:g} a minute from "
+                        f"{whose}, {rate.burst:g} at once (limit {name}); wait and try again",
+                        detail=name,
+                        game=game,
+                    )
+                )
+        self.allowance.spend(name)
+        if self.shared is not None:
+            self.shared.spend(name)
+        return None
 
     def _spend(self) -> bool:
         """Spend one message of the rate budget, refilled at ``rate`` a second up to

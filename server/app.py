@@ -25,6 +25,7 @@ from websockets.exceptions import ConnectionClosed
 import engine
 from protocol import SUBPROTOCOLS
 from protocol import messages as m
+from protocol.codec import Frame
 from protocol.messages import ErrorCode
 from protocol.options import game_config, seed_hash, with_board
 from protocol.payloads import WireModel
@@ -32,6 +33,7 @@ from protocol.server_session import (
     BURST,
     MAX_FRAME,
     RATE,
+    Allowance,
     Answer,
     ForGame,
     GameMessage,
@@ -40,8 +42,9 @@ from protocol.server_session import (
     ServerSession,
     frame_bytes,
 )
+from server.limits import ServerLimits
 from server.room import SERVER_PEER, Disconnected, GameRoom, ProcessExited
-from server.store import Store, game_record, is_played_out
+from server.store import Store, game_record, hash_token, is_played_out
 
 __all__ = [
     "BURST",
@@ -55,12 +58,21 @@ __all__ = [
     "frame_bytes",
 ]
 
+_log = structlog.get_logger("hexhaven.server")
+
 SERVER_NAME = "hexhaven 0.1.0"
 _ID_LETTERS = "abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 """Game ids: letters and digits (no look-alikes), safe on any command line."""
+_INVITE_LETTERS = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+INVITE_LENGTH = 10
+"""Invite codes: 10 of 31 letters and digits (about 2^49 codes), each join attempt spending
+a budget, so guessing one is hopeless."""
 OUTBOX = 1000
 """A connection that falls this many messages behind is closed as too slow."""
 
+
+ROOM_RESTARTS = 3
+"""How many times a room's task that failed is started again before its game is closed."""
 
 _CLOSE: Any = object()
 """Queued on a connection's outbox to close it after what came before."""
@@ -68,14 +80,20 @@ _CLOSE: Any = object()
 
 @dataclass(eq=False)
 class Connection:
-    """One client connection: its socket, its session and its outgoing queue."""
+    """One client connection: its socket, its session and its outgoing queue of frames,
+    bounded in messages (:data:`OUTBOX`) and in bytes (``max_bytes``)."""
 
     ws: ServerConnection
     session: ServerSession
     id: str = field(default_factory=lambda: secrets.token_hex(8))
-    outbox: asyncio.Queue[WireModel] = field(default_factory=lambda: asyncio.Queue(OUTBOX))
+    outbox: asyncio.Queue[Frame] = field(default_factory=lambda: asyncio.Queue(OUTBOX))
     rooms: set[str] = field(default_factory=set)
     closing: bool = False
+    address: str = ""
+    """The client's IP address (what the per-address limits count)."""
+    max_bytes: int = ServerLimits.outbox_bytes
+    queued: int = 0
+    """Bytes of the frames in the outbox."""
 
     @property
     def wants_views(self) -> bool:
@@ -93,13 +111,36 @@ class Connection:
             self.outbox.put_nowait(_CLOSE)
 
     def send(self, message: WireModel) -> None:
+        """Queue a message, encoded now. A message that cannot be encoded is logged and
+        dropped; a connection whose queue is full, in messages or in bytes, reads too
+        slowly: it is cut off, and what it had queued is let go."""
         if self.closing:
             return
         try:
-            self.outbox.put_nowait(message)
-        except asyncio.QueueFull:
-            # Too slow to keep up: close it rather than let the queue grow without bound.
-            self.ws.transport.close()
+            frame = self.session.encode(message)
+        except Exception:
+            _log.exception("conn.unsendable", conn=self.id, message_type=message.type)  # type: ignore[attr-defined]
+            return
+        if self.queued + len(frame) > self.max_bytes or self.outbox.full():
+            _log.warning(
+                "conn.too_slow", conn=self.id, queued=self.outbox.qsize(), bytes=self.queued
+            )
+            self.cut_off()
+            return
+        self.queued += len(frame)
+        self.outbox.put_nowait(frame)
+
+    def cut_off(self) -> None:
+        """Drop the connection at once, with what waits to be sent to it."""
+        self.closing = True
+        self.ws.transport.abort()
+        self.forget()
+
+    def forget(self) -> None:
+        """Let go of every frame still queued."""
+        while not self.outbox.empty():
+            self.outbox.get_nowait()
+        self.queued = 0
 
     async def drain(self) -> None:
         """Wait while the outbox is over half full: a client that sends faster than it
@@ -108,17 +149,21 @@ class Connection:
             await asyncio.sleep(0.005)
 
     async def write(self) -> None:
+        """Send what is queued, in order, until closed."""
         while True:
-            message = await self.outbox.get()
-            if message is _CLOSE:
+            frame = await self.outbox.get()
+            if frame is _CLOSE:
                 await self.ws.close(1000, "the seat's owner is back")
                 return
-            await self.ws.send(self.session.encode(message))
+            self.queued -= len(frame)
+            await self.ws.send(frame)
 
 
-def bot_command(url: str, game: str, token: str, kind: str, name: str) -> list[str]:
-    """The command line of a bot process (``kind`` may be ``kind:strength``). Values go as
-    ``--opt=value`` so a token or name that starts with a dash is not taken for an option."""
+def bot_command(url: str, game: str, kind: str, name: str) -> list[str]:
+    """The command line of a bot process (``kind`` may be ``kind:strength``). It carries no
+    token: the process reads its seat's token from its standard input (``--token-file -``),
+    where the server writes it. Values go as ``--opt=value`` so a name that starts with a
+    dash is not taken for an option."""
     kind, _, strength = kind.partition(":")
     return [
         sys.executable,
@@ -127,11 +172,19 @@ def bot_command(url: str, game: str, token: str, kind: str, name: str) -> list[s
         "bot",
         f"--url={url}",
         f"--game={game}",
-        f"--token={token}",
+        "--token-file=-",
         f"--kind={kind}",
         f"--name={name}",
         *([f"--strength={strength}"] if strength else []),
     ]
+
+
+def _address_of(ws: ServerConnection) -> str:
+    """The client's IP address ("" when the socket does not say)."""
+    remote = ws.remote_address
+    if isinstance(remote, tuple) and remote:
+        return str(remote[0])
+    return ""
 
 
 def _message_type(request: Request) -> str:
@@ -163,13 +216,26 @@ class HexhavenServer:
         store: Store | None = None,
         away_grace: float = 30.0,
         idle_timeout: float = 6 * 3600.0,
+        limits: ServerLimits | None = None,
     ) -> None:
         self.store = store if store is not None else Store()
+        self.limits = limits if limits is not None else ServerLimits()
+        """What one connection, one address and the whole server may ask of it."""
+        self._addresses: dict[str, Allowance] = {}
+        """The budgets of the addresses with a connection open or spent recently."""
+        self._creators: dict[str, tuple[str, str]] = {}
+        """Each open game's creator: (connection id, address)."""
+        self._listed: dict[int, GameRoom] = {}
+        """The open games by the number of their opening (``list_games`` pages by it)."""
+        self._opened = 0
+        self._making: dict[str, tuple[str, str, int]] = {}
+        """Games whose board is being made: (connection id, address, bot seats)."""
         self.away_grace = away_grace
         """Seconds a seat may stay disconnected before the server plays it."""
         self.idle_timeout = idle_timeout
         """Seconds a game with nobody connected may sit untouched before it is closed."""
         self._rooms_tasks: dict[str, asyncio.Task[None]] = {}
+        self._room_failures: dict[str, int] = {}
         self.rooms: dict[str, GameRoom] = {}
         self.invites: dict[str, str] = {}
         self._tasks: set[asyncio.Task[None]] = set()
@@ -184,6 +250,7 @@ class HexhavenServer:
             room = GameRoom.restore(stored, self.store)
             room.away_grace = self.away_grace
             room.launcher = self._launch_bot
+            room.chat_limit = self.limits.chat_per_game
             self._add_room(room)
         async with serve(
             self.handle,
@@ -221,8 +288,22 @@ class HexhavenServer:
 
     # --- one connection ---------------------------------------------------------------------
     async def handle(self, ws: ServerConnection) -> None:
-        session = ServerSession(ws.subprotocol, clock=time.monotonic, server_name=SERVER_NAME)
-        conn = Connection(ws=ws, session=session)
+        address = _address_of(ws)
+        shared = self._addresses.get(address)
+        if shared is None:
+            shared = Allowance(self.limits.address_budgets, time.monotonic)
+            self._addresses[address] = shared
+        session = ServerSession(
+            ws.subprotocol,
+            clock=time.monotonic,
+            server_name=SERVER_NAME,
+            limits=self.limits.connection,
+            budgets=self.limits.budgets,
+            shared=shared,
+        )
+        conn = Connection(
+            ws=ws, session=session, address=address, max_bytes=self.limits.outbox_bytes
+        )
         log = self.log.bind(conn=conn.id)
         log.info("conn.open", subprotocol=ws.subprotocol)
         writer = asyncio.create_task(conn.write())
@@ -240,6 +321,7 @@ class HexhavenServer:
             writer.cancel()
             with contextlib.suppress(asyncio.CancelledError, ConnectionClosed):
                 await writer
+            conn.forget()
             log.info("conn.closed")
 
     def _receive(self, conn: Connection, frame: str | bytes) -> None:
@@ -256,8 +338,7 @@ class HexhavenServer:
     def _dispatch(self, conn: Connection, request: Request) -> None:
         match request:
             case m.ListGames():
-                games = [r.summary() for r in self.rooms.values() if r.invite is None]
-                conn.send(m.GameList(games=games))
+                conn.send(self._game_list(request))
             case m.CreateGame():
                 self._create(conn, request.options)
             case m.GetRecord():
@@ -272,6 +353,20 @@ class HexhavenServer:
                     self._to_room(conn, game_id, request.message)
             case ForGame():
                 self._to_room(conn, request.game, request.message)
+
+    def _game_list(self, request: m.ListGames) -> m.GameList:
+        """A page of the public games, in the order they were opened."""
+        after = -1 if request.after is None else request.after
+        page: list[m.GameSummary] = []
+        last = None
+        for number, room in self._listed.items():
+            if number <= after or room.invite is not None:
+                continue
+            if len(page) == request.limit:
+                return m.GameList(games=page, next=last)
+            page.append(room.summary())
+            last = number
+        return m.GameList(games=page)
 
     def _not_open(self, game_id: str) -> m.Error:
         """Why no room holds ``game_id``: never made, or closed (its ``detail``: ``over``,
@@ -333,9 +428,17 @@ class HexhavenServer:
         if problem is not None:
             conn.send(m.Error(code=ErrorCode.BAD_OPTIONS, message=problem))
             return
+        refusal = self._over_cap(conn, options)
+        if refusal is not None:
+            conn.send(refusal)
+            return
         seed = secrets.randbits(63)
         if options.board in ("balanced", "fair"):
-            task = asyncio.create_task(self._create_later(conn, options, seed), name="board")
+            making = secrets.token_hex(8)
+            self._making[making] = (conn.id, conn.address, len(options.bots))
+            task = asyncio.create_task(
+                self._create_later(conn, options, seed, making), name="board"
+            )
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
             return
@@ -346,13 +449,68 @@ class HexhavenServer:
             return
         self._open(conn, options, seed)
 
-    async def _create_later(self, conn: Connection, options: m.GameOptions, seed: int) -> None:
+    async def _create_later(
+        self, conn: Connection, options: m.GameOptions, seed: int, making: str
+    ) -> None:
         try:
             options = await asyncio.to_thread(with_board, options, seed)
         except engine.ConfigError as exc:
             conn.send(m.Error(code=ErrorCode.BAD_OPTIONS, message=str(exc)))
             return
+        finally:
+            self._making.pop(making, None)
         self._open(conn, options, seed)
+
+    def _over_cap(self, conn: Connection, options: m.GameOptions) -> m.Error | None:
+        """The refusal of a new game past one of the caps on open games and bot seats
+        (server-wide, per connection, per address), or None. Games being made count."""
+        limits = self.limits
+        games: list[tuple[str, str, bool, int]] = [
+            (*self._creators.get(room.id, ("", "")), room.started, len(room.options.bots))
+            for room in self.rooms.values()
+            if not room.over
+        ]
+        games.extend((cid, address, False, bots) for cid, address, bots in self._making.values())
+        mine = [g for g in games if g[0] == conn.id]
+        here = [g for g in games if conn.address and g[1] == conn.address]
+        bots = len(options.bots)
+        checks = (
+            ("games", len(self.rooms) + len(self._making), limits.games, "games open"),
+            (
+                "unstarted_per_connection",
+                sum(not g[2] for g in mine),
+                limits.unstarted_per_connection,
+                "games not started from this connection",
+            ),
+            (
+                "unstarted_per_address",
+                sum(not g[2] for g in here),
+                limits.unstarted_per_address,
+                "games not started from this address",
+            ),
+            ("bot_seats", sum(g[3] for g in games) + bots - 1, limits.bot_seats, "bot seats"),
+            (
+                "bot_seats_per_connection",
+                sum(g[3] for g in mine) + bots - 1,
+                limits.bot_seats_per_connection,
+                "bot seats in games from this connection",
+            ),
+            (
+                "bot_seats_per_address",
+                sum(g[3] for g in here) + bots - 1,
+                limits.bot_seats_per_address,
+                "bot seats in games from this address",
+            ),
+        )
+        for name, count, cap, what in checks:
+            if count >= cap and (bots or not name.startswith("bot_seats")):
+                return m.Error(
+                    code=ErrorCode.LIMIT_REACHED,
+                    message=f"the server allows at most {cap} {what} (limit {name}); "
+                    "start or leave one first, or try later",
+                    detail=name,
+                )
+        return None
 
     def _open(self, conn: Connection, options: m.GameOptions, seed: int) -> None:
         """Store and open a game whose options are complete (its board made)."""
@@ -362,8 +520,15 @@ class HexhavenServer:
             conn.send(m.Error(code=ErrorCode.BAD_OPTIONS, message=str(exc)))
             return
         game_id = "".join(secrets.choice(_ID_LETTERS) for _ in range(10))
-        invite = secrets.token_hex(3).upper() if options.private else None
+        refusal = self._over_cap(conn, options)  # others may have opened games meanwhile
+        if refusal is not None:
+            conn.send(refusal)
+            return
+        invite = None
+        if options.private:
+            invite = "".join(secrets.choice(_INVITE_LETTERS) for _ in range(INVITE_LENGTH))
         self.store.create_game(game_id, options, seed, seed_hash(seed), invite)
+        self._creators[game_id] = (conn.id, conn.address)
         self._add_room(
             GameRoom(
                 game_id,
@@ -374,28 +539,32 @@ class HexhavenServer:
                 invite,
                 away_grace=self.away_grace,
                 launcher=self._launch_bot,
+                chat_limit=self.limits.chat_per_game,
             )
         )
         self.log.info("game.created", game=game_id, players=options.players)
         conn.send(m.GameCreated(game=game_id, invite=invite, seed_hash=seed_hash(seed)))
 
     def _launch_bot(self, game: str, token: str, kind: str, name: str) -> None:
+        """Start a bot process for the seat of ``token`` in ``game`` (a room's launcher)."""
         task = asyncio.create_task(self._bot_process(game, token, kind, name), name=f"bot-{name}")
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
     async def _bot_process(self, game: str, token: str, kind: str, name: str) -> None:
         """Run one bot as its own process until it exits (or the server stops), then tell
-        its room, which starts it again or plays the seat itself."""
+        its room, which starts it again or plays the seat itself. The token goes to the
+        process on its standard input (one line, then the end of input), never on its
+        command line, where any local user could read it."""
         proc = await asyncio.create_subprocess_exec(
-            *bot_command(self.url, game, token, kind, name),
-            stdin=asyncio.subprocess.DEVNULL,
+            *bot_command(self.url, game, kind, name),
+            stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.DEVNULL,
             stderr=asyncio.subprocess.PIPE,
         )
         self.log.info("bot.started", game=game, kind=kind, pid=proc.pid)
         try:
-            _, err = await proc.communicate()
+            _, err = await proc.communicate(f"{token}\n".encode())
         except asyncio.CancelledError:
             if proc.returncode is None:
                 proc.terminate()
@@ -411,16 +580,40 @@ class HexhavenServer:
             self.log.warning("bot.failed", game=game, kind=kind, code=code, stderr=tail)
         room = self.rooms.get(game)
         if room is not None:
-            room.submit(SERVER_PEER, ProcessExited(token=token, code=code))
+            room.submit(SERVER_PEER, ProcessExited(token_hash=hash_token(token), code=code))
 
     def _add_room(self, room: GameRoom) -> None:
         self.rooms[room.id] = room
+        self._opened += 1
+        self._listed[self._opened] = room
         if room.invite is not None:
             self.invites[room.invite] = room.id
+        self._start_room(room)
+
+    def _start_room(self, room: GameRoom) -> None:
         task = asyncio.create_task(room.run(), name=f"room-{room.id}")
         self._tasks.add(task)
         self._rooms_tasks[room.id] = task
         task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(self._room_ended)
+
+    def _room_ended(self, task: asyncio.Task[None]) -> None:
+        """A room's task ends only when its game is closed (cancelled). Any other end is a
+        failure: logged with its traceback, and the room's task is started again on the
+        same state and queue, up to :data:`ROOM_RESTARTS` times; then its game is closed."""
+        if task.cancelled():
+            return
+        game = task.get_name().removeprefix("room-")
+        room = self.rooms.get(game)
+        failures = self._room_failures.get(game, 0) + 1
+        self._room_failures[game] = failures
+        self.log.error("room.task_failed", game=game, failures=failures, exc_info=task.exception())
+        if room is None or self._rooms_tasks.get(game) is not task:
+            return
+        if failures > ROOM_RESTARTS:
+            self._close_room(room)
+            return
+        self._start_room(room)
 
     async def _reap_idle(self) -> None:
         """Close games nobody has touched for ``idle_timeout`` with nobody connected, and
@@ -428,6 +621,9 @@ class HexhavenServer:
         while True:
             await asyncio.sleep(min(60.0, max(0.05, self.idle_timeout / 4)))
             now = time.monotonic()
+            for address, allowance in list(self._addresses.items()):
+                if allowance.is_full():  # nothing spent lately: a fresh one is the same
+                    del self._addresses[address]
             for room in list(self.rooms.values()):
                 if room.connected():
                     continue
@@ -438,6 +634,10 @@ class HexhavenServer:
         if not room.over:
             self.store.abandon_game(room.id)
         self.rooms.pop(room.id, None)
+        self._creators.pop(room.id, None)
+        for number, listed in list(self._listed.items()):
+            if listed is room:
+                del self._listed[number]
         if room.invite is not None:
             self.invites.pop(room.invite, None)
         task = self._rooms_tasks.pop(room.id, None)

@@ -1,7 +1,10 @@
 """One game on the server: a task that owns the game's table, fed by a queue.
 
 The room is policy and I/O: seats and tokens, the turn timer, away seats and their
-stand-ins, bot processes, the store, chat, the roster and the clock. Every message that
+stand-ins, bot processes, the store, chat, the roster and the clock. A seat is known by the
+hash of its token (:func:`server.store.hash_token`), in the store and in memory alike; a
+token itself is only handed out (``joined``, or to a bot process the room starts) and
+compared (``rejoin``). Every message that
 carries the game as one recipient may see it (a view, a prompt, events, history, game over)
 comes from the protocol's table (:class:`protocol.table.Table`); the room only delivers it.
 """
@@ -23,7 +26,7 @@ from protocol.messages import ErrorCode
 from protocol.options import game_config, seed_hash
 from protocol.payloads import WireModel
 from protocol.table import ActionRefused, Delivery, Table
-from server.store import Store, StoredGame
+from server.store import Store, StoredGame, hash_token, token_matches
 
 
 class Peer(Protocol):
@@ -55,18 +58,25 @@ class _ServerPeer:
 SERVER_PEER: Peer = _ServerPeer()
 
 
+def new_token() -> str:
+    """A fresh seat token: 24 random bytes, URL-safe base64 (32 characters)."""
+    return secrets.token_urlsafe(24)
+
+
 @dataclass
 class SeatSlot:
-    """A seat: its secret token, its player's name and the connections playing it."""
+    """A seat: the hash of its secret token, its player's name and the connections playing
+    it."""
 
-    token: str
+    token_hash: str
     name: str
     peers: set[Peer] = field(default_factory=set)
     bot: str | None = None
     """The bot the server runs for this seat, ``kind`` or ``kind:strength``; None for a
     person."""
-    standin_token: str | None = None
-    """While a person is away: the token of the bot process standing in for them."""
+    standin_hash: str | None = None
+    """While a person is away: the hash of the token of the bot process standing in for
+    them (never stored: a stand-in lasts as long as the server)."""
     standin: Peer | None = None
     running: int = 0
     """How many processes the server has started for this bot seat that have not exited."""
@@ -99,6 +109,8 @@ two to connect) before the server plays the seat's default actions itself; witho
 a table of bots would play a whole game of defaults for the seat in the meantime."""
 CHAT_KEPT = 200
 """Chat lines a room keeps for the ``history`` of late comers."""
+CHAT_PER_GAME = 2000
+"""Chat lines a game takes by default (the server's ``chat_per_game`` limit)."""
 
 
 def _now() -> float:
@@ -119,8 +131,13 @@ class GameRoom:
         invite: str | None = None,
         away_grace: float = 30.0,
         launcher: Callable[[str, str, str, str], None] | None = None,
+        chat_limit: int = CHAT_PER_GAME,
     ) -> None:
         self.id = game_id
+        self.chat_limit = chat_limit
+        """Chat lines the game takes; later ones are refused."""
+        self.chat_lines = 0
+        """Chat lines said in this room since the server started."""
         self.options = options
         self.seed = seed
         self.table = Table(game_id, game_config(options), seed, max_actions=MAX_ACTIONS)
@@ -145,7 +162,8 @@ class GameRoom:
         self.away_grace = away_grace
         self.last_active = _now()
         self.launcher = launcher
-        """Starts a bot process: (game, token, kind, name)."""
+        """Starts a bot process: (game, token, kind, name); the process exits with
+        :class:`ProcessExited` naming the hash of that token."""
         self.chat: list[m.ChatAt] = []
         """The chat said in this room since the server started."""
         self.log = structlog.get_logger("hexhaven.room").bind(game=game_id)
@@ -153,13 +171,15 @@ class GameRoom:
     @classmethod
     def restore(cls, stored: StoredGame, store: Store) -> GameRoom:
         """A room for a stored game, at the state its recorded actions lead to. Its seats
-        wait for their tokens; after a restart any seated player may start the game."""
+        wait for the tokens whose hashes the store holds (a bot seat gets a fresh one when
+        :meth:`launch_bots` starts its process); after a restart any seated player may
+        start the game."""
         room = cls(stored.id, stored.options, stored.seed, None, store, stored.invite)
         room.table = Table.replay(
             stored.id, room.table.config, stored.seed, stored.actions, max_actions=MAX_ACTIONS
         )
-        for seat, (token, name, bot) in stored.seats.items():
-            room.seats[seat] = SeatSlot(token=token, name=name, bot=bot)
+        for seat, (token_hash, name, bot) in stored.seats.items():
+            room.seats[seat] = SeatSlot(token_hash=token_hash, name=name, bot=bot)
         room.started = stored.started
         room.log.info("room.restored", state_id=room.table.state_id)
         return room
@@ -268,9 +288,10 @@ class GameRoom:
                 if slot.bot is not None:  # a bot seat lost its process: start it again
                     self._relaunch(seat)
                 else:
-                    slot.standin_token = secrets.token_urlsafe(24)
+                    token = new_token()
+                    slot.standin_hash = hash_token(token)
                     slot.launched_at = _now()
-                    self.launcher(self.id, slot.standin_token, STANDIN_KIND, f"{slot.name}-bot")
+                    self.launcher(self.id, token, STANDIN_KIND, f"{slot.name}-bot")
         else:
             self.away.discard(seat)
             self.timeouts[seat] = 0
@@ -278,7 +299,7 @@ class GameRoom:
                 slot.peers.discard(slot.standin)
                 slot.standin.close()  # the owner is back: the stand-in goes
             if slot is not None:
-                slot.standin = slot.standin_token = slot.launched_at = None
+                slot.standin = slot.standin_hash = slot.launched_at = None
         self.log.info("room.away", seat=seat, away=away)
         self._broadcast_players()
 
@@ -370,22 +391,25 @@ class GameRoom:
                 peer.send(self._error(ErrorCode.GAME_FULL, "every seat is taken; watch instead"))
                 return
             seat = free[0]
-        slot = SeatSlot(token=secrets.token_urlsafe(24), name=msg.name, peers={peer})
+        token = new_token()
+        slot = SeatSlot(token_hash=hash_token(token), name=msg.name, peers={peer})
         self.seats[seat] = slot
         if peer.id == self.host_id:
             self.host_seat = seat
-        self.store.set_seat(self.id, seat, slot.token, slot.name)
+        self.store.set_seat(self.id, seat, slot.token_hash, slot.name)
         self.log.info("room.joined", seat=seat)
-        peer.send(self._joined(peer, seat, slot.token))
+        peer.send(self._joined(peer, seat, token))
         self._broadcast_players()
         self._welcome(peer, seat)
 
     def _rejoin(self, peer: Peer, msg: m.Rejoin) -> None:
+        """Seat ``peer`` at the seat whose token ``msg`` presents (the token's hash against
+        each seat's: any string at all that is no seat's token is ``bad_token``)."""
         for seat, slot in enumerate(self.seats):
             if (
                 slot is not None
-                and slot.standin_token is not None
-                and secrets.compare_digest(slot.standin_token, msg.token)
+                and slot.standin_hash is not None
+                and token_matches(slot.standin_hash, msg.token)
             ):
                 slot.standin = peer
                 slot.peers.add(peer)
@@ -395,12 +419,12 @@ class GameRoom:
                 self._welcome(peer, seat)  # with game over if it came too late
                 self._prompt(only=peer)
                 return
-            if slot is not None and secrets.compare_digest(slot.token, msg.token):
+            if slot is not None and token_matches(slot.token_hash, msg.token):
                 slot.peers.add(peer)
                 self.disconnected_at.pop(seat, None)
                 self._set_away(seat, False)
                 self.log.info("room.rejoined", seat=seat)
-                peer.send(self._joined(peer, seat, slot.token))
+                peer.send(self._joined(peer, seat, msg.token))
                 self._broadcast_players()
                 self._welcome(peer, seat, history=msg.history)
                 self._send_clock(peer)
@@ -441,7 +465,7 @@ class GameRoom:
         for seat, slot in enumerate(self.seats):
             if slot is None:
                 continue
-            if slot.bot is not None and slot.token == msg.token:
+            if slot.bot is not None and slot.token_hash == msg.token_hash:
                 slot.running = max(0, slot.running - 1)
                 slot.launched_at = None
                 if self.over or slot.owners():
@@ -453,7 +477,7 @@ class GameRoom:
                     self._set_away(seat, True)
                 self._autoplay()
                 return
-            if slot.standin_token == msg.token and slot.standin is None:
+            if slot.standin_hash == msg.token_hash and slot.standin is None:
                 slot.launched_at = None  # it never connected: the server plays the seat
                 if self.over:
                     self.log.info("room.stand_in_exited", seat=seat, code=msg.code)
@@ -472,9 +496,8 @@ class GameRoom:
             self.log.warning("room.bot_given_up", seat=seat, launches=slot.launches)
             return
         slot.launches += 1
-        slot.running += 1
         slot.launched_at = _now()
-        self.launcher(self.id, slot.token, slot.bot, slot.name)
+        self._launch(seat)
 
     def _is_host(self, peer: Peer) -> bool:
         """Whether ``peer`` may start the game: the connection that created it, whoever holds
@@ -513,9 +536,9 @@ class GameRoom:
             return
         for seat, bot in zip(empty, self.options.bots, strict=False):
             spec = bot.kind if bot.strength is None else f"{bot.kind}:{bot.strength}"
-            slot = SeatSlot(secrets.token_urlsafe(24), f"{bot.kind}-{seat}", bot=spec)
-            self.seats[seat] = slot
-            self.store.set_seat(self.id, seat, slot.token, slot.name, spec)
+            slot = SeatSlot(hash_token(new_token()), f"{bot.kind}-{seat}", bot=spec)
+            self.seats[seat] = slot  # its process, started below, gets a token of its own
+            self.store.set_seat(self.id, seat, slot.token_hash, slot.name, spec)
         for seat, held in enumerate(self.seats):
             if held is not None and held.bot is None and not held.owners():
                 self.disconnected_at[seat] = _now()  # lost in the lobby: away after the grace
@@ -533,10 +556,21 @@ class GameRoom:
         their tokens like any player)."""
         if self.launcher is None or not self.started or self.over:
             return
-        for slot in self.seats:
+        for seat, slot in enumerate(self.seats):
             if slot is not None and slot.bot is not None:
-                slot.running += 1
-                self.launcher(self.id, slot.token, slot.bot, slot.name)
+                self._launch(seat)
+
+    def _launch(self, seat: int) -> None:
+        """Start a process for a bot seat with a fresh token, whose hash replaces the
+        seat's (in memory and in the store): the room never keeps a token, so each process
+        it starts is given one of its own."""
+        slot = self.seats[seat]
+        assert slot is not None and slot.bot is not None and self.launcher is not None
+        token = new_token()
+        slot.token_hash = hash_token(token)
+        self.store.set_seat(self.id, seat, slot.token_hash, slot.name, slot.bot)
+        slot.running += 1
+        self.launcher(self.id, token, slot.bot, slot.name)
 
     # --- play -------------------------------------------------------------------------------
     def _act(self, peer: Peer, msg: m.Act) -> None:
@@ -586,6 +620,26 @@ class GameRoom:
 
     def _chat(self, peer: Peer, msg: m.Chat) -> None:
         seat = self.seat_of(peer)
+        if seat is None and not (self.options.spectator_chat and peer in self.spectators):
+            why = (
+                "spectators do not chat in this game"
+                if peer in self.spectators
+                else ("only the game's players and spectators chat; join or watch it first")
+            )
+            peer.send(self._error(ErrorCode.NOT_A_PLAYER, why))
+            return
+        if self.chat_lines >= self.chat_limit:
+            peer.send(
+                m.Error(
+                    code=ErrorCode.LIMIT_REACHED,
+                    message=f"this game has had its {self.chat_limit} lines of chat "
+                    "(limit chat_per_game)",
+                    detail="chat_per_game",
+                    game=self.id,
+                )
+            )
+            return
+        self.chat_lines += 1
         slot = self.seats[seat] if seat is not None else None
         name = slot.name if slot is not None else "spectator"
         self.store.add_chat(self.id, seat, name, msg.text)
@@ -710,9 +764,10 @@ class GameRoom:
 
 @dataclass(frozen=True)
 class ProcessExited:
-    """Queued by the server when a bot process it started for the room exits."""
+    """Queued by the server when a bot process it started for the room exits; it names
+    the process by the hash of the token it was given."""
 
-    token: str
+    token_hash: str
     code: int
 
 

@@ -5,11 +5,17 @@ A game is its options, its seed (with the hash published at creation), its seats
 ordered actions applied to it; the state is always the replay of those. An action is
 written (and committed) before its events leave the server, so a server killed at any point
 restarts with every game where its players last saw it.
+
+A seat is kept by the hash of its token (:func:`hash_token`), never the token: whoever
+reads the database cannot take a seat with what it holds. The schema is numbered
+(:data:`MIGRATIONS`); a database of an older version is brought up to date when opened.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import secrets
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -21,21 +27,39 @@ from pydantic import TypeAdapter
 import engine
 from protocol import messages as m
 from protocol.payloads import ActionPayload, action_from_engine, action_to_engine
-from storage import StoreError, connect, is_postgres, redact
+from storage import Database, Migration, StoreError, connect, is_postgres, migrate, redact
 
 __all__ = [
+    "MIGRATIONS",
+    "STORE_NAME",
     "Store",
     "StoreError",
     "StoredGame",
     "game_record",
+    "hash_token",
     "is_played_out",
     "is_postgres",
     "redact",
+    "token_matches",
 ]
 
 _ACTION: TypeAdapter[Any] = TypeAdapter(ActionPayload)
 
-SCHEMA = """
+
+def hash_token(token: str) -> str:
+    """The hash a seat is kept by: the SHA-256 of the token's UTF-8 bytes, in hex (64
+    ASCII characters). Any string hashes, whatever its characters or length."""
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def token_matches(token_hash: str, token: str) -> bool:
+    """Whether ``token`` is the token of ``token_hash``, compared in constant time. Never
+    raises: a string of any characters or length is simply not the token."""
+    presented = hash_token(token).encode("ascii")
+    return secrets.compare_digest(presented, token_hash.encode("utf-8", "surrogatepass"))
+
+
+SCHEMA_1 = """
 CREATE TABLE IF NOT EXISTS games (
     id TEXT PRIMARY KEY,
     options TEXT NOT NULL,
@@ -72,7 +96,40 @@ CREATE TABLE IF NOT EXISTS chat (
     text TEXT NOT NULL
 );
 """
-"""The tables, in SQL that SQLite and PostgreSQL both take (seeds reach 2^63 - 1)."""
+"""Version 1, the tables as they first were (seats kept their tokens in clear), in SQL that
+SQLite and PostgreSQL both take (seeds reach 2^63 - 1). ``IF NOT EXISTS``: a database made
+before versions were recorded is at version 1 already."""
+
+
+def _create_tables(db: Database) -> None:
+    """Version 1: the tables (:data:`SCHEMA_1`)."""
+    for statement in SCHEMA_1.split(";"):
+        if statement.strip():
+            db.execute(statement)
+
+
+def _hash_tokens(db: Database) -> None:
+    """Version 2: seats are kept by the hash of their token (``seats.token_hash``); every
+    token stored in clear is replaced by its hash (on SQLite, with the space it took
+    zeroed; :meth:`Store._scrub` sees to the copies outside the table)."""
+    if not db.postgres:
+        db.execute("PRAGMA secure_delete=ON")
+    db.execute("ALTER TABLE seats RENAME COLUMN token TO token_hash")
+    rows = db.execute("SELECT game, seat, token_hash FROM seats").fetchall()
+    for game, seat, token in rows:
+        db.execute(
+            "UPDATE seats SET token_hash=? WHERE game=? AND seat=?",
+            (hash_token(token), game, seat),
+        )
+
+
+STORE_NAME = "games"
+"""The games store's name in the database's table of schema versions."""
+MIGRATIONS: tuple[Migration, ...] = (_create_tables, _hash_tokens)
+"""The schema's versions in order: step ``i`` makes version ``i + 1``. A new version is a
+new step at the end; a step once released never changes."""
+_HASHED = 2
+"""The first version that keeps hashes of tokens."""
 
 
 @dataclass(frozen=True)
@@ -88,7 +145,8 @@ class StoredGame:
     finished: bool
     winner: int | None
     points: list[int] | None
-    seats: dict[int, tuple[str, str, str | None]]  # seat -> (token, name, bot kind or None)
+    seats: dict[int, tuple[str, str, str | None]]
+    """seat -> (the hash of its token, its player's name, the bot kind or None)"""
     actions: list[engine.Action]
     dice: list[tuple[int, tuple[int, int]]]  # (action index, dice) of every roll
 
@@ -101,7 +159,7 @@ def is_played_out(stored: StoredGame) -> bool:
 
 def game_record(stored: StoredGame) -> m.GameRecord:
     """The public record of a game played out (:func:`is_played_out`): options, seed,
-    seats' names and actions; never the seats' tokens. Raises ValueError for any other."""
+    seats' names and actions; never what the seats are kept by. Raises ValueError for any other."""
     if not is_played_out(stored) or stored.points is None:
         raise ValueError(f"game {stored.id} is not over")
     return m.GameRecord(
@@ -124,16 +182,30 @@ def game_record(stored: StoredGame) -> m.GameRecord:
 
 class Store:
     """The games database: a SQLite file (``:memory:`` by default) or a ``postgresql://``
-    URL. Every method commits before it returns. Opening a PostgreSQL database raises
-    :class:`StoreError` when it cannot; a SQLite file raises ``sqlite3.Error``."""
+    URL. Every method commits before it returns. Opening brings the database's schema up
+    to date (:data:`MIGRATIONS`). Opening a PostgreSQL database raises :class:`StoreError`
+    when it cannot; a SQLite file raises ``sqlite3.Error``; either raises
+    :class:`StoreError` when its schema is newer than this program knows."""
 
     def __init__(self, path: str | Path = ":memory:") -> None:
         self.path = str(path)
         self.db = connect(self.path)
         self.postgres = self.db.postgres
-        for statement in SCHEMA.split(";"):
-            if statement.strip():
-                self._execute(statement)
+        try:
+            found = migrate(self.db, STORE_NAME, MIGRATIONS)
+            if found < _HASHED:
+                self._scrub()
+        except BaseException:
+            self.db.close()
+            raise
+
+    def _scrub(self) -> None:
+        """After tokens were hashed: leave no copy of them in the database's files (SQLite's
+        write-ahead log emptied; PostgreSQL's table rewritten without its old rows)."""
+        if self.postgres:
+            self._execute("VACUUM FULL seats")
+        else:
+            self._execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     @property
     def where(self) -> str:
@@ -157,14 +229,15 @@ class Store:
         )
 
     def set_seat(
-        self, game_id: str, seat: int, token: str, name: str, bot: str | None = None
+        self, game_id: str, seat: int, token_hash: str, name: str, bot: str | None = None
     ) -> None:
-        """Record a seat's token and name, and the bot kind playing it (None: a person)."""
+        """Record a seat by the hash of its token (:func:`hash_token`; never the token),
+        its player's name, and the bot kind playing it (None: a person)."""
         self._execute(
-            "INSERT INTO seats (game, seat, token, name, bot) VALUES (?,?,?,?,?) "
+            "INSERT INTO seats (game, seat, token_hash, name, bot) VALUES (?,?,?,?,?) "
             "ON CONFLICT (game, seat) DO UPDATE "
-            "SET token=excluded.token, name=excluded.name, bot=excluded.bot",
-            (game_id, seat, token, name, bot),
+            "SET token_hash=excluded.token_hash, name=excluded.name, bot=excluded.bot",
+            (game_id, seat, token_hash, name, bot),
         )
 
     def free_seat(self, game_id: str, seat: int) -> None:
@@ -219,9 +292,9 @@ class Store:
         if row is None:
             return None
         seats = {
-            seat: (token, name, bot)
-            for seat, token, name, bot in self._execute(
-                "SELECT seat, token, name, bot FROM seats WHERE game=?", (game_id,)
+            seat: (token_hash, name, bot)
+            for seat, token_hash, name, bot in self._execute(
+                "SELECT seat, token_hash, name, bot FROM seats WHERE game=?", (game_id,)
             )
         }
         actions: list[engine.Action] = []

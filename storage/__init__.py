@@ -1,7 +1,7 @@
 """The SQL plumbing the games store (``server/store.py``) and the ladder store
 (``tournament/ladder/store.py``) share: which database a name means, a connection that takes
 one SQL dialect on SQLite and PostgreSQL alike, transactions, and URLs with their password
-removed for messages and logs.
+removed for messages and logs, and numbered schema migrations (:func:`migrate`).
 
 Statements are written with ``?`` placeholders and the SQL both databases take; the
 :class:`Database` turns them into psycopg's ``%s`` on PostgreSQL.
@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Iterator, Sequence
+import zlib
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -108,3 +109,74 @@ def connect(db: str | Path, *, busy_timeout: float = 5.0, foreign_keys: bool = F
         lite.close()
         raise
     return Database(lite, postgres=False, where=where)
+
+
+Migration = Callable[[Database], None]
+"""One step of a store's schema: the statements that take it from one version to the next."""
+
+VERSIONS = "schema_version"
+"""The table of each store's schema version, by the store's name (several stores may share
+one database: the games store and the ladder store do)."""
+
+
+def _has_table(db: Database, name: str) -> bool:
+    """Whether ``db`` has a table ``name`` (in the current schema, on PostgreSQL)."""
+    if db.postgres:
+        sql = (
+            "SELECT 1 FROM information_schema.tables "
+            "WHERE table_name=? AND table_schema=current_schema()"
+        )
+    else:
+        sql = "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?"
+    return db.execute(sql, (name,)).fetchone() is not None
+
+
+def schema_version(db: Database, store: str) -> int:
+    """The schema version of ``store`` in ``db``: 0 when it has none recorded (a new
+    database, or one made before versions were recorded). Writes nothing."""
+    if not _has_table(db, VERSIONS):
+        return 0
+    row = db.execute(f"SELECT version FROM {VERSIONS} WHERE store=?", (store,)).fetchone()
+    return 0 if row is None else int(row[0])
+
+
+def _newer(db: Database, store: str, version: int, known: int) -> StoreError:
+    """The error for a schema newer than this program knows."""
+    return StoreError(
+        f"the {store} schema of {db.where} is version {version}, newer than this program "
+        f"knows ({known}): upgrade Hexhaven"
+    )
+
+
+def migrate(db: Database, store: str, steps: Sequence[Migration]) -> int:
+    """Bring ``store``'s schema in ``db`` to version ``len(steps)``: run each step after the
+    version recorded (step ``i`` makes version ``i + 1``), all in one transaction with the
+    new version, so a failed step leaves the database as it was. A database already up to
+    date is only read. Several processes opening one database at once migrate it once: the
+    others wait, then find it done. Returns the version the database was at
+    (``len(steps)``: nothing to do). Raises :class:`StoreError` if the database is of a
+    newer version than ``steps`` know."""
+    known = len(steps)
+    version = schema_version(db, store)
+    if version > known:
+        raise _newer(db, store, version, known)
+    if version == known:
+        return version
+    with db.transaction():
+        if db.postgres:  # SQLite's BEGIN IMMEDIATE already holds the write lock
+            db.execute("SELECT pg_advisory_xact_lock(?)", (zlib.crc32(store.encode()),))
+        db.execute(
+            f"CREATE TABLE IF NOT EXISTS {VERSIONS} "
+            "(store TEXT PRIMARY KEY, version INTEGER NOT NULL)"
+        )
+        version = schema_version(db, store)  # again: another process may have migrated it
+        if version > known:
+            raise _newer(db, store, version, known)
+        for step in steps[version:]:
+            step(db)
+        db.execute(
+            f"INSERT INTO {VERSIONS} (store, version) VALUES (?, ?) "
+            "ON CONFLICT (store) DO UPDATE SET version=excluded.version",
+            (store, known),
+        )
+    return version

@@ -1,5 +1,6 @@
 """``hexhaven bot`` and ``hexhaven agent``: a seat on a server played by one of the bots, or
-by any program that speaks JSON lines."""
+by any program that speaks JSON lines. A seat is come back to with its token read from a
+file or standard input (``--token-file``), never from the command line."""
 
 from __future__ import annotations
 
@@ -9,15 +10,32 @@ from typing import Any
 
 from app.commands.common import bad_url
 
+TOKEN_FILE_HELP = "the file holding the seat's token, to come back to it (-: standard input)"
+
+
+def _token(args: argparse.Namespace) -> str | None:
+    """The token in the file ``--token-file`` names (None without it). Raises
+    :class:`app.tokens.TokenError` when it cannot be had, or is given without ``--game``."""
+    from app.tokens import TokenError, read_token
+
+    if args.token_file is None:
+        return None
+    if not args.game:
+        raise TokenError("--token-file needs --game")
+    return read_token(args.token_file)
+
 
 def _bot(args: argparse.Namespace) -> int:
     from app.log import configure_logging
+    from app.tokens import TokenError
     from bots import make_agent
 
     if bad_url("bot", args.url):
         return 2
-    if args.token and not args.game:
-        print("hexhaven bot: --token needs --game", file=sys.stderr)
+    try:
+        token = _token(args)
+    except TokenError as exc:
+        print(f"hexhaven bot: {exc}", file=sys.stderr)
         return 2
     configure_logging("warning")
     params: dict[str, str] = {}
@@ -38,24 +56,27 @@ def _bot(args: argparse.Namespace) -> int:
         agent.name = args.name
     from app.bot import run_bot
 
-    return run_bot(args, agent)
+    return run_bot(args, agent, token)
 
 
 def _agent(args: argparse.Namespace) -> int:
     import asyncio
     import shlex
+    from pathlib import Path
 
     from app.log import configure_logging
+    from app.tokens import TokenError, save_token
     from clients.bridge import BridgeError, run_bridge
+    from clients.sdk import Table
 
     configure_logging(args.log_level)
     if bad_url("agent", args.url):
         return 2
-    if args.token and not args.game:
-        print("hexhaven agent: --token needs --game", file=sys.stderr)
-        return 2
     if not (args.invite or args.game):
-        print("hexhaven agent: give --invite CODE, or --game GAME (with --token)", file=sys.stderr)
+        print(
+            "hexhaven agent: give --invite CODE, or --game GAME (with --token-file)",
+            file=sys.stderr,
+        )
         return 2
     if not args.timeout > 0:
         print("hexhaven agent: --timeout takes a number of seconds above 0", file=sys.stderr)
@@ -66,15 +87,30 @@ def _agent(args: argparse.Namespace) -> int:
         print(f"hexhaven agent: --cmd: {exc}", file=sys.stderr)
         return 2
     try:
+        token = _token(args)
+    except TokenError as exc:
+        print(f"hexhaven agent: {exc}", file=sys.stderr)
+        return 2
+
+    def seated(table: Table) -> None:
+        """Keep the seat's token where ``--save-token`` asked (not in a log)."""
+        if args.save_token and table.token is not None:
+            try:
+                save_token(Path(args.save_token), table.token)
+            except TokenError as exc:
+                print(f"hexhaven agent: {exc}", file=sys.stderr)
+
+    try:
         over = asyncio.run(
             run_bridge(
                 args.url,
                 argv,
                 game=args.game,
-                token=args.token,
+                token=token,
                 invite=args.invite,
                 name=args.name,
                 timeout=args.timeout,
+                on_seated=seated,
             )
         )
     except BridgeError as exc:
@@ -88,12 +124,22 @@ def _agent(args: argparse.Namespace) -> int:
 
 def register(sub: Any) -> None:
     """Add ``bot`` and ``agent``."""
-    bot = sub.add_parser("bot", help="play a seat with a bot, over the protocol")
+    # No abbreviated options: `--token SECRET` must not be taken for `--token-file SECRET`.
+    bot = sub.add_parser(
+        "bot", help="play a seat with a bot, over the protocol", allow_abbrev=False
+    )
     bot.add_argument("--url", required=True, help="the server, e.g. ws://127.0.0.1:8765")
     bot.add_argument("--game", default="", help="the game id")
     seat = bot.add_mutually_exclusive_group(required=True)
-    seat.add_argument("--token", help="the seat token to play (rejoin)")
+    seat.add_argument("--token-file", metavar="FILE", help=TOKEN_FILE_HELP + "; with --game")
     seat.add_argument("--invite", help="an invite code to join with")
+    bot.add_argument(
+        "--save-token",
+        metavar="FILE",
+        default=None,
+        help="write the token of the seat taken to FILE (readable by you alone), for "
+        "--token-file to come back with",
+    )
     bot.add_argument(
         "--kind", default="random", help="the bot kind: random, heuristic, uct or catanatron"
     )
@@ -113,6 +159,7 @@ def register(sub: Any) -> None:
     bot.set_defaults(run=_bot)
     agent_cmd = sub.add_parser(
         "agent",
+        allow_abbrev=False,
         help="play a seat with any program that speaks JSON lines on stdin/stdout",
         description="Start PROGRAM and play a seat for it: it reads the prompts, events and "
         "errors of its seat as JSON lines on its standard input and answers each prompt with "
@@ -123,8 +170,15 @@ def register(sub: Any) -> None:
     agent_cmd.add_argument("--url", required=True, help="the server, e.g. ws://127.0.0.1:8765")
     agent_seat = agent_cmd.add_mutually_exclusive_group()
     agent_seat.add_argument("--invite", help="an invite code to join with")
-    agent_seat.add_argument("--token", help="the seat token to play (rejoin; with --game)")
+    agent_seat.add_argument("--token-file", metavar="FILE", help=TOKEN_FILE_HELP + "; with --game")
     agent_cmd.add_argument("--game", default="", help="the game id")
+    agent_cmd.add_argument(
+        "--save-token",
+        metavar="FILE",
+        default=None,
+        help="write the token of the seat taken to FILE (readable by you alone), for "
+        "--token-file to come back with",
+    )
     agent_cmd.add_argument(
         "--cmd", required=True, metavar="'PROGRAM ARGS'", help="the program, as one string"
     )

@@ -17,10 +17,22 @@ def _serve(args: argparse.Namespace) -> int:
 
     from app.log import configure_logging
     from server.app import HexhavenServer
-
-    configure_logging(args.log_level)
+    from server.limits import ServerLimits
     from server.store import is_postgres
 
+    settings: dict[str, str] = {}
+    for item in args.limit:
+        name, eq, value = item.partition("=")
+        if not eq or not name:
+            print(f"hexhaven serve: --limit takes NAME=VALUE, not {item!r}", file=sys.stderr)
+            return 2
+        settings[name.strip()] = value.strip()
+    try:
+        limits = ServerLimits().with_settings(settings)
+    except ValueError as exc:
+        print(f"hexhaven serve: --limit: {exc}", file=sys.stderr)
+        return 2
+    configure_logging(args.log_level)
     made = not is_postgres(args.db) and not Path(args.db).exists()
     store = open_store("serve", args.db)
     if store is None:
@@ -33,7 +45,7 @@ def _serve(args: argparse.Namespace) -> int:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
-        async with HexhavenServer(store).running(args.host, args.port):
+        async with HexhavenServer(store, limits=limits).running(args.host, args.port):
             listening = True
             await stop.wait()
 
@@ -95,6 +107,14 @@ def register(sub: Any) -> None:
         "postgresql://USER:PASSWORD@HOST/DB URL (pip install 'hexhaven[postgres]')",
     )
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning"])
+    serve.add_argument(
+        "--limit",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="change one of the server's limits (repeatable), e.g. games=500, chat=10/3 "
+        "(a budget: per minute/at once), address.joins=40/20; docs/protocol.md lists them",
+    )
     serve.set_defaults(run=_serve)
     verify = sub.add_parser("verify", help="check a finished game's dice against its seed")
     verify.add_argument("game", help="the game id")

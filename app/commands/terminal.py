@@ -63,9 +63,16 @@ def _host(args: argparse.Namespace) -> int:
 def _join(args: argparse.Namespace) -> int:
     if bad_url("join", args.url):
         return 2
+    if args.token_file == "-" and not sys.stdin.isatty():
+        print(
+            "hexhaven join: --token-file - asks for the token on the terminal, and standard "
+            "input is not one (the game needs it for your keys): give a file instead",
+            file=sys.stderr,
+        )
+        return 2
     from app.play import join
 
-    return join(url=args.url, code=args.code, name=args.name, token=args.token)
+    return join(url=args.url, code=args.code, name=args.name, token_file=args.token_file)
 
 
 def _watch(args: argparse.Namespace) -> int:
@@ -171,11 +178,20 @@ def register(sub: Any) -> None:
     host_cmd.add_argument("url", help="the server, e.g. ws://HOST:8765")
     _add_game_options(host_cmd, bots=0, host=True)
     host_cmd.set_defaults(run=_host)
-    join_cmd = sub.add_parser("join", help="take a seat in a game by its invite code")
+    join_cmd = sub.add_parser(
+        "join", help="take a seat in a game by its invite code", allow_abbrev=False
+    )
     join_cmd.add_argument("url", help="the server, e.g. ws://HOST:8765")
     join_cmd.add_argument("code", help="the invite code (or the game id)")
     join_cmd.add_argument("--name", default="guest", help="your name at the table")
-    join_cmd.add_argument("--token", default=None, help="your seat token, to come back to it")
+    join_cmd.add_argument(
+        "--token-file",
+        default=None,
+        metavar="FILE",
+        help="the file holding your seat's token, to come back to it (CODE is then the game "
+        "id; -: type the token, unseen); a seat you take keeps its token in a file of the "
+        "data directory, which the command to come back names",
+    )
     join_cmd.set_defaults(run=_join)
     watch_cmd = sub.add_parser("watch", help="watch a game as a spectator")
     watch_cmd.add_argument("url", help="the server, e.g. ws://HOST:8765")

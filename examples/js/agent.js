@@ -4,12 +4,14 @@
 // prompt until the game is over: it builds a city or settlement when it can, offers one
 // spare card for one it lacks once a turn, declines other players' offers, and otherwise
 // picks a random listed action. If the connection drops, it reconnects and rejoins with its
-// token. docs/agents.md walks through the same steps in Python.
+// token. The token is the seat: it is kept in a file readable by its owner alone, never on a
+// command line. docs/agents.md walks through the same steps in Python.
 //
 //     npm ci --prefix examples/js
-//     node examples/js/agent.js ws://127.0.0.1:8765 --invite CODE [--name NAME] [--seed N]
-//     node examples/js/agent.js ws://127.0.0.1:8765 --game GAME --token TOKEN
+//     node examples/js/agent.js ws://127.0.0.1:8765 --invite CODE [--token-file FILE] [--name NAME] [--seed N]
+//     node examples/js/agent.js ws://127.0.0.1:8765 --game GAME --token-file FILE
 
+import { readFileSync, writeFileSync, chmodSync } from "node:fs";
 import { parseArgs } from "node:util";
 import WebSocket from "ws";
 import { Decoder, encode } from "@msgpack/msgpack";
@@ -115,10 +117,7 @@ function session(url, seat, player) {
           seat.game = message.game;
           seat.token = message.token;
           seat.failures = 0;
-          console.error(
-            `seat ${message.seat} in game ${seat.game} ` +
-              `(token ${seat.token}: rejoin with --game ${seat.game} --token ${seat.token})`,
-          );
+          console.error(`seat ${message.seat} in game ${seat.game} (${keepToken(seat)})`);
           break;
         case "prompt": {
           lastPrompt = message;
@@ -158,6 +157,15 @@ function session(url, seat, player) {
   });
 }
 
+// Keep the seat's token in seat.tokenFile (readable by its owner alone); say where it is.
+function keepToken(seat) {
+  const file = seat.tokenFile;
+  if (file === undefined) return "its token is not kept: --token-file FILE keeps it";
+  writeFileSync(file, `${seat.token}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return `its token is in ${file}: rejoin with --game ${seat.game} --token-file ${file}`;
+}
+
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
 
 async function main() {
@@ -166,18 +174,23 @@ async function main() {
     options: {
       invite: { type: "string" },
       game: { type: "string" },
-      token: { type: "string" },
+      "token-file": { type: "string" },
       name: { type: "string", default: "js-agent" },
       seed: { type: "string" },
     },
   });
-  if (positionals.length !== 1 || !(values.invite || (values.game && values.token))) {
-    console.error("usage: node agent.js URL (--invite CODE | --game GAME --token TOKEN)");
+  const tokenFile = values["token-file"];
+  if (positionals.length !== 1 || !(values.invite || (values.game && tokenFile))) {
+    console.error(
+      "usage: node agent.js URL (--invite CODE [--token-file FILE] | --game GAME --token-file FILE)",
+    );
     return 2;
   }
   const seed = values.seed === undefined ? Date.now() : Number(values.seed);
   const player = new Player(seed);
-  const seat = { game: values.game, token: values.token, invite: values.invite, name: values.name };
+  // Coming back to a seat: its token is the first line of the file.
+  const token = values.invite ? undefined : readFileSync(tokenFile, "utf8").split("\n")[0].trim();
+  const seat = { game: values.game, token, invite: values.invite, name: values.name, tokenFile };
   seat.failures = 0;
   while (seat.failures <= RECONNECTS) {
     const result = await session(positionals[0], seat, player);

@@ -4,16 +4,18 @@ It takes a seat by invite code (or comes back to one with its token), then answe
 prompt until the game is over: it builds a city or settlement when it can, offers one
 spare card for one it lacks once a turn, declines other players' offers, and otherwise
 picks a random listed action. If the connection drops, it reconnects and rejoins with its
-token. docs/agents.md walks through it.
+token. The token is the seat, so it is kept in a file readable by its owner alone, never
+on a command line. docs/agents.md walks through it.
 
-    python3 agent.py ws://127.0.0.1:8765 --invite CODE [--name NAME] [--seed N]
-    python3 agent.py ws://127.0.0.1:8765 --game GAME --token TOKEN
+    python3 agent.py ws://127.0.0.1:8765 --invite CODE [--token-file FILE] [--name NAME] [--seed N]
+    python3 agent.py ws://127.0.0.1:8765 --game GAME --token-file FILE
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import random
 import sys
 from typing import Any
@@ -38,6 +40,23 @@ LOBBY_ERRORS = {
 """Refusals of the handshake or the seat: trying again will not help."""
 RECONNECTS = 5
 """How many times in a row to reconnect before giving up."""
+
+
+def save_token(path: str, token: str) -> None:
+    """Keep the seat's token in the file ``path``, readable by its owner alone."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as file:
+        file.write(token + "\n")
+
+
+def seat_line(seat: int, game: str, token_file: str | None) -> str:
+    """What the agent says when seated: where its token is, to come back with."""
+    if token_file is None:
+        return f"seat {seat} in game {game} (its token is not kept: --token-file FILE keeps it)"
+    return (
+        f"seat {seat} in game {game} "
+        f"(its token is in {token_file}: rejoin with --game {game} --token-file {token_file})"
+    )
 
 
 def pack(message: dict[str, Any]) -> bytes:
@@ -101,9 +120,16 @@ class Player:
 
 
 async def play(
-    url: str, game: str | None, token: str | None, invite: str | None, name: str, seed: int | None
+    url: str,
+    game: str | None,
+    token: str | None,
+    invite: str | None,
+    name: str,
+    seed: int | None,
+    token_file: str | None,
 ) -> dict[str, Any] | None:
-    """Play one game to its end; the game_over message, or None if it could not."""
+    """Play one game to its end, keeping the seat's token in ``token_file`` if given; the
+    game_over message, or None if it could not."""
     player = Player(seed)
     failures = 0
     while failures <= RECONNECTS:
@@ -123,11 +149,9 @@ async def play(
                     if kind == "joined":
                         game, token = message["game"], message["token"]
                         failures = 0
-                        print(
-                            f"seat {message['seat']} in game {game} "
-                            f"(token {token}: rejoin with --game {game} --token {token})",
-                            file=sys.stderr,
-                        )
+                        if token_file is not None:
+                            save_token(token_file, token)
+                        print(seat_line(message["seat"], game, token_file), file=sys.stderr)
                     elif kind == "prompt":
                         last_prompt = message
                         action = player.choose(message)
@@ -174,14 +198,22 @@ def main() -> int:
     parser.add_argument("url", help="the server, e.g. ws://127.0.0.1:8765")
     seat = parser.add_mutually_exclusive_group(required=True)
     seat.add_argument("--invite", help="an invite code to join with")
-    seat.add_argument("--token", help="a seat token to come back to (with --game)")
-    parser.add_argument("--game", help="the game id (with --token)")
+    seat.add_argument("--game", help="the game of a seat to come back to (with --token-file)")
+    parser.add_argument(
+        "--token-file", help="the file that keeps the seat's token (read to come back)"
+    )
     parser.add_argument("--name", default="minimal", help="the name to sit under")
     parser.add_argument("--seed", type=int, default=None, help="random seed of the choices")
     args = parser.parse_args()
-    if args.token is not None and not args.game:
-        parser.error("--token needs --game")
-    over = asyncio.run(play(args.url, args.game, args.token, args.invite, args.name, args.seed))
+    token = None
+    if args.game is not None:
+        if args.token_file is None:
+            parser.error("--game needs --token-file, the file that holds the seat's token")
+        with open(args.token_file) as file:
+            token = file.readline().strip()
+    over = asyncio.run(
+        play(args.url, args.game, token, args.invite, args.name, args.seed, args.token_file)
+    )
     if over is None:
         return 1
     print(f"game over: winner {over['winner']}, points {over['points']}, seed {over['seed']}")

@@ -201,8 +201,12 @@ async def cut_when(served: Served, game: str, proxy: Proxy, actions: int) -> Non
 
 # --- what the examples print, and the commands docs/agents.md shows -----------------------
 
-SEAT_LINE = "seat {seat} in game {game} (token {token}: rejoin with --game {game} --token {token})"
-"""What the examples print on standard error when the server seats them."""
+SEAT_LINE = (
+    "seat {seat} in game {game} "
+    "(its token is in {file}: rejoin with --game {game} --token-file {file})"
+)
+"""What the examples print on standard error when the server seats them, given a file to
+keep the token in."""
 OVER_LINE = "game over: winner {winner}, points {points}, seed {seed}"
 """What the examples print on standard output at the end of the game."""
 
@@ -239,13 +243,19 @@ def doc_command_lines() -> list[str]:
 
 def doc_command(prefix: str, **values: str) -> list[str]:
     """The argv of the document's command line that starts with ``prefix``, with its
-    placeholders (``ws://127.0.0.1:8765``, ``CODE``, ``GAME``, ``TOKEN``) replaced by
-    ``values`` (``url``, ``code``, ``game``, ``token``) and its program made concrete
+    placeholders (``ws://127.0.0.1:8765``, ``CODE``, ``GAME``, the token file ``seat.token``)
+    replaced by ``values`` (``url``, ``code``, ``game``, ``token_file``) and its program made
+    concrete
     (``python3``: this interpreter; ``hexhaven``: ``python -m app.cli``)."""
     found = [line for line in doc_command_lines() if line.startswith(prefix)]
     assert len(found) == 1, f"docs/agents.md should show one command {prefix!r}: {found}"
     argv = shlex.split(found[0])
-    names = {"ws://127.0.0.1:8765": "url", "CODE": "code", "GAME": "game", "TOKEN": "token"}
+    names = {
+        "ws://127.0.0.1:8765": "url",
+        "CODE": "code",
+        "GAME": "game",
+        "seat.token": "token_file",
+    }
     out: list[str] = []
     for arg in argv:
         name = names.get(arg)

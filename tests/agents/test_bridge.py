@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import re
 import sys
 from collections import Counter
 from pathlib import Path
@@ -27,6 +28,7 @@ from clients.sdk import Table
 from protocol import action_from_engine, action_to_engine, view_from_engine
 from protocol import messages as m
 from protocol.payloads import OfferTrade
+from server.store import hash_token, token_matches
 from tests.agents.helpers import (
     REPO,
     AgentProcess,
@@ -278,12 +280,16 @@ async def test_the_example_program_plays_a_game_through_the_bridge_and_a_cut(
     assert done["winner"] == over.winner and done["seat"] == 0 and done["defaults"] == 0
     assert f"winner {over.winner}, points {over.points}" in proc.err  # it saw game_over
     # Joined by invite: the lines name the game and the seat from the moment it is seated,
-    # and the first such line has the token to come back with.
+    # and none carries the seat's token (its hash is all the server keeps, so look for
+    # any value of any line that hashes to it).
     events = proc.log_events()
     seated = [i for i, e in enumerate(events) if e["event"] == "agent.seated"]
     assert seated and all("game" not in e and "seat" not in e for e in events[: seated[0]])
     slot = served.server.rooms[created.game].seats[0]
-    assert slot is not None and events[seated[0]]["token"] == slot.token
+    assert slot is not None
+    assert "token" not in events[seated[0]]
+    words = {w for e in events for v in e.values() for w in re.findall(r"[\w-]+", str(v))}
+    assert not any(hash_token(w) == slot.token_hash for w in words)
     for event in events[seated[0] :]:
         assert (event["game"], event["seat"]) == (created.game, 0), event
     assert {"agent.connection_lost", "agent.reconnecting"} <= {e["event"] for e in events}
@@ -304,11 +310,17 @@ async def test_a_misbehaving_program_gets_defaults_and_the_game_finishes(
         f"--cmd={sys.executable} {PROGRAMS / 'misbehaving.py'} {timeout}",
         f"--timeout={timeout}",
         "--name=chaos",
+        f"--save-token={tmp_path / 'seat.token'}",
     ]
     over, proc = await play_seat(served, host, created.game, argv, tmp_path, "misbehaving")
     assert over.winner is not None
     room = served.server.rooms[created.game]
     assert room.state.is_over and not room.away
+    saved = tmp_path / "seat.token"  # the way back to the seat, for its owner alone
+    assert saved.stat().st_mode & 0o777 == 0o600
+    slot = room.seats[0]
+    assert slot is not None and token_matches(slot.token_hash, saved.read_text().strip())
+    assert saved.read_text().strip() not in proc.err
     reasons = _reasons(proc)
     for reason in ("not_json", "not_an_action", "not_listed", "cannot_wait", "timeout"):
         assert reasons[reason] >= 1, (reason, reasons)
@@ -329,6 +341,8 @@ async def test_a_silent_program_is_stopped_and_its_seat_played_to_the_end(
     host, created = await open_game(served.port, private=False)
     await host.send(m.JoinGame(game=created.game, name="quiet"))
     joined = await host.expect(m.Joined)
+    token_file = tmp_path / "quiet.token"
+    token_file.write_text(f"{joined.token}\n")
     argv = [
         sys.executable,
         "-m",
@@ -336,7 +350,7 @@ async def test_a_silent_program_is_stopped_and_its_seat_played_to_the_end(
         "agent",
         f"--url={served.url}",
         f"--game={created.game}",
-        f"--token={joined.token}",
+        f"--token-file={token_file}",
         f"--cmd={sys.executable} {PROGRAMS / 'silent.py'}",
         "--timeout=1",
     ]
@@ -356,6 +370,8 @@ async def test_a_silent_program_is_stopped_and_its_seat_played_to_the_end(
 
 async def test_a_refused_seat_ends_the_bridge(served: Served, tmp_path: Path) -> None:
     host, created = await open_game(served.port, private=False)
+    token_file = tmp_path / "wrong.token"
+    token_file.write_text("not-a-seat\n")
     argv = [
         sys.executable,
         "-m",
@@ -363,7 +379,7 @@ async def test_a_refused_seat_ends_the_bridge(served: Served, tmp_path: Path) ->
         "agent",
         f"--url={served.url}",
         f"--game={created.game}",
-        "--token=not-a-seat",
+        f"--token-file={token_file}",
         f"--cmd={sys.executable} {PROGRAMS / 'silent.py'}",
     ]
     proc = await AgentProcess.start(argv, tmp_path, "refused")

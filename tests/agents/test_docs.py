@@ -166,7 +166,7 @@ _FIELDS = {
     "winner": r"\d+",
     "seed": r"\d+",
     "game": r"\w+",
-    "token": r"[\w-]+",
+    "file": r"[\w./-]+",
     "points": r"\[\d+(?:, \d+)*\]",
 }
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import stat
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from protocol import messages as m
+from server.store import hash_token
 from tests.agents.helpers import (
     OVER_LINE,
     REPO,
@@ -29,23 +31,28 @@ from tests.agents.helpers import (
 JS = REPO / "examples" / "js"
 
 
-def seat_line(served: Served, game: str) -> str:
-    """What an example prints when the server seats it: the seat, the game and the token
-    to come back with (as docs/agents.md shows)."""
+def seat_line(served: Served, game: str, token_file: Path) -> str:
+    """What an example prints when the server seats it: the seat, the game and the file
+    that keeps its token (as docs/agents.md shows). The file holds the seat's token, and
+    only its owner may read it."""
     room = served.server.rooms[game]
     [(seat, slot)] = [(i, s) for i, s in enumerate(room.seats) if s is not None and not s.bot]
-    return SEAT_LINE.format(seat=seat, game=game, token=slot.token)
+    assert hash_token(token_file.read_text().strip()) == slot.token_hash
+    assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
+    return SEAT_LINE.format(seat=seat, game=game, file=token_file)
 
 
 async def test_the_minimal_python_agent_joins_by_invite_and_rejoins_after_a_cut(
     served: Served, tmp_path: Path
 ) -> None:
     host, created = await open_game(served.port)
+    token_file = tmp_path / "seat.token"
     async with Proxy(served.port) as proxy:
         argv = doc_command(
             "python3 examples/python_minimal/agent.py",
             url=f"ws://127.0.0.1:{proxy.port}",
             code=str(created.invite),
+            token_file=str(token_file),
         )
         proc = await AgentProcess.start(argv, tmp_path, "python_minimal")
         try:
@@ -59,7 +66,7 @@ async def test_the_minimal_python_agent_joins_by_invite_and_rejoins_after_a_cut(
     assert over.winner is not None
     assert proxy.connections >= 2  # it came back through the proxy
     assert "connection lost" in proc.err
-    assert seat_line(served, created.game) in proc.err
+    assert seat_line(served, created.game, token_file) in proc.err
     assert f"game over: winner {over.winner}, points {over.points}" in proc.out
     room = served.server.rooms[created.game]
     assert room.state.is_over and not room.away  # nobody had to stand in for it
@@ -79,19 +86,22 @@ def _node_modules() -> None:
     shutil.which("node") is None or shutil.which("npm") is None,
     reason="Node.js and npm are not installed",
 )
-async def test_the_javascript_agent_takes_its_seat_with_a_token(
+async def test_the_javascript_agent_takes_its_seat_with_a_token_file(
     served: Served, tmp_path: Path
 ) -> None:
     await asyncio.to_thread(_node_modules)
     host, created = await open_game(served.port, bot="random", private=False)
     await host.send(m.JoinGame(game=created.game, name="js"))
     joined = await host.expect(m.Joined)
+    token_file = tmp_path / "seat.token"
+    token_file.write_text(f"{joined.token}\n")
     argv = doc_command(
         "node examples/js/agent.js",
         url=served.url,
         game=created.game,
-        token=str(joined.token),
+        token_file=str(token_file),
     )
+    assert str(joined.token) not in " ".join(argv)
     proc = await AgentProcess.start(argv, tmp_path, "js")
     try:
         over = await start_and_watch(host, created.game)
@@ -103,7 +113,7 @@ async def test_the_javascript_agent_takes_its_seat_with_a_token(
         proc.out
     )
     assert f"seed {over.seed}" in proc.out  # read exactly, past 2**53
-    assert SEAT_LINE.format(seat=joined.seat, game=created.game, token=joined.token) in proc.err
+    assert seat_line(served, created.game, token_file) in proc.err
     room = served.server.rooms[created.game]
     assert room.state.is_over and not room.away
     await host.close()
@@ -111,12 +121,16 @@ async def test_the_javascript_agent_takes_its_seat_with_a_token(
 
 async def test_the_sdk_agent_plays_a_whole_game(served: Served, tmp_path: Path) -> None:
     host, created = await open_game(served.port)
+    token_file = tmp_path / "seat.token"
     argv = doc_command(
-        "python3 examples/python_sdk/agent.py", url=served.url, code=str(created.invite)
+        "python3 examples/python_sdk/agent.py",
+        url=served.url,
+        code=str(created.invite),
+        token_file=str(token_file),
     )
     over, proc = await play_seat(served, host, created.game, argv, tmp_path, "python_sdk")
     assert over.winner is not None
-    assert seat_line(served, created.game) in proc.err
+    assert seat_line(served, created.game, token_file) in proc.err
     assert OVER_LINE.format(winner=over.winner, points=over.points, seed=over.seed) in proc.out
     room = served.server.rooms[created.game]
     assert room.state.is_over and not room.away

@@ -85,11 +85,6 @@ def test_a_ws_url_that_cannot_be_used_is_refused_before_connecting(
     assert err.count("\n") == 1 and f"{url!r} is not a server URL: {why}" in err
 
 
-def test_bot_refuses_a_token_without_its_game(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["bot", "--url", "ws://127.0.0.1:9", "--token", "T"]) == 2
-    assert capsys.readouterr().err == "hexhaven bot: --token needs --game\n"
-
-
 def test_good_urls_pass_and_a_bad_one_gets_a_usable_example() -> None:
     for url in ("ws://127.0.0.1:8765", "wss://example.org/hexhaven", "ws://[::1]:8765"):
         assert server_url_problem(url) is None
@@ -224,6 +219,23 @@ def test_serve_refuses_a_port_out_of_range(
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize(
+    ("limit", "said"),
+    [
+        ("gmaes=5", "no limit 'gmaes'; the limits are"),
+        ("chat=10", "PER_MINUTE/BURST"),
+        ("games", "--limit takes NAME=VALUE"),
+    ],
+)
+def test_serve_refuses_a_limit_it_does_not_know_or_cannot_read(
+    limit: str, said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["serve", "--port", "0", "--db", str(tmp_path / "g.db"), "--limit", limit])
+    assert code == 2
+    assert said in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []  # refused before anything was made
+
+
 def test_verify_names_a_missing_game_on_stderr(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -347,8 +359,9 @@ async def test_the_server_starts_the_game_exactly_when_host_says_it_can() -> Non
 
 
 def test_host_prints_the_join_line_and_tells_to_replace_a_loopback_address(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))  # where the host's token is kept
     notes: list[str] = []
 
     async def no_ui(app: HexhavenApp) -> None:

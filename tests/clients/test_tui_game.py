@@ -180,7 +180,7 @@ async def test_a_host_invites_a_friend_and_starts_the_game() -> None:
 
 
 async def test_a_host_back_by_its_token_can_still_start_the_game() -> None:
-    """`hexhaven join URL GAME --token T` on the host's seat: the server says this
+    """`hexhaven join URL GAME --token-file F` on the host's seat: the server says this
     connection may start, so the lobby offers `s`; a friend's lobby does not."""
     srv = HexhavenServer()
     async with srv.running("127.0.0.1", 0):
@@ -199,7 +199,7 @@ async def test_a_host_back_by_its_token_can_still_start_the_game() -> None:
             footer = " ".join(str(k.render()) for k in friend_app.query("FooterKey"))
             assert "start" not in footer and "trade" not in footer, footer
         back = Link(srv.url, Seating("rejoin", name="Ana", game=game, token=token))
-        app = HexhavenApp(back)  # as `join --token` makes it: not told it is the host
+        app = HexhavenApp(back)  # as `join --token-file` makes it: not told it is the host
         async with app.run_test(size=SIZE) as pilot:
             await pilot.pause(0.2)
             assert app.model.may_start and "Press s" in str(app.query_one("#hint").render())

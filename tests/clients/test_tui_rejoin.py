@@ -117,7 +117,7 @@ async def test_a_lobby_reconnected_to_is_still_the_lobby_until_the_start(
 
 
 async def test_a_seat_resumed_on_a_server_after_the_start_sees_the_game() -> None:
-    """The reported case: ``hexhaven join URL GAME --token T`` into a game the host has
+    """The reported case: ``hexhaven join URL GAME --token-file F`` into a game the host has
     started (a bot in the third seat) and not yet placed in."""
     srv = HexhavenServer()
     async with srv.running("127.0.0.1", 0) as ws_server:

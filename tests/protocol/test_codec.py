@@ -400,6 +400,29 @@ def test_garbage_text_is_a_bad_frame(frame: str) -> None:
     assert _refusal(codec, frame, server=True).code == ErrorCode.BAD_FRAME
 
 
+@pytest.mark.parametrize(
+    ("frame", "place"),
+    [
+        ('{"type": "watch", "game": "\\ud800"}', "game"),
+        ('{"type": "join_game", "game": "g", "name": "a\\udfffb"}', "name"),
+        ('{"type": "chat", "game": "g", "text": ["x", {"\\udc00": 1}]}', "text.1."),
+        ('{"type": "ping", "nonce": 1, "\\ud83d": 2}', "'"),
+    ],
+)
+def test_text_that_cannot_be_encoded_is_a_bad_message(frame: str, place: str) -> None:
+    """A JSON escape for half a surrogate pair decodes to a string no frame can carry
+    back (the refusal would name it): refused, naming where it is, and naming no game."""
+    refusal = _refusal(Codec(SUBPROTOCOL_JSON), frame)
+    assert refusal.code == ErrorCode.BAD_MESSAGE and refusal.game is None
+    assert f"the text at {place}" in refusal.message and "unpaired surrogate" in refusal.message
+    refusal.to_message().model_dump_json().encode("utf-8")  # the refusal itself can be sent
+
+
+def test_a_whole_surrogate_pair_is_text_like_any_other() -> None:
+    decoded = Codec(SUBPROTOCOL_JSON).decode_client('{"type": "watch", "game": "\\ud83d\\ude00"}')
+    assert decoded == m.Watch(game="\U0001f600")
+
+
 def test_the_wrong_kind_of_frame_is_a_bad_frame() -> None:
     binary, text = Codec(SUBPROTOCOL_MSGPACK), Codec(SUBPROTOCOL_JSON)
     ping_bytes, ping_text = binary.encode(m.Ping()), text.encode(m.Ping())

@@ -15,11 +15,14 @@ from protocol.server_session import (
     BURST,
     MAX_FRAME,
     RATE,
+    Allowance,
     Answer,
+    Budgets,
     ForGame,
     GameMessage,
     JoinByInvite,
     Limits,
+    Rate,
     Request,
     ServerSession,
     frame_bytes,
@@ -342,3 +345,87 @@ def test_a_session_takes_a_codec_or_a_subprotocol() -> None:
     )
     with pytest.raises(ValueError, match="unknown subprotocol"):
         ServerSession("hexhaven.v0.xml", clock=FakeClock(), server_name=NAME)
+
+
+# --- budgets of costly requests ----------------------------------------------------------
+
+
+def _budgeted(clock: FakeClock, budgets: Budgets, shared: Allowance | None = None) -> ServerSession:
+    session = ServerSession(
+        SUBPROTOCOL_JSON, clock=clock, server_name=NAME, budgets=budgets, shared=shared
+    )
+    assert isinstance(feed(session, m.Hello(protocol=1)), Answer)
+    return session
+
+
+def _refused_by(answer: Answer | Request) -> str | None:
+    """The budget that refused a request (None: it went through)."""
+    if isinstance(answer, Answer) and isinstance(answer.message, m.Error):
+        assert answer.message.code == ErrorCode.LIMIT_REACHED
+        return answer.message.detail
+    return None
+
+
+def _refusal(answer: Answer | Request) -> m.Error:
+    assert isinstance(answer, Answer) and isinstance(answer.message, m.Error)
+    return answer.message
+
+
+@pytest.mark.parametrize(
+    ("budget", "message"),
+    [
+        ("history", m.Watch(game="g1", history=True)),
+        ("history", m.Rejoin(game="g1", token="t", history=True)),
+        ("history", m.GetRecord(game="g1")),
+        ("game_lists", m.ListGames()),
+        ("creates", m.CreateGame()),
+        ("joins", m.JoinGame(invite="ABCDEFGHJK", name="x")),
+        ("joins", m.JoinGame(game="g1", name="x")),
+        ("chat", m.Chat(game="g1", text="hi")),
+    ],
+)
+def test_a_costly_request_past_its_budget_is_refused_until_the_budget_refills(
+    budget: str, message: WireModel
+) -> None:
+    clock = FakeClock()
+    session = _budgeted(clock, Budgets(**{budget: Rate(per_minute=6, burst=2)}))
+    assert [_refused_by(feed(session, message)) for _ in range(3)] == [None, None, budget]
+    refusal = _refusal(feed(session, message))
+    assert f"(limit {budget})" in refusal.message
+    assert refusal.game == getattr(message, "game", None)
+    clock.advance(9.9)  # one request comes back every 10 s
+    assert _refused_by(feed(session, message)) == budget
+    clock.advance(0.1)
+    assert _refused_by(feed(session, message)) is None
+    assert _refused_by(feed(session, message)) == budget
+
+
+def test_cheap_requests_spend_no_budget() -> None:
+    session = _budgeted(FakeClock(), Budgets(history=Rate(1, 1), chat=Rate(1, 1)))
+    for _ in range(20):
+        assert _refused_by(feed(session, m.Watch(game="g1"))) is None  # no history
+        assert _refused_by(feed(session, m.Ping(nonce=1))) is None
+        assert isinstance(feed(session, m.Act(game="g1", state_id=0, action=EndTurn())), ForGame)
+
+
+def test_connections_from_one_address_share_its_budget() -> None:
+    clock = FakeClock()
+    address = Allowance(Budgets(game_lists=Rate(per_minute=60, burst=3)), clock)
+    first, second = (_budgeted(clock, Budgets(), shared=address) for _ in range(2))
+    results = [_refused_by(feed(s, m.ListGames())) for s in (first, second, first, second)]
+    assert results == [None, None, None, "game_lists"]
+    assert "from one address" in _refusal(feed(first, m.ListGames())).message
+    # A refusal by the address spends nothing of the connection's own budget.
+    assert first.allowance.available("game_lists") == Budgets().game_lists.burst - 2
+
+
+def test_budgets_scale_and_know_when_they_are_full() -> None:
+    clock = FakeClock()
+    doubled = Budgets().scaled(2)
+    assert doubled.chat == Rate(Budgets().chat.per_minute * 2, Budgets().chat.burst * 2)
+    allowance = Allowance(Budgets(chat=Rate(per_minute=60, burst=2)), clock)
+    assert allowance.is_full()
+    allowance.spend("chat")
+    assert not allowance.is_full()
+    clock.advance(1.0)
+    assert allowance.is_full()

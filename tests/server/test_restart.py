@@ -141,3 +141,50 @@ async def test_sigterm_closes_connections_going_away_and_exits(tmp_path: Path) -
         except ConnectionClosed as closed:
             assert closed.rcvd is not None and closed.rcvd.code == 1001
         assert proc.wait(timeout=10) == 0
+
+
+async def test_a_restarted_server_plays_its_bot_seats_again(db: str) -> None:
+    """The store keeps only the hashes of the bot seats' tokens, so after a restart each
+    bot seat's process is started with a fresh token (its hash stored in place of the old
+    one); the bots play on, and the person comes back with the token they hold."""
+    port = free_port()
+    async with server_process(db, port) as proc:
+        me = await Client.open(port)
+        await me.hello()
+        options = m.GameOptions(players=3, bots=[m.BotSeat(kind="random")] * 2)
+        await me.send(m.CreateGame(options=options))
+        game = (await me.expect(m.GameCreated)).game
+        await me.send(m.JoinGame(game=game, name="me"))
+        token = (await me.expect(m.Joined)).token
+        assert token is not None
+        await me.send(m.StartGame(game=game))
+        await play_until(me, game, 1, 40)
+        proc.kill()  # no goodbye: SIGKILL mid-game
+        proc.wait(timeout=10)
+        with contextlib.suppress(Exception):
+            await me.close()
+    store = Store(db)
+    before = store.load(game)
+    store.close()
+    assert before is not None and not before.finished
+
+    async with server_process(db, port):
+        back = await Client.open(port)
+        await back.hello()
+        await back.send(m.Rejoin(game=game, token=token))
+        assert (await back.expect(m.Joined)).token == token
+        over = await back.play_randomly(game, 8)
+        assert over.winner is not None
+        rosters = [x.players for x in back.received if isinstance(x, m.Players)]
+        assert any(all(p.connected for p in r if p.bot) for r in rosters)
+        await back.close()
+
+    store = Store(db)
+    after = store.load(game)
+    store.close()
+    assert after is not None and after.finished
+    assert len(after.actions) > len(before.actions) >= 40
+    for seat in (1, 2):  # the bot seats: played again, with tokens the old run never had
+        assert after.seats[seat][2] == "random"
+        assert after.seats[seat][0] != before.seats[seat][0]
+    assert after.seats[0] == before.seats[0]

@@ -11,7 +11,7 @@ import pytest
 import engine
 from engine import GameConfig, apply, legal_actions, new_game
 from protocol import messages as m
-from server.store import Store, StoreError, is_postgres, redact
+from server.store import Store, StoreError, hash_token, is_postgres, redact
 
 
 def _play(actions: int) -> tuple[int, list[engine.Action], list[tuple[int, tuple[int, int]]]]:
@@ -38,10 +38,10 @@ def test_a_game_is_stored_and_read_back_whole(db: str) -> None:
     store = Store(db)
     before = time.time()
     store.create_game("g1", options, seed, "hash", "ABC123")
-    store.set_seat("g1", 0, "t0", "Ana")
-    store.set_seat("g1", 1, "t1", "Bo")
-    store.set_seat("g1", 1, "t1b", "Bo-bot", "heuristic")  # a seat's holder replaced
-    store.set_seat("g1", 2, "t2", "Cy")
+    store.set_seat("g1", 0, hash_token("t0"), "Ana")
+    store.set_seat("g1", 1, hash_token("t1"), "Bo")
+    store.set_seat("g1", 1, hash_token("t1b"), "Bo-bot", "heuristic")  # a holder replaced
+    store.set_seat("g1", 2, hash_token("t2"), "Cy")
     store.free_seat("g1", 2)
     store.start_game("g1")
     dice = dict(rolls)
@@ -56,7 +56,10 @@ def test_a_game_is_stored_and_read_back_whole(db: str) -> None:
     stored = store.load("g1")
     assert stored is not None
     assert (stored.options, stored.seed, stored.invite) == (options, seed, "ABC123")
-    assert stored.seats == {0: ("t0", "Ana", None), 1: ("t1b", "Bo-bot", "heuristic")}
+    assert stored.seats == {
+        0: (hash_token("t0"), "Ana", None),
+        1: (hash_token("t1b"), "Bo-bot", "heuristic"),
+    }
     assert stored.started and not stored.finished
     assert stored.actions == played and stored.dice == rolls
     store.finish_game("g1", 1, [3, 10, 2])

@@ -1,0 +1,75 @@
+"""Seat tokens on a person's machine. A token is the seat, so it never goes on a command
+line (any local user can read those): commands read it from a file, or from standard input
+(``-``), and write the one a seat was given to a file only its owner can read."""
+
+from __future__ import annotations
+
+import getpass
+import os
+import sys
+from pathlib import Path
+
+from storage import data_dir
+
+STDIN = "-"
+"""The token file that means standard input."""
+MAX_TOKEN = 128
+"""The longest token the protocol carries."""
+
+
+class TokenError(Exception):
+    """A token that cannot be read or saved, with the reason in words."""
+
+
+def read_token(source: str) -> str:
+    """The seat token in the file ``source``, or on standard input for ``-`` (asked for
+    without echo when standard input is a terminal): its first line, without the spaces
+    around it. Raises :class:`TokenError` when there is none to read, it is empty or longer
+    than a token can be, or the file cannot be read."""
+    if source == STDIN:
+        if sys.stdin is None:
+            raise TokenError("no standard input to read the token from")
+        tty = sys.stdin.isatty()
+        line = getpass.getpass("seat token: ") if tty else sys.stdin.readline()
+        where = "standard input"
+    else:
+        try:
+            with open(source, encoding="utf-8") as file:
+                line = file.readline()
+        except (OSError, UnicodeDecodeError) as exc:
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            raise TokenError(f"cannot read the token from {source}: {why}") from exc
+        where = source
+    token = line.strip()
+    if not token:
+        raise TokenError(f"no token in {where} (its first line is empty)")
+    if len(token) > MAX_TOKEN:
+        raise TokenError(f"the first line of {where} is not a token (too long)")
+    return token
+
+
+def write_private(path: Path, text: str) -> None:
+    """Write ``text`` to ``path``, readable and writable by its owner alone (a file that
+    was there is made so too), creating the folder if need be. Raises ``OSError``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as file:
+        os.fchmod(file.fileno(), 0o600)
+        file.write(text)
+
+
+def save_token(path: Path, token: str) -> None:
+    """Write ``token`` to ``path`` (one line) with :func:`write_private`. Raises
+    :class:`TokenError` if it cannot be written."""
+    try:
+        write_private(path, token + "\n")
+    except OSError as exc:
+        raise TokenError(f"cannot save the token to {path}: {exc.strerror or exc}") from exc
+
+
+def seat_file(game: str, seat: int) -> Path:
+    """Where the terminal client keeps the token of a seat a person holds:
+    ``seats/GAME-SEAT.token`` in the data directory (a game id's characters other than
+    letters, digits, ``-`` and ``_`` as ``_``: the server names the game, not the path)."""
+    safe = "".join(c if c.isascii() and (c.isalnum() or c in "-_") else "_" for c in game)
+    return data_dir() / "seats" / f"{safe}-{seat}.token"

@@ -1,0 +1,346 @@
+"""Shared by benchmarks/server_load.py: a server run's stored actions replayed in this
+process, to time the engine alone and each part of what the server does per action, and
+py-spy samples of the server sorted into the same parts."""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import sqlite3
+import statistics
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import msgpack
+import structlog
+from websockets.extensions.permessage_deflate import PerMessageDeflate
+from websockets.frames import Frame
+from websockets.protocol import Protocol, Side, State
+
+import engine
+from app.log import configure_logging
+from protocol import messages as m
+from protocol.options import game_config
+from protocol.payloads import WireModel, action_from_engine
+from protocol.server_session import ForGame, ServerSession
+from protocol.table import Table
+from server.store import Store, StoredGame
+
+DEFLATE = {"memLevel": 5}
+"""The compression settings websockets negotiates by default (window bits 12 both ways)."""
+
+
+@dataclass(frozen=True)
+class Span:
+    """The actions of one stored game played in a window: indexes ``first`` to ``last``."""
+
+    game: str
+    first: int
+    last: int
+
+
+def last_rowid(db: Path) -> int:
+    """The rowid of the last action the server has stored (0 before any)."""
+    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)) as con:
+        row = con.execute("SELECT COALESCE(MAX(rowid), 0) FROM actions").fetchone()
+    return int(row[0])
+
+
+def window(db: Path, after: int, upto: int) -> list[Span]:
+    """Each game's actions stored with rowid in (``after``, ``upto``]."""
+    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)) as con:
+        rows = con.execute(
+            "SELECT game, MIN(idx), MAX(idx), COUNT(*) FROM actions "
+            "WHERE rowid > ? AND rowid <= ? GROUP BY game ORDER BY MIN(rowid)",
+            (after, upto),
+        ).fetchall()
+    spans = []
+    for game, first, last, count in rows:
+        if count != last - first + 1:
+            raise RuntimeError(f"game {game}: the window's actions are not consecutive")
+        spans.append(Span(str(game), int(first), int(last)))
+    return spans
+
+
+def load(db: Path, spans: list[Span]) -> list[tuple[StoredGame, Span]]:
+    """The stored games of ``spans``."""
+    store = Store(db)
+    try:
+        out = []
+        for span in spans:
+            stored = store.load(span.game)
+            if stored is None:
+                raise RuntimeError(f"game {span.game} is not in {db}")
+            out.append((stored, span))
+        return out
+    finally:
+        store.close()
+
+
+def engine_seconds(games: list[tuple[StoredGame, Span]], repeats: int = 5) -> tuple[float, int]:
+    """CPU seconds of ``engine.check`` and ``engine.apply`` over the spans' actions (the
+    median of ``repeats`` replays, each from a copy of the state at its span's start), and
+    how many actions that was."""
+    starts = []
+    for stored, span in games:
+        state = engine.new_game(game_config(stored.options), stored.seed)
+        for action in stored.actions[: span.first]:
+            engine.apply(state, action)
+        starts.append((state, stored.actions[span.first : span.last + 1]))
+    check, apply = engine.check, engine.apply
+    totals = []
+    for _ in range(repeats):
+        total = 0.0
+        for start, todo in starts:
+            state = start.copy()
+            t0 = time.thread_time()
+            for action in todo:
+                check(state, action)
+                apply(state, action)
+            total += time.thread_time() - t0
+        totals.append(total)
+    return statistics.median(totals), sum(len(todo) for _, todo in starts)
+
+
+PARTS = (
+    "engine check+apply",
+    "act: decode (msgpack + pydantic)",
+    "act: action_to_engine",
+    "events: per-seat forms + models",
+    "prompt: engine legal_actions",
+    "prompt: payloads + model",
+    "encode: model_dump",
+    "encode: msgpack",
+    "websockets: framing",
+    "websockets: deflate",
+    "store: SQLite insert + commit",
+    "log: structlog room.action",
+)
+"""The parts of an action timed by :func:`breakdown`, in the order they are printed."""
+
+
+@dataclass
+class Breakdown:
+    """Seconds spent in each part over ``actions`` replayed actions, and what was sent."""
+
+    seconds: dict[str, float]
+    actions: int
+    messages: int
+    prompts: int
+    frame_bytes: int
+    """Bytes of the frames to seats, compressed..."""
+    message_bytes: int
+    """...and not."""
+
+
+@contextlib.contextmanager
+def _logging_to(path: Path, level: str) -> Iterator[None]:
+    """structlog set up as ``hexhaven serve`` sets it up, writing to ``path``."""
+    with path.open("a") as out:
+        saved = sys.stderr
+        sys.stderr = out
+        try:
+            configure_logging(level)
+        finally:
+            sys.stderr = saved
+        try:
+            yield
+        finally:
+            structlog.reset_defaults()
+
+
+def _ticking() -> Callable[[], float]:
+    """A clock a second further on at each reading: a session never over its rate budget."""
+    ticks = itertools.count()
+    return lambda: float(next(ticks))
+
+
+def _socket(side: Side, deflate: bool) -> Protocol:
+    """One end of an open websocket, sans I/O; with deflate as websockets negotiates it."""
+    end = Protocol(side, state=State.OPEN)
+    if deflate:
+        end.extensions = [PerMessageDeflate(False, False, 12, 12, DEFLATE)]
+    return end
+
+
+def breakdown(
+    games: list[tuple[StoredGame, Span]], scratch: Path, log_level: str, limit: int
+) -> Breakdown:
+    """Replay up to ``limit`` of the spans' actions through the server's own pieces, as a
+    room plays them with four connected seats and no spectators: the client's frame read
+    and decoded, the table's check and act, the action stored (a fresh SQLite file in
+    ``scratch``) and logged, every seat's prompt made, and each message to a seat encoded
+    and framed. Timed part by part with a wall clock."""
+    took: dict[str, float] = defaultdict(float)
+    done = messages = prompts = size = raw = 0
+    store = Store(scratch / "parts.db")
+    clock = time.perf_counter
+    with _logging_to(scratch / "parts.log", log_level):
+        for stored, span in games:
+            if done >= limit:
+                break
+            config = game_config(stored.options)
+            table = Table.replay(stored.id, config, stored.seed, stored.actions[: span.first])
+            state = engine.new_game(config, stored.seed)
+            for action in stored.actions[: span.first]:
+                engine.apply(state, action)
+            session = ServerSession(None, clock=_ticking(), server_name="parts")
+            session.receive(msgpack.packb({"type": "hello", "protocol": m.PROTOCOL_VERSION}))
+            # Each websocket twice: with deflate, as negotiated, and without; the second
+            # times the framing alone.
+            client, plain_client = _socket(Side.CLIENT, True), _socket(Side.CLIENT, False)
+            server, plain_server = _socket(Side.SERVER, True), _socket(Side.SERVER, False)
+            outgoing = [_socket(Side.SERVER, True) for _ in range(state.n)]
+            plain_outgoing = [_socket(Side.SERVER, False) for _ in range(state.n)]
+            log = structlog.get_logger("hexhaven.room").bind(game=stored.id)
+            for idx in range(span.first, min(span.last + 1, span.first + limit - done)):
+                action = stored.actions[idx]
+                seat = action.seat
+                wire = action_from_engine(action).model_dump(mode="json")
+                packed = msgpack.packb(
+                    {"type": "act", "game": stored.id, "state_id": idx, "action": wire}
+                )
+                client.send_binary(packed)
+                sent = b"".join(client.data_to_send())
+                plain_client.send_binary(packed)
+                plain_sent = b"".join(plain_client.data_to_send())
+
+                w0 = clock()
+                plain_server.receive_data(plain_sent)
+                plain_server.events_received()
+                t0 = clock()
+                server.receive_data(sent)
+                frame = server.events_received()[0]
+                assert isinstance(frame, Frame)
+                t1 = clock()
+                request = session.receive(bytes(frame.data))
+                t2 = clock()
+                assert isinstance(request, ForGame) and isinstance(request.message, m.Act)
+                act = request.message
+                checked = table.check(seat, act)
+                t3 = clock()
+                engine.check(state, action)
+                t4 = clock()
+                engine.apply(state, action)
+                t5 = clock()
+                told = table.act(seat, checked)
+                t6 = clock()
+                events = table.played[-1].events
+                dice = next((e.dice for e in events if isinstance(e, engine.DiceRolled)), None)
+                store.append_action(stored.id, idx, checked, dice)
+                t7 = clock()
+                log.info("room.action", seat=seat, kind=type(checked).__name__, state_id=idx + 1)
+                t8 = clock()
+                # The table's check is action_to_engine + engine.check, its act engine.apply
+                # + every recipient's forms and models: the engine's share is timed on its
+                # own, on a state of its own, and taken out of each.
+                took["websockets: framing"] += t0 - w0
+                took["websockets: deflate"] += (t1 - t0) - (t0 - w0)
+                took["act: decode (msgpack + pydantic)"] += t2 - t1
+                took["act: action_to_engine"] += (t3 - t2) - (t4 - t3)
+                took["engine check+apply"] += t5 - t3
+                took["events: per-seat forms + models"] += (t6 - t5) - (t5 - t4)
+                took["store: SQLite insert + commit"] += t7 - t6
+                took["log: structlog room.action"] += t8 - t7
+                out: list[tuple[int, WireModel]] = [
+                    (r, message) for r, message in told if r is not None
+                ]
+                if not table.over:
+                    p0 = clock()
+                    for q in engine.seats_to_act(table.state):
+                        engine.legal_actions(table.state, q)
+                    p1 = clock()
+                    made = [(q, table.prompt(q, None)) for q in engine.seats_to_act(table.state)]
+                    p2 = clock()
+                    took["prompt: engine legal_actions"] += p1 - p0
+                    took["prompt: payloads + model"] += (p2 - p1) - (p1 - p0)
+                    out.extend(made)
+                    prompts += len(made)
+                for r, message in out:
+                    e0 = clock()
+                    data = message.model_dump(mode="json")
+                    e1 = clock()
+                    packed = msgpack.packb(data, use_bin_type=True)
+                    e2 = clock()
+                    outgoing[r].send_binary(packed)
+                    size += sum(len(b) for b in outgoing[r].data_to_send())
+                    e3 = clock()
+                    plain_outgoing[r].send_binary(packed)
+                    raw += sum(len(b) for b in plain_outgoing[r].data_to_send())
+                    e4 = clock()
+                    took["encode: model_dump"] += e1 - e0
+                    took["encode: msgpack"] += e2 - e1
+                    took["websockets: framing"] += e4 - e3
+                    took["websockets: deflate"] += (e3 - e2) - (e4 - e3)
+                messages += len(out)
+                done += 1
+    store.close()
+    return Breakdown(dict(took), done, messages, prompts, size, raw)
+
+
+SPY_OWNERS: tuple[tuple[str, str, str], ...] = (
+    ("append_action", "/server/store.py", "store: SQLite insert + commit"),
+    ("", "/structlog/", "log: structlog room.action"),
+    ("prompt", "/protocol/table.py", "prompt"),
+    ("act", "/protocol/table.py", "act"),
+    ("check", "/protocol/table.py", "check"),
+    ("encode", "/protocol/codec.py", "encode: model_dump + msgpack"),
+    ("receive", "/protocol/server_session.py", "act: decode (msgpack + pydantic)"),
+    ("", "/permessage_deflate.py", "websockets: deflate"),
+)
+"""py-spy frames (function, file) that own everything sampled below them, innermost first."""
+
+SPY_REST: tuple[tuple[str, str], ...] = (
+    ("/engine/", "engine: seats_to_act and the like (room)"),
+    ("/websockets/", "websockets: frames, connection, send/recv"),
+    ("/server/", "server: room and connection glue"),
+    ("/protocol/", "protocol: other"),
+    ("/asyncio/", "asyncio loop, socket I/O, epoll"),
+    ("selectors.py", "asyncio loop, socket I/O, epoll"),
+)
+"""Where a sample no owner claims goes: its innermost frame in one of these files."""
+
+_REFINED = {
+    "prompt": ("prompt: engine legal_actions", "prompt: payloads + model"),
+    "act": ("engine check+apply", "events: per-seat forms + models"),
+    "check": ("engine check+apply", "act: action_to_engine"),
+}
+
+
+def _frame(text: str) -> tuple[str, str]:
+    name, _, where = text.rpartition(" (")
+    return name.rpartition(".")[2], where.rpartition(":")[0]
+
+
+def spy_part(stack: list[str]) -> str:
+    """The part of the server a py-spy sample (its frames, outermost first) belongs to."""
+    frames = [_frame(f) for f in stack]
+    for depth in range(len(frames) - 1, -1, -1):
+        name, path = frames[depth]
+        for owner, suffix, part in SPY_OWNERS:
+            if suffix in path and (not owner or name == owner):
+                if part in _REFINED:
+                    in_engine = any("/engine/" in p for _, p in frames[depth + 1 :])
+                    return _REFINED[part][0 if in_engine else 1]
+                return part
+    for depth in range(len(frames) - 1, -1, -1):
+        for marker, part in SPY_REST:
+            if marker in frames[depth][1]:
+                return part
+    return "other"
+
+
+def spy_parts(path: Path) -> tuple[dict[str, float], int]:
+    """Each part's share of the samples of a py-spy ``--format raw`` file, and how many
+    samples there were."""
+    counts: dict[str, int] = defaultdict(int)
+    for line in path.read_text().splitlines():
+        stack, _, count = line.rpartition(" ")
+        if stack and count.isdigit():
+            counts[spy_part(stack.split(";"))] += int(count)
+    total = sum(counts.values())
+    return {k: v / total for k, v in counts.items()} if total else {}, total

@@ -1,0 +1,107 @@
+"""The server's limits: what one connection, one address and the whole server may ask of
+it. Each is a setting with a default meant for a server open to the internet; ``hexhaven
+serve --limit NAME=VALUE`` changes one. A request past a limit is refused with
+``limit_reached``, its ``detail`` the limit's name (docs/protocol.md lists them)."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+from protocol.server_session import BUDGET_NAMES, Budgets, Limits, Rate
+
+ADDRESS_FACTOR = 4.0
+"""By default one address may make this many times the requests of one connection."""
+
+
+@dataclass(frozen=True)
+class ServerLimits:
+    """Every limit of a server; see the module docstring."""
+
+    connection: Limits = field(default_factory=Limits)
+    """Frame size and message rate of one connection."""
+    budgets: Budgets = field(default_factory=Budgets)
+    """Costly requests of one connection."""
+    address_budgets: Budgets = field(default_factory=lambda: Budgets().scaled(ADDRESS_FACTOR))
+    """Costly requests of all connections from one address together."""
+    games: int = 2000
+    """Games open on the server at once (started or not)."""
+    unstarted_per_connection: int = 3
+    """Games created by one connection and not started yet."""
+    unstarted_per_address: int = 10
+    """Games created from one address and not started yet."""
+    bot_seats: int = 200
+    """Bot seats in the server's open games, all together (each is a process once the game
+    starts)."""
+    bot_seats_per_connection: int = 9
+    """Bot seats in the open games one connection created."""
+    bot_seats_per_address: int = 24
+    """Bot seats in the open games created from one address."""
+    outbox_bytes: int = 8 * 1024 * 1024
+    """Bytes waiting to be sent to one connection; past it the connection is closed (a
+    reader that slow loses its own connection, nobody else's)."""
+    chat_per_game: int = 2000
+    """Chat lines one game keeps taking; later lines are refused."""
+
+    def with_settings(self, settings: dict[str, str]) -> ServerLimits:
+        """These limits with some changed by name: a whole-number limit (``games=500``), a
+        connection's ``max_frame``, ``rate`` or ``burst``, or a budget as
+        ``BUDGET=PER_MINUTE/BURST`` for each connection (``chat=10/3``) or
+        ``address.BUDGET=...`` for each address. Raises ValueError naming what is wrong."""
+        changes: dict[str, object] = {}
+        connection: dict[str, Any] = {}
+        budgets: dict[str, Rate] = {}
+        address: dict[str, Rate] = {}
+        counts = {f.name for f in dataclasses.fields(self) if f.type in ("int", int)}
+        for name, text in settings.items():
+            if name in counts:
+                changes[name] = _whole(name, text)
+            elif name in ("max_frame", "rate", "burst"):
+                connection[name] = (
+                    _whole(name, text) if name == "max_frame" else _number(name, text)
+                )
+            elif name in BUDGET_NAMES:
+                budgets[name] = _rate(name, text)
+            elif name.startswith("address.") and name.removeprefix("address.") in BUDGET_NAMES:
+                address[name.removeprefix("address.")] = _rate(name, text)
+            else:
+                known = sorted(
+                    [*counts, "max_frame", "rate", "burst", *BUDGET_NAMES]
+                    + [f"address.{b}" for b in BUDGET_NAMES]
+                )
+                raise ValueError(f"no limit {name!r}; the limits are {', '.join(known)}")
+        if connection:
+            changes["connection"] = dataclasses.replace(self.connection, **connection)
+        if budgets:
+            changes["budgets"] = dataclasses.replace(self.budgets, **budgets)
+        if address:
+            changes["address_budgets"] = dataclasses.replace(self.address_budgets, **address)
+        return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
+
+
+def _number(name: str, text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"limit {name} takes a number, not {text!r}") from None
+    if not value > 0:
+        raise ValueError(f"limit {name} must be above 0, not {text}")
+    return value
+
+
+def _whole(name: str, text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise ValueError(f"limit {name} takes a whole number, not {text!r}") from None
+    if value < 0:
+        raise ValueError(f"limit {name} cannot be negative ({value})")
+    return value
+
+
+def _rate(name: str, text: str) -> Rate:
+    per_minute, slash, burst = text.partition("/")
+    if not slash:
+        raise ValueError(f"limit {name} takes PER_MINUTE/BURST, e.g. 30/10, not {text!r}")
+    return Rate(_number(name, per_minute), _number(name, burst))
