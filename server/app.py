@@ -14,7 +14,7 @@ import contextlib
 import secrets
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,7 +27,7 @@ from protocol import SUBPROTOCOLS
 from protocol import messages as m
 from protocol.codec import Frame
 from protocol.messages import ErrorCode
-from protocol.options import game_config, seed_hash, with_board
+from protocol.options import game_config, with_board
 from protocol.payloads import WireModel
 from protocol.server_session import (
     BURST,
@@ -44,7 +44,7 @@ from protocol.server_session import (
 )
 from server.limits import ServerLimits
 from server.room import SERVER_PEER, Disconnected, GameRoom, ProcessExited
-from server.store import Store, game_record, hash_token, is_played_out
+from server.store import Store, game_abandoned, game_record, hash_token, is_played_out
 
 __all__ = [
     "BURST",
@@ -244,22 +244,26 @@ class HexhavenServer:
 
     @contextlib.asynccontextmanager
     async def running(self, host: str = "127.0.0.1", port: int = 0) -> AsyncIterator[Server]:
-        """Serve until the block exits; then close connections (1001) and stop every room.
-        Unfinished games in the store are resumed first."""
+        """Serve until the block exits; then close connections (1001), stop every room, and
+        let the store's writer commit what is queued before it stops. Unfinished games in
+        the store are resumed first (read at once: nothing else runs yet)."""
         for stored in self.store.unfinished():
             room = GameRoom.restore(stored, self.store)
             room.away_grace = self.away_grace
             room.launcher = self._launch_bot
             room.chat_limit = self.limits.chat_per_game
             self._add_room(room)
-        async with serve(
-            self.handle,
-            host,
-            port,
-            subprotocols=list(SUBPROTOCOLS),  # type: ignore[arg-type]
-            max_size=MAX_FRAME * 16,
-            ping_interval=20,
-        ) as ws_server:
+        async with (
+            self.store.writing(),
+            serve(
+                self.handle,
+                host,
+                port,
+                subprotocols=list(SUBPROTOCOLS),  # type: ignore[arg-type]
+                max_size=MAX_FRAME * 16,
+                ping_interval=20,
+            ) as ws_server,
+        ):
             self.url = f"ws://{host}:{self.port_of(ws_server)}"
             self.log.info("server.listening", url=self.url)
             for room in self.rooms.values():
@@ -342,7 +346,7 @@ class HexhavenServer:
             case m.CreateGame():
                 self._create(conn, request.options)
             case m.GetRecord():
-                self._record(conn, request.game)
+                self._answer_later(conn, request.type, self._record(request.game))
             case JoinByInvite():
                 game_id = self.invites.get(request.invite)
                 if game_id is None:
@@ -368,10 +372,27 @@ class HexhavenServer:
             last = number
         return m.GameList(games=page)
 
-    def _not_open(self, game_id: str) -> m.Error:
+    def _answer_later(self, conn: Connection, kind: str, answer: Awaitable[WireModel]) -> None:
+        """Send ``conn`` the answer to a message of type ``kind`` once the store has read it
+        (a task of the server's; a failure is logged and answered ``internal``)."""
+
+        async def send() -> None:
+            try:
+                conn.send(await answer)
+            except Exception:
+                self.log.exception("conn.failure", conn=conn.id, message_type=kind)
+                conn.send(
+                    m.Error(code=ErrorCode.INTERNAL, message="the server failed on that message")
+                )
+
+        task = asyncio.create_task(send(), name=f"answer-{kind}")
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _not_open(self, game_id: str) -> m.Error:
         """Why no room holds ``game_id``: never made, or closed (its ``detail``: ``over``,
         played out, or ``unfinished``, left)."""
-        stored = self.store.load(game_id)
+        stored = await self.store.call(self.store.load, game_id)
         if stored is None:
             return m.Error(
                 code=ErrorCode.UNKNOWN_GAME, message=f"there is no game {game_id!r}", game=game_id
@@ -390,33 +411,28 @@ class HexhavenServer:
             game=game_id,
         )
 
-    def _record(self, conn: Connection, game_id: str) -> None:
-        """Send a finished game's record; a game still played (or abandoned) is refused
-        without a word of it."""
-        stored = self.store.load(game_id)
+    async def _record(self, game_id: str) -> WireModel:
+        """A finished game's record; a game still played (or abandoned) is refused without
+        a word of it."""
+        stored = await self.store.call(self.store.load, game_id)
         if stored is None:
-            conn.send(
-                m.Error(
-                    code=ErrorCode.UNKNOWN_GAME,
-                    message=f"there is no game {game_id!r}",
-                    game=game_id,
-                )
+            return m.Error(
+                code=ErrorCode.UNKNOWN_GAME,
+                message=f"there is no game {game_id!r}",
+                game=game_id,
             )
-        elif not is_played_out(stored):
-            conn.send(
-                m.Error(
-                    code=ErrorCode.GAME_NOT_OVER,
-                    message=f"game {game_id!r} is not over; its record is public once it ends",
-                    game=game_id,
-                )
+        if not is_played_out(stored):
+            return m.Error(
+                code=ErrorCode.GAME_NOT_OVER,
+                message=f"game {game_id!r} is not over; its record is public once it ends",
+                game=game_id,
             )
-        else:
-            conn.send(game_record(stored))
+        return game_record(stored)
 
     def _to_room(self, conn: Connection, game_id: str, message: GameMessage) -> None:
         room = self.rooms.get(game_id)
         if room is None:
-            conn.send(self._not_open(game_id))
+            self._answer_later(conn, message.type, self._not_open(game_id))
             return
         conn.rooms.add(game_id)
         room.submit(conn, message)
@@ -527,23 +543,21 @@ class HexhavenServer:
         invite = None
         if options.private:
             invite = "".join(secrets.choice(_INVITE_LETTERS) for _ in range(INVITE_LENGTH))
-        self.store.create_game(game_id, options, seed, seed_hash(seed), invite)
         self._creators[game_id] = (conn.id, conn.address)
-        self._add_room(
-            GameRoom(
-                game_id,
-                options,
-                seed,
-                conn,
-                self.store,
-                invite,
-                away_grace=self.away_grace,
-                launcher=self._launch_bot,
-                chat_limit=self.limits.chat_per_game,
-            )
+        room = GameRoom(
+            game_id,
+            options,
+            seed,
+            conn,
+            self.store,
+            invite,
+            away_grace=self.away_grace,
+            launcher=self._launch_bot,
+            chat_limit=self.limits.chat_per_game,
         )
+        room.open(conn)  # stored first; `game_created` once it is
+        self._add_room(room)
         self.log.info("game.created", game=game_id, players=options.players)
-        conn.send(m.GameCreated(game=game_id, invite=invite, seed_hash=seed_hash(seed)))
 
     def _launch_bot(self, game: str, token: str, kind: str, name: str) -> None:
         """Start a bot process for the seat of ``token`` in ``game`` (a room's launcher)."""
@@ -631,8 +645,8 @@ class HexhavenServer:
                     self._close_room(room)
 
     def _close_room(self, room: GameRoom) -> None:
-        if not room.over:
-            self.store.abandon_game(room.id)
+        if not room.over and not room.stopped:  # a stopped game resumes after a restart
+            self.store.queue(game_abandoned(room.id))  # a failure is the writer's to log
         self.rooms.pop(room.id, None)
         self._creators.pop(room.id, None)
         for number, listed in list(self._listed.items()):

@@ -7,6 +7,20 @@ token itself is only handed out (``joined``, or to a bot process the room starts
 compared (``rejoin``). Every message that
 carries the game as one recipient may see it (a view, a prompt, events, history, game over)
 comes from the protocol's table (:class:`protocol.table.Table`); the room only delivers it.
+
+What the room writes to the store it queues (:meth:`server.store.Store.queue`) without
+waiting, and what it says waits for the store instead: every message leaves the room in the
+order the room made it, and only once every write the room queued before it is committed.
+So an action's events, the game over and the prompts after them leave once the action is
+stored; a ``joined`` once its seat is; a chat line once it is; and whatever else follows
+(a newcomer's view, ``players``, a refusal) waits behind them, so nobody hears of a state
+the store does not hold and no message overtakes one made before it. The game itself moves
+on meanwhile: the next action is checked against the new state and timers play defaults.
+
+A write that fails stops the game: what waits to be sent is dropped, every connection of
+the game is told (``internal``), and the room takes nothing more (a connection may still
+leave). Nothing of the game is written after the failed write, so after a restart the game
+resumes from its last stored action.
 """
 
 from __future__ import annotations
@@ -14,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -26,7 +41,21 @@ from protocol.messages import ErrorCode
 from protocol.options import game_config, seed_hash
 from protocol.payloads import WireModel
 from protocol.table import ActionRefused, Delivery, Table
-from server.store import Store, StoredGame, hash_token, token_matches
+from server.store import (
+    Store,
+    StoredGame,
+    Write,
+    WriteFailed,
+    action_played,
+    chat_said,
+    game_created,
+    game_finished,
+    game_started,
+    hash_token,
+    seat_freed,
+    seat_set,
+    token_matches,
+)
 
 
 class Peer(Protocol):
@@ -119,7 +148,11 @@ def _now() -> float:
 
 class GameRoom:
     """A game and its seats. Only :meth:`run` touches the state; everything else reaches
-    it through :meth:`submit`."""
+    it through :meth:`submit`. (The store's word that a write is committed arrives on the
+    event loop too: it releases the messages that waited for it, or stops the game.)
+
+    The order rule: what the room says leaves in the order it was made, each message once
+    every write queued before it is committed (the module says more)."""
 
     def __init__(
         self,
@@ -166,6 +199,12 @@ class GameRoom:
         :class:`ProcessExited` naming the hash of that token."""
         self.chat: list[m.ChatAt] = []
         """The chat said in this room since the server started."""
+        self.stopped = False
+        """A write of the game failed: the room takes nothing more (see the module)."""
+        self._unstored: asyncio.Future[None] | None = None
+        """The last write queued, until it is known to be committed."""
+        self._held: deque[tuple[asyncio.Future[None] | None, Peer, WireModel | None]] = deque()
+        """Messages (None: a close) waiting for the write queued before them, in order."""
         self.log = structlog.get_logger("hexhaven.room").bind(game=game_id)
 
     @classmethod
@@ -183,6 +222,13 @@ class GameRoom:
         room.started = stored.started
         room.log.info("room.restored", state_id=room.table.state_id)
         return room
+
+    def open(self, host: Peer) -> None:
+        """Store this new game; ``host`` is told ``game_created`` once it is stored, before
+        anything else the room says. Call once, before the room's task runs."""
+        hashed = seed_hash(self.seed)
+        self._store(game_created(self.id, self.options, self.seed, hashed, self.invite))
+        self._send(host, m.GameCreated(game=self.id, invite=self.invite, seed_hash=hashed))
 
     # --- facts for the lobby ------------------------------------------------------------
     @property
@@ -240,10 +286,14 @@ class GameRoom:
                 self._handle(peer, message)
             except Exception:
                 self.log.exception("room.failure", message_type=type(message).__name__)
-                peer.send(self._error(ErrorCode.INTERNAL, "the server failed on that message"))
+                self._send(
+                    peer, self._error(ErrorCode.INTERNAL, "the server failed on that message")
+                )
 
     # --- time -------------------------------------------------------------------------------
     def _next_deadline(self) -> float | None:
+        if self.stopped:
+            return None
         times = list(self.deadlines.values())
         times.extend(t + self.away_grace for t in self.disconnected_at.values() if t is not None)
         times.extend(
@@ -297,7 +347,7 @@ class GameRoom:
             self.timeouts[seat] = 0
             if slot is not None and slot.standin is not None:
                 slot.peers.discard(slot.standin)
-                slot.standin.close()  # the owner is back: the stand-in goes
+                self._send(slot.standin, None)  # the owner is back: the stand-in goes
             if slot is not None:
                 slot.standin = slot.standin_hash = slot.launched_at = None
         self.log.info("room.away", seat=seat, away=away)
@@ -307,6 +357,8 @@ class GameRoom:
         """Play the default action for away seats that must act, while someone present
         still plays (a table of absent players waits for one to return)."""
         for _ in range(AUTOPLAY_LIMIT):
+            if self.stopped:
+                return
             present = [i for i in range(len(self.seats)) if i not in self.away]
             if self.over or not present or not self.started:
                 return
@@ -329,6 +381,9 @@ class GameRoom:
         return None if slot is None else slot.standin
 
     def _handle(self, peer: Peer, message: Any) -> None:
+        if self.stopped:
+            self._handle_stopped(peer, message)
+            return
         match message:
             case m.JoinGame():
                 self._join(peer, message)
@@ -336,8 +391,8 @@ class GameRoom:
                 self._rejoin(peer, message)
             case m.Watch():
                 self.spectators.add(peer)
-                peer.send(self._joined(peer, None, None))
-                peer.send(self._players())
+                self._send(peer, self._joined(peer, None, None))
+                self._send(peer, self._players())
                 self._welcome(peer, None, history=message.history)
                 self._send_clock(peer)
             case m.Leave():
@@ -353,7 +408,9 @@ class GameRoom:
             case m.Chat():
                 self._chat(peer, message)
             case _:
-                peer.send(self._error(ErrorCode.BAD_MESSAGE, "that message does not go to a game"))
+                self._send(
+                    peer, self._error(ErrorCode.BAD_MESSAGE, "that message does not go to a game")
+                )
 
     # --- seats ----------------------------------------------------------------------------
     def seat_of(self, peer: Peer) -> int | None:
@@ -364,31 +421,38 @@ class GameRoom:
 
     def _join(self, peer: Peer, msg: m.JoinGame) -> None:
         if self.started:
-            peer.send(
-                self._error(ErrorCode.ALREADY_STARTED, "the game has started; watch it instead")
+            self._send(
+                peer,
+                self._error(ErrorCode.ALREADY_STARTED, "the game has started; watch it instead"),
             )
             return
         if self.seat_of(peer) is not None:
-            peer.send(self._error(ErrorCode.SEAT_TAKEN, "this connection already has a seat here"))
+            self._send(
+                peer, self._error(ErrorCode.SEAT_TAKEN, "this connection already has a seat here")
+            )
             return
         if msg.seat is not None:
             if msg.seat >= len(self.seats):
-                peer.send(
+                self._send(
+                    peer,
                     self._error(
                         ErrorCode.BAD_MESSAGE, f"this game has seats 0-{len(self.seats) - 1}"
-                    )
+                    ),
                 )
                 return
             if self.seats[msg.seat] is not None:
-                peer.send(
-                    self._error(ErrorCode.SEAT_TAKEN, f"seat {msg.seat} is taken; pick another")
+                self._send(
+                    peer,
+                    self._error(ErrorCode.SEAT_TAKEN, f"seat {msg.seat} is taken; pick another"),
                 )
                 return
             seat = msg.seat
         else:
             free = [i for i, s in enumerate(self.seats) if s is None]
             if not free:
-                peer.send(self._error(ErrorCode.GAME_FULL, "every seat is taken; watch instead"))
+                self._send(
+                    peer, self._error(ErrorCode.GAME_FULL, "every seat is taken; watch instead")
+                )
                 return
             seat = free[0]
         token = new_token()
@@ -396,9 +460,9 @@ class GameRoom:
         self.seats[seat] = slot
         if peer.id == self.host_id:
             self.host_seat = seat
-        self.store.set_seat(self.id, seat, slot.token_hash, slot.name)
+        self._store(seat_set(self.id, seat, slot.token_hash, slot.name))
         self.log.info("room.joined", seat=seat)
-        peer.send(self._joined(peer, seat, token))
+        self._send(peer, self._joined(peer, seat, token))
         self._broadcast_players()
         self._welcome(peer, seat)
 
@@ -415,7 +479,7 @@ class GameRoom:
                 slot.peers.add(peer)
                 slot.launched_at = None
                 self.log.info("room.stand_in", seat=seat)
-                peer.send(self._joined(peer, seat, msg.token))
+                self._send(peer, self._joined(peer, seat, msg.token))
                 self._welcome(peer, seat)  # with game over if it came too late
                 self._prompt(only=peer)
                 return
@@ -424,13 +488,13 @@ class GameRoom:
                 self.disconnected_at.pop(seat, None)
                 self._set_away(seat, False)
                 self.log.info("room.rejoined", seat=seat)
-                peer.send(self._joined(peer, seat, msg.token))
+                self._send(peer, self._joined(peer, seat, msg.token))
                 self._broadcast_players()
                 self._welcome(peer, seat, history=msg.history)
                 self._send_clock(peer)
                 self._prompt(only=peer)
                 return
-        peer.send(self._error(ErrorCode.BAD_TOKEN, "that token is not a seat of this game"))
+        self._send(peer, self._error(ErrorCode.BAD_TOKEN, "that token is not a seat of this game"))
 
     def _drop(self, peer: Peer, *, left: bool) -> None:
         """A connection went: ``left`` when it said ``leave``, else it was lost. Before the
@@ -448,7 +512,7 @@ class GameRoom:
             self._autoplay()
         elif not self.started and not slot.peers and left:
             self.seats[seat] = None  # a seat given up before the start is free again
-            self.store.free_seat(self.id, seat)
+            self._store(seat_freed(self.id, seat))
             if seat == self.host_seat:
                 self.host_seat = None
         elif self.started and not slot.owners() and slot.bot is not None and not self.over:
@@ -517,33 +581,35 @@ class GameRoom:
 
     def _start(self, peer: Peer) -> None:
         if not self._is_host(peer):
-            peer.send(
-                self._error(ErrorCode.NOT_HOST, "only the player who created the game starts it")
+            self._send(
+                peer,
+                self._error(ErrorCode.NOT_HOST, "only the player who created the game starts it"),
             )
             return
         if self.started:
-            peer.send(self._error(ErrorCode.ALREADY_STARTED, "the game has already started"))
+            self._send(peer, self._error(ErrorCode.ALREADY_STARTED, "the game has already started"))
             return
         empty = [i for i, s in enumerate(self.seats) if s is None]
         if len(empty) > len(self.options.bots):
-            peer.send(
+            self._send(
+                peer,
                 self._error(
                     ErrorCode.NOT_STARTED,
                     f"{len(empty)} seat(s) are empty and the game has "
                     f"{len(self.options.bots)} bot(s); wait for players to join",
-                )
+                ),
             )
             return
         for seat, bot in zip(empty, self.options.bots, strict=False):
             spec = bot.kind if bot.strength is None else f"{bot.kind}:{bot.strength}"
             slot = SeatSlot(hash_token(new_token()), f"{bot.kind}-{seat}", bot=spec)
             self.seats[seat] = slot  # its process, started below, gets a token of its own
-            self.store.set_seat(self.id, seat, slot.token_hash, slot.name, spec)
+            self._store(seat_set(self.id, seat, slot.token_hash, slot.name, spec))
         for seat, held in enumerate(self.seats):
             if held is not None and held.bot is None and not held.owners():
                 self.disconnected_at[seat] = _now()  # lost in the lobby: away after the grace
         self.started = True
-        self.store.start_game(self.id)
+        self._store(game_started(self.id))
         self.log.info("room.started", players=len(self.seats), bots=len(empty))
         self.launch_bots()
         self._broadcast_players()  # a host that neither sits nor watches hears it too
@@ -568,7 +634,7 @@ class GameRoom:
         assert slot is not None and slot.bot is not None and self.launcher is not None
         token = new_token()
         slot.token_hash = hash_token(token)
-        self.store.set_seat(self.id, seat, slot.token_hash, slot.name, slot.bot)
+        self._store(seat_set(self.id, seat, slot.token_hash, slot.name, slot.bot))
         slot.running += 1
         self.launcher(self.id, token, slot.bot, slot.name)
 
@@ -576,19 +642,20 @@ class GameRoom:
     def _act(self, peer: Peer, msg: m.Act) -> None:
         seat = self.seat_of(peer)
         if seat is None:
-            peer.send(
+            self._send(
+                peer,
                 self._error(
                     ErrorCode.NOT_A_PLAYER, "only a seated player acts; rejoin with your token"
-                )
+                ),
             )
             return
         if not self.started:
-            peer.send(self._error(ErrorCode.NOT_STARTED, "the game has not started"))
+            self._send(peer, self._error(ErrorCode.NOT_STARTED, "the game has not started"))
             return
         try:
             action = self.table.check(seat, msg)
         except ActionRefused as refused:
-            peer.send(refused.to_message())
+            self._send(peer, refused.to_message())
             return
         slot = self.seats[seat]
         if slot is None or peer is not slot.standin:
@@ -598,21 +665,24 @@ class GameRoom:
         self._autoplay()
 
     def _play(self, seat: int, action: engine.Action) -> None:
-        """Play a legal action at the table, store it, and tell everyone."""
+        """Play a legal action at the table, queue it for the store, and tell everyone
+        (once it is stored)."""
+        if self.stopped:
+            return
         table = self.table
         index = table.state_id
         told = table.act(seat, action)
         # Stored before anyone hears of it: a restart resumes from exactly here.
         events = table.played[-1].events
         dice = next((e.dice for e in events if isinstance(e, engine.DiceRolled)), None)
-        self.store.append_action(self.id, index, action, dice)
+        self._store(action_played(self.id, index, action, dice))
         self.deadlines.pop(seat, None)  # the turn timer is per action: its next one starts afresh
         self.log.info("room.action", seat=seat, kind=type(action).__name__, state_id=index + 1)
         if table.over:  # at the limit nobody could win: it ends without a winner
             over = table.game_over()
             limit = not table.state.is_over
             self.log.info("room.over", winner=over.winner, points=over.points, limit=limit)
-            self.store.finish_game(self.id, over.winner, over.points)
+            self._store(game_finished(self.id, over.winner, over.points))
             self.deadlines.clear()
         self._deliver(told)
         if not table.over:
@@ -626,23 +696,24 @@ class GameRoom:
                 if peer in self.spectators
                 else ("only the game's players and spectators chat; join or watch it first")
             )
-            peer.send(self._error(ErrorCode.NOT_A_PLAYER, why))
+            self._send(peer, self._error(ErrorCode.NOT_A_PLAYER, why))
             return
         if self.chat_lines >= self.chat_limit:
-            peer.send(
+            self._send(
+                peer,
                 m.Error(
                     code=ErrorCode.LIMIT_REACHED,
                     message=f"this game has had its {self.chat_limit} lines of chat "
                     "(limit chat_per_game)",
                     detail="chat_per_game",
                     game=self.id,
-                )
+                ),
             )
             return
         self.chat_lines += 1
         slot = self.seats[seat] if seat is not None else None
         name = slot.name if slot is not None else "spectator"
-        self.store.add_chat(self.id, seat, name, msg.text)
+        self._store(chat_said(self.id, seat, name, msg.text))
         said = m.ChatAt(state_id=self.table.state_id, seat=seat, name=name, text=msg.text)
         self.chat = [*self.chat[-(CHAT_KEPT - 1) :], said]
         self._broadcast(m.ChatMessage(game=self.id, seat=seat, name=name, text=msg.text))
@@ -673,14 +744,96 @@ class GameRoom:
                 if p.wants_views:
                     if viewed is None:
                         viewed = table.prompt(seat, left, with_view=True)
-                    p.send(viewed)
+                    self._send(p, viewed)
                 else:
                     if plain is None:
                         plain = table.prompt(seat, left)
-                    p.send(plain)
+                    self._send(p, plain)
         clock = self._clock() if only is None else None
         if clock is not None:
             self._broadcast(clock)  # everyone sees who is on the clock, and for how long
+
+    # --- the store, and what leaves the room ------------------------------------------------
+    def _store(self, write: Write) -> None:
+        """Queue a write of this game; what the room says from now on waits for its
+        commit. Nothing is written once the game has stopped."""
+        if self.stopped:
+            return
+        try:
+            stored = self.store.queue(write)
+        except Exception as exc:  # no writer runs, and writing at once failed
+            self._stop(exc)
+            raise
+        if stored is not None:  # None: written at once (no writer runs)
+            self._unstored = stored
+            stored.add_done_callback(self._stored)
+
+    def _send(self, peer: Peer, message: WireModel | None) -> None:
+        """Send ``message`` to ``peer`` (None: close it after what it was sent), after what
+        the room sent before and once every write queued before it is committed."""
+        if self.stopped:
+            return
+        pending = self._unstored
+        if self._held or (pending is not None and not _is_stored(pending)):
+            self._held.append((pending, peer, message))
+        else:
+            _out(peer, message)
+
+    def _stored(self, stored: asyncio.Future[None]) -> None:
+        """A write's commit is known (on the event loop): send what waited for it, in
+        order; a failed write stops the game."""
+        if not _is_stored(stored):
+            self._stop(_failure(stored))
+            return
+        if stored is self._unstored:
+            self._unstored = None
+        while self._held:
+            after, peer, message = self._held[0]
+            if after is not None and not after.done():
+                return
+            if after is not None and not _is_stored(after):
+                self._stop(_failure(after))
+                return
+            self._held.popleft()
+            _out(peer, message)
+
+    def _stop(self, error: BaseException) -> None:
+        """A write was not stored (``error`` says why): drop what waits to be sent, tell
+        every connection of the game, and take nothing more (see the module)."""
+        if self.stopped:
+            return
+        self.stopped = True
+        dropped = len(self._held)
+        self._held.clear()
+        self.deadlines.clear()
+        write = error.write.what if isinstance(error, WriteFailed) else None
+        self.log.error("room.stopped", write=write, error=repr(error), unsent=dropped)
+        notice = self._stopped_notice()
+        told = {p for p, _ in self._audience()}
+        if self.host_peer is not None:
+            told.add(self.host_peer)
+        for p in told:
+            p.send(notice)
+
+    def _stopped_notice(self) -> m.Error:
+        return self._error(
+            ErrorCode.INTERNAL,
+            "the server could not save this game, so it has stopped; it goes on from its "
+            "last saved move when the server restarts",
+        )
+
+    def _handle_stopped(self, peer: Peer, message: Any) -> None:
+        """A stopped game only lets its connections go; anything else is refused."""
+        match message:
+            case m.Leave() | Disconnected():
+                self.spectators.discard(peer)
+                for slot in self.seats:
+                    if slot is not None:
+                        slot.peers.discard(peer)
+            case ProcessExited():
+                pass
+            case _:
+                peer.send(self._stopped_notice())
 
     # --- what leaves the room ---------------------------------------------------------------
     def _audience(self) -> list[tuple[Peer, int | None]]:
@@ -694,7 +847,7 @@ class GameRoom:
 
     def _broadcast(self, message: WireModel) -> None:
         for p, _ in self._audience():
-            p.send(message)
+            self._send(p, message)
 
     def _deliver(self, told: list[Delivery]) -> None:
         """Send each message of the table to the connections of its recipient (a seat's,
@@ -706,14 +859,14 @@ class GameRoom:
                 slot = self.seats[recipient]
                 peers = set() if slot is None else slot.peers
             for p in peers:
-                p.send(message)
+                self._send(p, message)
 
     def _welcome(self, peer: Peer, seat: int | None, *, history: bool = False) -> None:
         """Tell an arriving connection the game as ``seat`` sees it (its view, the history
         if asked, with the chat, and game over if it is over: someone arriving just after
         the last action would otherwise wait for a game that goes on no more)."""
         for message in self.table.welcome(seat, history=history, chat=self.chat):
-            peer.send(message)
+            self._send(peer, message)
 
     def _broadcast_players(self) -> None:
         """``players`` to everyone in the game; until the start, and at it, to the host's
@@ -721,10 +874,10 @@ class GameRoom:
         roster = self._players()
         audience = self._audience()
         for p, _ in audience:
-            p.send(roster)
+            self._send(p, roster)
         host = self.host_peer
         if host is not None and all(p is not host for p, _ in audience):
-            host.send(roster)
+            self._send(host, roster)
             if self.started:
                 self.host_peer = None  # told of the start: its part is done
 
@@ -742,7 +895,7 @@ class GameRoom:
     def _send_clock(self, peer: Peer) -> None:
         clock = self._clock()
         if clock is not None:
-            peer.send(clock)
+            self._send(peer, clock)
 
     def _players(self) -> m.Players:
         return m.Players(
@@ -760,6 +913,28 @@ class GameRoom:
             ],
             started=self.started,
         )
+
+
+def _is_stored(write: asyncio.Future[None]) -> bool:
+    """Whether a queued write is committed (done, and not failed)."""
+    return write.done() and not write.cancelled() and write.exception() is None
+
+
+def _failure(write: asyncio.Future[None]) -> BaseException:
+    """Why a queued write that is done was not stored."""
+    if write.cancelled():
+        return asyncio.CancelledError("the write was cancelled")
+    error = write.exception()
+    assert error is not None
+    return error
+
+
+def _out(peer: Peer, message: WireModel | None) -> None:
+    """Hand a message to its connection now (None: close it)."""
+    if message is None:
+        peer.close()
+    else:
+        peer.send(message)
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,12 @@ ordered actions applied to it; the state is always the replay of those. An actio
 written (and committed) before its events leave the server, so a server killed at any point
 restarts with every game where its players last saw it.
 
+While a server runs, one thread, the writer (:meth:`Store.writing`), holds the connection:
+the rooms queue their writes (:class:`Write`) without waiting, the writer commits whatever
+has queued, from every game, in one transaction (a group commit), and each room hears on
+its event loop when its writes are stored. Reads go through the same queue, so they see
+every write queued before them.
+
 A seat is kept by the hash of its token (:func:`hash_token`), never the token: whoever
 reads the database cannot take a seat with what it holds. The schema is numbered
 (:data:`MIGRATIONS`); a database of an older version is brought up to date when opened.
@@ -13,15 +19,22 @@ reads the database cannot take a seat with what it holds. The schema is numbered
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
+import contextlib
+import functools
 import hashlib
 import json
+import queue
 import secrets
+import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
+import structlog
 from pydantic import TypeAdapter
 
 import engine
@@ -30,16 +43,27 @@ from protocol.payloads import ActionPayload, action_from_engine, action_to_engin
 from storage import Database, Migration, StoreError, connect, is_postgres, migrate, redact
 
 __all__ = [
+    "DRAIN_TIMEOUT",
     "MIGRATIONS",
     "STORE_NAME",
     "Store",
     "StoreError",
     "StoredGame",
+    "Write",
+    "WriteFailed",
+    "action_played",
+    "chat_said",
+    "game_abandoned",
+    "game_created",
+    "game_finished",
     "game_record",
+    "game_started",
     "hash_token",
     "is_played_out",
     "is_postgres",
     "redact",
+    "seat_freed",
+    "seat_set",
     "token_matches",
 ]
 
@@ -180,17 +204,149 @@ def game_record(stored: StoredGame) -> m.GameRecord:
     )
 
 
+# --- a game's record, written ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Write:
+    """One statement of a game's record. It is made on the event loop and run by whoever
+    holds the connection: at once (:meth:`Store.write`) or in the writer's next group commit
+    (:meth:`Store.queue`)."""
+
+    game: str
+    what: str
+    """What it records, as the log shows it: ``action 17 (BuildRoad, seat 2)``, ``seat 1``..."""
+    sql: str
+    params: tuple[Any, ...]
+
+
+def game_created(
+    game_id: str, options: m.GameOptions, seed: int, seed_hash: str, invite: str | None
+) -> Write:
+    """A new game: its options, its seed with the hash published, its invite code."""
+    return Write(
+        game_id,
+        "the game",
+        "INSERT INTO games (id, options, seed, seed_hash, invite, created) VALUES (?,?,?,?,?,?)",
+        (game_id, options.model_dump_json(), seed, seed_hash, invite, time.time()),
+    )
+
+
+def seat_set(game_id: str, seat: int, token_hash: str, name: str, bot: str | None = None) -> Write:
+    """A seat, by the hash of its token (:func:`hash_token`; never the token), its player's
+    name, and the bot kind playing it (None: a person); it replaces the seat's holder."""
+    return Write(
+        game_id,
+        f"seat {seat}",
+        "INSERT INTO seats (game, seat, token_hash, name, bot) VALUES (?,?,?,?,?) "
+        "ON CONFLICT (game, seat) DO UPDATE "
+        "SET token_hash=excluded.token_hash, name=excluded.name, bot=excluded.bot",
+        (game_id, seat, token_hash, name, bot),
+    )
+
+
+def seat_freed(game_id: str, seat: int) -> Write:
+    """A seat given up before the start."""
+    return Write(
+        game_id, f"seat {seat} freed", "DELETE FROM seats WHERE game=? AND seat=?", (game_id, seat)
+    )
+
+
+def game_started(game_id: str) -> Write:
+    """The start of a game."""
+    return Write(game_id, "the start", "UPDATE games SET started=1 WHERE id=?", (game_id,))
+
+
+def action_played(
+    game_id: str, index: int, action: engine.Action, dice: tuple[int, int] | None
+) -> Write:
+    """The ``index``-th action of a game, and the dice it rolled, if any."""
+    return Write(
+        game_id,
+        f"action {index} ({type(action).__name__}, seat {action.seat})",
+        "INSERT INTO actions (game, idx, seat, action, dice) VALUES (?,?,?,?,?)",
+        (
+            game_id,
+            index,
+            action.seat,
+            action_from_engine(action).model_dump_json(),
+            None if dice is None else json.dumps(list(dice)),
+        ),
+    )
+
+
+def game_finished(game_id: str, winner: int | None, points: list[int]) -> Write:
+    """The end of a game played out: its winner (None: nobody, at the action limit) and
+    points."""
+    return Write(
+        game_id,
+        "the end",
+        "UPDATE games SET finished=?, winner=?, points=? WHERE id=?",
+        (time.time(), winner, json.dumps(points), game_id),
+    )
+
+
+def game_abandoned(game_id: str) -> Write:
+    """A game nobody finished closed: it is no longer resumed (no winner). A game already
+    over stays as it ended."""
+    return Write(
+        game_id,
+        "abandoned",
+        "UPDATE games SET finished=? WHERE id=? AND finished IS NULL",
+        (time.time(), game_id),
+    )
+
+
+def chat_said(game_id: str, seat: int | None, name: str, text: str) -> Write:
+    """A line of chat (``seat`` None: a spectator's)."""
+    return Write(
+        game_id,
+        "a chat line",
+        "INSERT INTO chat (game, at, seat, name, text) VALUES (?,?,?,?,?)",
+        (game_id, time.time(), seat, name, text),
+    )
+
+
+class WriteFailed(StoreError):
+    """A queued write that was not stored: it, or the commit, failed; or an earlier write of
+    its game had (a game's record never has a gap). ``write`` is the write."""
+
+    def __init__(self, write: Write, reason: str) -> None:
+        super().__init__(f"game {write.game}: {write.what} was not stored: {reason}")
+        self.write = write
+
+
+MAX_BATCH = 1000
+"""Jobs the writer takes from its queue at most for one group commit."""
+DRAIN_TIMEOUT = 60.0
+"""Seconds the end of :meth:`Store.writing` (and :meth:`Store.close`) waits for the writer
+to commit what is queued."""
+
+_log = structlog.get_logger("hexhaven.store")
+_T = TypeVar("_T")
+_P = ParamSpec("_P")
+
+
 class Store:
     """The games database: a SQLite file (``:memory:`` by default) or a ``postgresql://``
-    URL. Every method commits before it returns. Opening brings the database's schema up
-    to date (:data:`MIGRATIONS`). Opening a PostgreSQL database raises :class:`StoreError`
-    when it cannot; a SQLite file raises ``sqlite3.Error``; either raises
-    :class:`StoreError` when its schema is newer than this program knows."""
+    URL. Opening brings the database's schema up to date (:data:`MIGRATIONS`). Opening a
+    PostgreSQL database raises :class:`StoreError` when it cannot; a SQLite file raises
+    ``sqlite3.Error``; either raises :class:`StoreError` when its schema is newer than this
+    program knows.
+
+    One thread at a time uses the connection. Without a writer it is the caller's: every
+    method runs at once and commits before it returns. While :meth:`writing` runs the
+    writer (a server runs it), the connection is the writer thread's, and every call goes
+    through it in the order made: a write queued with :meth:`queue` is group-committed with
+    whatever else has queued, without the event loop waiting; :meth:`call` awaits a read (it
+    sees every write queued before it); the synchronous methods still work, their caller
+    waiting behind the queue (never on the event loop's hot path)."""
 
     def __init__(self, path: str | Path = ":memory:") -> None:
         self.path = str(path)
-        self.db = connect(self.path)
+        self.db = connect(self.path, any_thread=True)
         self.postgres = self.db.postgres
+        self._writer: _Writer | None = None
         try:
             found = migrate(self.db, STORE_NAME, MIGRATIONS)
             if found < _HASHED:
@@ -213,38 +369,100 @@ class Store:
         return self.db.where
 
     def _execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
-        """Run one statement (autocommit) with ``?`` placeholders; returns the cursor."""
+        """Run one statement (autocommit) with ``?`` placeholders on the calling thread;
+        returns the cursor. Only where the connection is the caller's: no writer runs, or
+        this is its thread."""
         return self.db.execute(sql, params)
 
+    def _on_connection(self, fn: Callable[[], _T]) -> _T:
+        """``fn()`` where the connection is: here and now without a writer (or on its
+        thread), else on the writer's thread behind everything queued, the caller waiting.
+        Raises what ``fn`` raises."""
+        writer = self._writer
+        if writer is None or writer.is_current():
+            return fn()
+        return writer.call(fn).result()
+
     def close(self) -> None:
+        """Close the connection, once a writer still running has committed what is queued
+        (waiting up to :data:`DRAIN_TIMEOUT`; a writer stuck longer keeps the connection,
+        and that is logged). Closing twice does nothing more."""
+        writer = self._writer
+        if writer is not None:
+            if not writer.stop(DRAIN_TIMEOUT):
+                _log.error("store.not_closed", db=self.where, reason="the writer is stuck")
+                return
+            self._writer = None
         self.db.close()
 
+    # --- the writer ---------------------------------------------------------------------------
+    @contextlib.asynccontextmanager
+    async def writing(self) -> AsyncIterator[None]:
+        """Run the writer for the block: one thread that holds the connection and commits
+        queued writes in batches. On the way out every write queued is committed (waiting
+        up to :data:`DRAIN_TIMEOUT`; a writer stuck longer is logged and left to
+        :meth:`close`), the thread ends and the connection is the caller's again. Raises
+        :class:`StoreError` if a writer already runs."""
+        if self._writer is not None:
+            raise StoreError(f"the store {self.where} already has a writer")
+        writer = _Writer(self, asyncio.get_running_loop())
+        self._writer = writer
+        writer.start()
+        try:
+            yield
+        finally:
+            if await writer.drain(DRAIN_TIMEOUT):
+                self._writer = None
+
+    def write(self, write: Write) -> None:
+        """Store ``write`` and commit it before returning; with a writer running, behind
+        everything queued (the caller waits). Raises the database's error."""
+        self._on_connection(lambda: self._execute(write.sql, write.params))
+
+    def queue(self, write: Write) -> asyncio.Future[None] | None:
+        """Queue ``write`` for the writer's next group commit, on the event loop the writer
+        runs on; the future is done once it is committed, or fails with
+        :class:`WriteFailed` (logged by the writer). Without a writer it is stored at once
+        (None; the database's error is raised)."""
+        writer = self._writer
+        if writer is None:
+            self.write(write)
+            return None
+        return writer.queue(write)
+
+    async def call(self, fn: Callable[_P, _T], *args: _P.args, **kwargs: _P.kwargs) -> _T:
+        """``fn(*args, **kwargs)`` on the connection (a read such as :meth:`load`), awaited:
+        on the writer's thread after every write queued before it, or at once without a
+        writer. Raises what ``fn`` raises."""
+        writer = self._writer
+        if writer is None:
+            return fn(*args, **kwargs)
+        return await asyncio.wrap_future(writer.call(functools.partial(fn, *args, **kwargs)))
+
+    def _commit(self, writes: Sequence[Write]) -> None:
+        """The writer's group commit: ``writes`` in one transaction, all stored or, if any
+        of them or the commit fails, none (the error is raised). A subclass may watch it or
+        hold it."""
+        self.db.batch([(w.sql, w.params) for w in writes])
+
+    # --- writes, at once ------------------------------------------------------------------------
     def create_game(
         self, game_id: str, options: m.GameOptions, seed: int, seed_hash: str, invite: str | None
     ) -> None:
-        self._execute(
-            "INSERT INTO games (id, options, seed, seed_hash, invite, created) "
-            "VALUES (?,?,?,?,?,?)",
-            (game_id, options.model_dump_json(), seed, seed_hash, invite, time.time()),
-        )
+        self.write(game_created(game_id, options, seed, seed_hash, invite))
 
     def set_seat(
         self, game_id: str, seat: int, token_hash: str, name: str, bot: str | None = None
     ) -> None:
         """Record a seat by the hash of its token (:func:`hash_token`; never the token),
         its player's name, and the bot kind playing it (None: a person)."""
-        self._execute(
-            "INSERT INTO seats (game, seat, token_hash, name, bot) VALUES (?,?,?,?,?) "
-            "ON CONFLICT (game, seat) DO UPDATE "
-            "SET token_hash=excluded.token_hash, name=excluded.name, bot=excluded.bot",
-            (game_id, seat, token_hash, name, bot),
-        )
+        self.write(seat_set(game_id, seat, token_hash, name, bot))
 
     def free_seat(self, game_id: str, seat: int) -> None:
-        self._execute("DELETE FROM seats WHERE game=? AND seat=?", (game_id, seat))
+        self.write(seat_freed(game_id, seat))
 
     def start_game(self, game_id: str) -> None:
-        self._execute("UPDATE games SET started=1 WHERE id=?", (game_id,))
+        self.write(game_started(game_id))
 
     def append_action(
         self,
@@ -254,36 +472,24 @@ class Store:
         dice: tuple[int, int] | None,
     ) -> None:
         """Record the ``index``-th action of a game (and the dice it rolled, if any)."""
-        self._execute(
-            "INSERT INTO actions (game, idx, seat, action, dice) VALUES (?,?,?,?,?)",
-            (
-                game_id,
-                index,
-                action.seat,
-                action_from_engine(action).model_dump_json(),
-                None if dice is None else json.dumps(list(dice)),
-            ),
-        )
+        self.write(action_played(game_id, index, action, dice))
 
     def finish_game(self, game_id: str, winner: int | None, points: list[int]) -> None:
-        self._execute(
-            "UPDATE games SET finished=?, winner=?, points=? WHERE id=?",
-            (time.time(), winner, json.dumps(points), game_id),
-        )
+        self.write(game_finished(game_id, winner, points))
 
     def abandon_game(self, game_id: str) -> None:
         """Close a game that nobody finished: it is no longer resumed (no winner)."""
-        self._execute(
-            "UPDATE games SET finished=? WHERE id=? AND finished IS NULL", (time.time(), game_id)
-        )
+        self.write(game_abandoned(game_id))
 
     def add_chat(self, game_id: str, seat: int | None, name: str, text: str) -> None:
-        self._execute(
-            "INSERT INTO chat (game, at, seat, name, text) VALUES (?,?,?,?,?)",
-            (game_id, time.time(), seat, name, text),
-        )
+        self.write(chat_said(game_id, seat, name, text))
 
+    # --- reads ----------------------------------------------------------------------------------
     def load(self, game_id: str) -> StoredGame | None:
+        """The game ``game_id`` as stored, or None."""
+        return self._on_connection(lambda: self._load(game_id))
+
+    def _load(self, game_id: str) -> StoredGame | None:
         row = self._execute(
             "SELECT id, options, seed, seed_hash, invite, started, finished, winner, points "
             "FROM games WHERE id=?",
@@ -324,19 +530,212 @@ class Store:
     def played_out(self) -> list[tuple[str, float, int | None, list[int]]]:
         """Every game played to its end, newest first: (id, when it ended, winner,
         points)."""
-        rows = self._execute(
-            "SELECT id, finished, winner, points FROM games "
-            "WHERE finished IS NOT NULL AND points IS NOT NULL ORDER BY finished DESC"
-        )
-        return [(r[0], r[1], r[2], json.loads(r[3])) for r in rows]
+
+        def read() -> list[tuple[str, float, int | None, list[int]]]:
+            rows = self._execute(
+                "SELECT id, finished, winner, points FROM games "
+                "WHERE finished IS NOT NULL AND points IS NOT NULL ORDER BY finished DESC"
+            )
+            return [(r[0], r[1], r[2], json.loads(r[3])) for r in rows]
+
+        return self._on_connection(read)
 
     def unfinished(self) -> Iterator[StoredGame]:
         """Every game not yet over, oldest first."""
-        ids = [
-            r[0]
-            for r in self._execute("SELECT id FROM games WHERE finished IS NULL ORDER BY created")
-        ]
+        ids: list[str] = self._on_connection(
+            lambda: [
+                r[0]
+                for r in self._execute(
+                    "SELECT id FROM games WHERE finished IS NULL ORDER BY created"
+                )
+            ]
+        )
         for game_id in ids:
             game = self.load(game_id)
             if game is not None:
                 yield game
+
+
+@dataclass(frozen=True)
+class _Queued:
+    """A write for the next group commit, and the future its room waits on."""
+
+    write: Write
+    stored: asyncio.Future[None]
+
+
+@dataclass(frozen=True)
+class _Call:
+    """Something to run on the connection in turn (a read, or a write made at once)."""
+
+    fn: Callable[[], Any]
+    done: concurrent.futures.Future[Any]
+
+
+@dataclass(frozen=True)
+class _Stop:
+    """The writer's last job: done once everything before it is committed."""
+
+    done: concurrent.futures.Future[None]
+
+
+_Job = _Queued | _Call | _Stop
+
+
+def _observe(stored: asyncio.Future[None]) -> None:
+    """Mark a write's failure seen: the writer has logged it, whoever waits or not."""
+    if not stored.cancelled():
+        stored.exception()
+
+
+def _settle(outcomes: list[tuple[asyncio.Future[None], BaseException | None]]) -> None:
+    """On the event loop: finish the futures of a batch, in order."""
+    for stored, error in outcomes:
+        if stored.done():
+            continue
+        if error is None:
+            stored.set_result(None)
+        else:
+            stored.set_exception(error)
+
+
+class _Writer:
+    """The thread that holds a store's connection while :meth:`Store.writing` runs. It takes
+    every job queued so far, in order: the writes between two other jobs go in one
+    transaction (group commit, whatever their games), then each future is settled on the
+    event loop. A batch that fails is tried again write by write, so only the games whose
+    own writes fail are hurt; a game with a failed write has no later write stored."""
+
+    def __init__(self, store: Store, loop: asyncio.AbstractEventLoop) -> None:
+        self._store = store
+        self._loop = loop
+        self._jobs: queue.SimpleQueue[_Job] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._serve, name="store-writer", daemon=True)
+        self._failed: set[str] = set()
+        """Games with a write not stored (touched on the thread only)."""
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def is_current(self) -> bool:
+        """Whether the caller is the writer's thread."""
+        return threading.current_thread() is self._thread
+
+    def queue(self, write: Write) -> asyncio.Future[None]:
+        """Queue ``write``; the future is settled on the loop once its batch is committed."""
+        stored: asyncio.Future[None] = self._loop.create_future()
+        stored.add_done_callback(_observe)
+        self._jobs.put(_Queued(write, stored))
+        return stored
+
+    def call(self, fn: Callable[[], _T]) -> concurrent.futures.Future[_T]:
+        """Run ``fn`` on the thread after every job queued before it."""
+        done: concurrent.futures.Future[_T] = concurrent.futures.Future()
+        self._jobs.put(_Call(fn, done))
+        return done
+
+    async def drain(self, timeout: float) -> bool:
+        """Commit everything queued and end the thread; whether it ended within
+        ``timeout`` seconds (if not, that is logged)."""
+        done: concurrent.futures.Future[None] = concurrent.futures.Future()
+        self._jobs.put(_Stop(done))
+        try:
+            async with asyncio.timeout(timeout):
+                await asyncio.shield(asyncio.wrap_future(done))
+        except TimeoutError:
+            _log.error("store.drain_timeout", db=self._store.where, waited=timeout)
+            return False
+        await asyncio.to_thread(self._thread.join)
+        return True
+
+    def stop(self, timeout: float) -> bool:
+        """As :meth:`drain`, for a caller off the event loop (or at its end): blocks."""
+        if self.is_current():
+            raise StoreError("the store's writer cannot stop itself")
+        self._jobs.put(_Stop(concurrent.futures.Future()))
+        self._thread.join(timeout)
+        if self._thread.is_alive():
+            _log.error("store.drain_timeout", db=self._store.where, waited=timeout)
+            return False
+        return True
+
+    # --- on the thread ------------------------------------------------------------------------
+    def _serve(self) -> None:
+        """Take jobs, a batch at a time, until stopped with nothing left."""
+        stops: list[_Stop] = []
+        while True:
+            try:
+                jobs = [self._jobs.get_nowait() if stops else self._jobs.get()]
+            except queue.Empty:
+                break
+            while len(jobs) < MAX_BATCH:
+                try:
+                    jobs.append(self._jobs.get_nowait())
+                except queue.Empty:
+                    break
+            stops.extend(self._run(jobs))
+        for stop in stops:
+            if stop.done.set_running_or_notify_cancel():
+                stop.done.set_result(None)
+
+    def _run(self, jobs: list[_Job]) -> list[_Stop]:
+        """Run one batch of jobs in order; returns the stops among them."""
+        stops: list[_Stop] = []
+        writes: list[_Queued] = []
+        for job in jobs:
+            if isinstance(job, _Queued):
+                writes.append(job)
+                continue
+            self._commit(writes)  # what came before it first: a read sees it
+            writes = []
+            if isinstance(job, _Stop):
+                stops.append(job)
+            elif job.done.set_running_or_notify_cancel():
+                try:
+                    job.done.set_result(job.fn())
+                except BaseException as exc:
+                    job.done.set_exception(exc)
+        self._commit(writes)
+        return stops
+
+    def _commit(self, writes: list[_Queued]) -> None:
+        """Commit ``writes`` as one transaction and settle their futures. If it fails, each
+        write is tried alone, in order; a write that fails alone is logged with its game
+        and fails, and so does every later write of that game."""
+        if not writes:
+            return
+        live = [q.write for q in writes if q.write.game not in self._failed]
+        whole = True
+        if live:
+            try:
+                self._store._commit(live)
+            except Exception as exc:
+                whole = False
+                _log.warning(
+                    "store.batch_failed",
+                    writes=len(live),
+                    games=sorted({w.game for w in live}),
+                    error=repr(exc),
+                )
+        outcomes: list[tuple[asyncio.Future[None], BaseException | None]] = []
+        for queued in writes:
+            write = queued.write
+            error: BaseException | None = None
+            if write.game in self._failed:
+                error = WriteFailed(write, "an earlier write of the game was not stored")
+                _log.error("store.write_refused", game=write.game, write=write.what)
+            elif not whole:
+                error = self._alone(write)
+            outcomes.append((queued.stored, error))
+        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits any more
+            self._loop.call_soon_threadsafe(_settle, outcomes)
+
+    def _alone(self, write: Write) -> WriteFailed | None:
+        """Commit one write by itself; the failure (logged, its game marked) or None."""
+        try:
+            self._store._commit([write])
+        except Exception as exc:
+            self._failed.add(write.game)
+            _log.error("store.write_failed", game=write.game, write=write.what, error=repr(exc))
+            return WriteFailed(write, repr(exc))
+        return None

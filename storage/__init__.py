@@ -13,7 +13,7 @@ import os
 import sqlite3
 import zlib
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -66,24 +66,47 @@ class Database:
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        """One transaction: committed when the block ends, rolled back if it raises. SQLite
-        takes its write lock at the start, so concurrent writers queue."""
+        """One transaction: committed when the block ends, rolled back if the block or the
+        commit raises (the error is raised). SQLite takes its write lock at the start, so
+        concurrent writers queue."""
         self._conn.execute("BEGIN" if self.postgres else "BEGIN IMMEDIATE")
         try:
             yield
+            self._conn.execute("COMMIT")
         except BaseException:
-            self._conn.execute("ROLLBACK")
+            with suppress(Exception):  # a connection that is gone has nothing to roll back
+                self._conn.execute("ROLLBACK")
             raise
-        self._conn.execute("COMMIT")
+
+    def batch(self, statements: Sequence[tuple[str, Sequence[Any]]]) -> None:
+        """Run ``statements`` (``?`` placeholders) in one transaction and commit it: all of
+        them are stored, or, if any of them or the commit fails, none (the error is raised).
+        On PostgreSQL they go in one pipeline, not a round trip each."""
+        if not self.postgres:
+            with self.transaction():
+                for sql, params in statements:
+                    self._conn.execute(sql, params)
+            return
+        with self._conn.pipeline(), self._conn.transaction():
+            for sql, params in statements:
+                self._conn.execute(sql.replace("?", "%s"), params)
 
     def close(self) -> None:
         self._conn.close()
 
 
-def connect(db: str | Path, *, busy_timeout: float = 5.0, foreign_keys: bool = False) -> Database:
+def connect(
+    db: str | Path,
+    *,
+    busy_timeout: float = 5.0,
+    foreign_keys: bool = False,
+    any_thread: bool = False,
+) -> Database:
     """Open the database ``db``: a ``postgresql://`` URL (psycopg 3, the ``postgres`` extra)
     or a SQLite file (created if missing, in write-ahead-log mode; ``:memory:`` for one in
-    memory). A SQLite writer waits up to ``busy_timeout`` seconds for another's lock.
+    memory). A SQLite writer waits up to ``busy_timeout`` seconds for another's lock. With
+    ``any_thread`` the connection may be used from a thread other than the one that opened
+    it (by one thread at a time: the caller sees to that).
 
     Raises :class:`StoreError` when PostgreSQL cannot be reached or its driver is missing,
     and ``sqlite3.Error`` when the SQLite file cannot be opened (the caller knows the path
@@ -99,7 +122,9 @@ def connect(db: str | Path, *, busy_timeout: float = 5.0, foreign_keys: bool = F
         except psycopg.Error as exc:
             raise StoreError(f"cannot connect to {redact(where)}: {exc}") from exc
         return Database(pg, postgres=True, where=redact(where))
-    lite = sqlite3.connect(where, isolation_level=None, timeout=busy_timeout)
+    lite = sqlite3.connect(
+        where, isolation_level=None, timeout=busy_timeout, check_same_thread=not any_thread
+    )
     try:
         lite.execute("PRAGMA journal_mode=WAL")
         lite.execute("PRAGMA synchronous=NORMAL")

@@ -1,0 +1,373 @@
+"""The store's writer: one thread holds the connection and commits whatever has queued, from
+every game, in one transaction; an action's messages leave only once it is committed, in
+the order the room made them; a write that fails stops its game alone, logged; and the
+server's shutdown commits what was queued. On SQLite and on a real PostgreSQL server."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+from collections.abc import AsyncIterator, Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from structlog.testing import capture_logs
+from websockets.exceptions import ConnectionClosed
+
+import engine
+from protocol import SUBPROTOCOL_MSGPACK
+from protocol import messages as m
+from server.app import HexhavenServer
+from server.store import Store, Write, WriteFailed, game_created
+from storage import connect
+from tests.server.client import Client
+from tests.server.test_play import seated_game
+
+WAIT = 10.0
+
+
+class HeldStore(Store):
+    """A store whose group commits the test can hold, and which remembers every write
+    queued and every batch committed."""
+
+    def __init__(self, path: str | Path) -> None:
+        super().__init__(path)
+        self.gate = threading.Event()
+        self.gate.set()
+        self.at_gate = threading.Event()
+        """Set by the writer when it waits at the closed gate with a batch."""
+        self.batches: list[list[Write]] = []
+        self.queued: list[Write] = []
+        self._news = asyncio.Event()
+        self.draining = asyncio.Event()
+        """Set when the block run with the writer ends: the writer is being drained."""
+
+    @contextlib.asynccontextmanager
+    async def writing(self) -> AsyncIterator[None]:
+        async with super().writing():
+            try:
+                yield
+            finally:
+                self.draining.set()
+
+    def hold(self) -> None:
+        """Hold the next commit (and every later one) until :meth:`release`."""
+        self.at_gate.clear()
+        self.gate.clear()
+
+    def release(self) -> None:
+        self.gate.set()
+
+    def queue(self, write: Write) -> asyncio.Future[None] | None:
+        self.queued.append(write)
+        self._news.set()
+        return super().queue(write)
+
+    def _commit(self, writes: Sequence[Write]) -> None:
+        if not self.gate.is_set():
+            self.at_gate.set()
+            assert self.gate.wait(30), "the test never released the store"
+        self.batches.append(list(writes))
+        super()._commit(writes)
+
+    async def until_queued(self, wanted: Callable[[list[Write]], bool]) -> None:
+        """Wait until the writes queued so far are as ``wanted``."""
+        async with asyncio.timeout(WAIT):
+            while not wanted(self.queued):
+                self._news.clear()
+                await self._news.wait()
+
+    async def until_held(self) -> None:
+        """Wait until the writer waits at the gate with a batch."""
+        assert await asyncio.to_thread(self.at_gate.wait, WAIT)
+
+
+def _action_of(game: str, index: int) -> Callable[[list[Write]], bool]:
+    return lambda ws: any(w.game == game and w.what.startswith(f"action {index} ") for w in ws)
+
+
+def _stored_actions(db: str, game: str) -> int:
+    """The actions of ``game`` in the database, read on a connection of the test's own."""
+    conn = connect(db)
+    try:
+        row = conn.execute("SELECT COUNT(*) FROM actions WHERE game=?", (game,)).fetchone()
+    finally:
+        conn.close()
+    return int(row[0])
+
+
+@contextlib.asynccontextmanager
+async def serving(store: HeldStore) -> AsyncIterator[tuple[HexhavenServer, int]]:
+    """A server on ``store``; the store's commits are let go when the block ends, however
+    it ends, so that the server's shutdown can commit what is queued."""
+    srv = HexhavenServer(store)
+    async with srv.running("127.0.0.1", 0) as ws_server:
+        try:
+            yield srv, srv.port_of(ws_server)
+        finally:
+            store.release()
+
+
+async def first_prompt(
+    srv: HexhavenServer, game: str, clients: list[Client]
+) -> tuple[Client, m.Act]:
+    """The client of the seat that acts first, and its answer to its prompt (the first
+    action listed)."""
+    actor = clients[engine.seats_to_act(srv.rooms[game].state)[0]]
+    prompt = await actor.expect(m.Prompt)
+    return actor, m.Act(game=game, state_id=prompt.state_id, action=prompt.actions[0])
+
+
+async def until(condition: Callable[[], bool]) -> None:
+    """Wait until ``condition()`` holds."""
+    async with asyncio.timeout(WAIT):
+        while not condition():
+            await asyncio.sleep(0.01)
+
+
+def _after_the_start(message: Any) -> bool:
+    """Whether a message says anything of the game after its start (the state before the
+    first action, id 0): events, chat, a prompt or view of a later state, a ``joined``."""
+    match message:
+        case m.Events() | m.ChatMessage() | m.Joined():
+            return True
+        case m.Prompt():
+            return message.state_id > 0
+        case m.GameView():
+            return message.view.state_id > 0
+    return False
+
+
+async def pinged(c: Client, nonce: int) -> list[Any]:
+    """What ``c`` receives up to the answer to a ping: everything the server had queued
+    for it before."""
+    start = len(c.received)
+    await c.send(m.Ping(nonce=nonce))
+    assert (await c.expect(m.Pong)).nonce == nonce
+    return c.received[start:-1]
+
+
+async def test_the_writer_commits_what_has_queued_in_one_transaction() -> None:
+    """Without a server: writes queued while the writer is busy go in its next commit
+    together, a read queued behind them sees them, and the in-memory store works."""
+    store = HeldStore(":memory:")
+    options = m.GameOptions(players=2)
+    async with store.writing():
+        store.hold()
+        first = store.queue(game_created("g0", options, 1, "h", None))
+        await store.until_held()
+        rest = [store.queue(game_created(f"g{i}", options, i, "h", None)) for i in (1, 2, 3)]
+        seen = asyncio.ensure_future(store.call(store.load, "g3"))
+        assert not seen.done() and not any(f is None or f.done() for f in rest)
+        store.release()
+        await asyncio.gather(*(f for f in (first, *rest) if f is not None))
+        assert (await seen) is not None
+        assert [sorted(w.game for w in b) for b in store.batches] == [
+            ["g0"],
+            ["g1", "g2", "g3"],
+        ]
+    assert store.load("g2") is not None  # the writer is gone: the connection is ours again
+    store.close()
+
+
+async def test_one_commit_holds_the_actions_of_several_games(db: str) -> None:
+    store = HeldStore(db)
+    async with serving(store) as (srv, port):
+        game_a, table_a = await seated_game(port, SUBPROTOCOL_MSGPACK, players=2)
+        game_b, table_b = await seated_game(port, SUBPROTOCOL_MSGPACK, players=2)
+        actor_a, act_a = await first_prompt(srv, game_a, table_a)
+        actor_b, act_b = await first_prompt(srv, game_b, table_b)
+        store.hold()
+        await table_a[0].send(m.Chat(game=game_a, text="the writer is busy with this"))
+        await store.until_held()
+        await actor_a.send(act_a)
+        await actor_b.send(act_b)
+        await store.until_queued(lambda ws: _action_of(game_a, 0)(ws) and _action_of(game_b, 0)(ws))
+        store.release()
+        for c in (*table_a, *table_b):
+            assert (await c.expect(m.Events)).state_id == 1
+        together = [
+            b for b in store.batches if _action_of(game_a, 0)(b) and _action_of(game_b, 0)(b)
+        ]
+        assert len(together) == 1  # one transaction, two games
+        assert _stored_actions(db, game_a) == _stored_actions(db, game_b) == 1
+        for c in (*table_a, *table_b):
+            await c.close()
+    store.close()
+
+
+async def test_nothing_of_an_action_leaves_before_it_is_stored(db: str) -> None:
+    """While the commit is held the game moves on but says nothing: not the action's events,
+    not a chat line said after it, not a newcomer's ``joined``; once released they arrive in
+    the order they were made, with the action in the database."""
+    store = HeldStore(db)
+    async with serving(store) as (srv, port):
+        game, players = await seated_game(port, SUBPROTOCOL_MSGPACK, players=2)
+        actor, act = await first_prompt(srv, game, players)
+        [other] = [c for c in players if c is not actor]
+        room = srv.rooms[game]
+        store.hold()
+        await actor.send(act)
+        await store.until_queued(_action_of(game, 0))
+        await actor.send(m.Chat(game=game, text="after my move"))
+        await store.until_queued(lambda ws: any(w.what == "a chat line" for w in ws))
+        late = await Client.open(port, SUBPROTOCOL_MSGPACK)
+        await late.hello()
+        await late.send(m.Watch(game=game))
+        await until(lambda: bool(room.spectators))
+        assert room.table.state_id == 1  # the game has moved on...
+        for i, c in enumerate((*players, late)):
+            said = await pinged(c, i)  # ...but nothing of it has left the server
+            assert not [x for x in said if _after_the_start(x)]
+        assert _stored_actions(db, game) == 0
+        store.release()
+        events = await other.expect(m.Events)
+        assert _stored_actions(db, game) == 1  # in the database before its events arrived
+        assert events.state_id == 1
+        await other.expect(m.ChatMessage)
+        kinds = [type(x) for x in other.received if isinstance(x, m.Events | m.ChatMessage)]
+        assert kinds == [m.Events, m.ChatMessage]
+        assert (await late.expect(m.Joined)).seat is None
+        assert (await late.expect(m.GameView)).view.state_id == 1
+        for c in (*players, late):
+            await c.close()
+    store.close()
+
+
+async def test_a_failed_write_stops_its_game_and_the_others_play_on(db: str) -> None:
+    """Game A's first action cannot be stored (a row already holds its place), in the same
+    commit as game B's: A's players are told and A takes no more actions, while B's action
+    is stored and B plays to its end; the failure is logged with the game and the action."""
+    store = HeldStore(db)
+    with capture_logs() as logs:
+        async with serving(store) as (srv, port):
+            game_a, table_a = await seated_game(port, SUBPROTOCOL_MSGPACK, players=2)
+            game_b, table_b = await seated_game(port, SUBPROTOCOL_MSGPACK, players=2)
+            planted = "INSERT INTO actions (game, idx, seat, action) VALUES (?, 0, 0, 'x')"
+            await store.call(store._execute, planted, (game_a,))
+            actor_a, act_a = await first_prompt(srv, game_a, table_a)
+            actor_b, act_b = await first_prompt(srv, game_b, table_b)
+            store.hold()
+            await table_b[0].send(m.Chat(game=game_b, text="the writer is busy with this"))
+            await store.until_held()
+            await actor_a.send(act_a)
+            await actor_b.send(act_b)
+            await store.until_queued(
+                lambda ws: _action_of(game_a, 0)(ws) and _action_of(game_b, 0)(ws)
+            )
+            store.release()
+            for c in table_a:
+                stopped = await c.expect(m.Error)
+                assert (stopped.code, stopped.game) == (m.ErrorCode.INTERNAL, game_a)
+            await actor_a.send(act_a)  # a stopped game takes nothing
+            assert (await actor_a.expect(m.Error)).game == game_a
+            overs = await asyncio.gather(
+                *(c.play_randomly(game_b, seed=i) for i, c in enumerate(table_b))
+            )
+            assert overs[0].winner is not None
+            for c in table_a:
+                await pinged(c, 5)
+                assert not [x for x in c.received if _after_the_start(x) and x.type != "joined"]
+            for c in (*table_a, *table_b):
+                await c.close()
+    stored_b = store.load(game_b)
+    store.close()
+    assert _stored_actions(db, game_a) == 1  # the planted row alone
+    assert stored_b is not None and stored_b.finished and len(stored_b.actions) > 1
+    failed = [e for e in logs if e["event"] == "store.write_failed"]
+    assert [(e["game"], e["write"].split(" (")[0]) for e in failed] == [(game_a, "action 0")]
+    assert any(e["event"] == "store.batch_failed" and game_b in e["games"] for e in logs)
+    [stop] = [e for e in logs if e["event"] == "room.stopped"]
+    assert stop["game"] == game_a and stop["write"].startswith("action 0 ")
+
+
+async def test_with_the_database_gone_games_stop_and_the_server_serves_on(db: str) -> None:
+    """The database goes away under a running server: the game whose action cannot be
+    stored stops, its players told, and the server goes on answering (the lobby; a new
+    game, refused, as it cannot be stored); the failure is logged with the game and the
+    action."""
+    store = HeldStore(db)
+    with capture_logs() as logs:
+        async with serving(store) as (srv, port):
+            game, players = await seated_game(port, SUBPROTOCOL_MSGPACK, players=2)
+            actor, act = await first_prompt(srv, game, players)
+            await store.call(store.db.close)  # the database is gone
+            await actor.send(act)
+            for c in players:
+                stopped = await c.expect(m.Error)
+                assert (stopped.code, stopped.game) == (m.ErrorCode.INTERNAL, game)
+                assert not [x for x in c.received if isinstance(x, m.Events)]
+            newcomer = await Client.open(port, SUBPROTOCOL_MSGPACK)
+            await newcomer.hello()
+            await newcomer.send(m.ListGames())
+            assert [g.game for g in (await newcomer.expect(m.GameList)).games] == [game]
+            await newcomer.send(m.CreateGame(options=m.GameOptions(players=2)))
+            assert (await newcomer.expect(m.Error)).code == m.ErrorCode.INTERNAL  # not stored
+            assert not [x for x in newcomer.received if isinstance(x, m.GameCreated)]
+            for c in (*players, newcomer):
+                await c.close()
+    store.close()
+    assert any(
+        e["event"] == "store.write_failed" and e["game"] == game and "action 0" in e["write"]
+        for e in logs
+    )
+
+
+async def test_shutdown_commits_what_was_queued(tmp_path: Path) -> None:
+    """The server stops while an action's commit is held: its connections close, and it
+    ends only once the writer has committed the action."""
+    db = str(tmp_path / "games.db")
+    store = HeldStore(db)
+    srv = HexhavenServer(store)
+    stop = asyncio.Event()
+    port: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+
+    async def serve() -> None:
+        async with srv.running("127.0.0.1", 0) as ws_server:
+            port.set_result(srv.port_of(ws_server))
+            await stop.wait()
+
+    server = asyncio.create_task(serve())
+    game, players = await seated_game(await port, SUBPROTOCOL_MSGPACK, players=2)
+    actor, act = await first_prompt(srv, game, players)
+    store.hold()
+    await actor.send(act)
+    await store.until_queued(_action_of(game, 0))
+    await store.until_held()
+    stop.set()
+    try:
+        async with asyncio.timeout(WAIT):
+            while True:
+                await actor.recv()
+    except ConnectionClosed as closed:
+        assert closed.rcvd is not None and closed.rcvd.code == 1001
+    await store.draining.wait()
+    assert not server.done()  # closed to clients, but waiting for the store
+    assert _stored_actions(db, game) == 0
+    store.release()
+    await asyncio.wait_for(server, WAIT)
+    stored = store.load(game)
+    store.close()
+    assert stored is not None and len(stored.actions) == 1
+    for c in players:
+        await c.close()
+
+
+async def test_a_failed_write_is_never_followed_by_another_of_its_game() -> None:
+    """A record never has a gap: once a game's write fails, its later writes are refused."""
+    store = Store(":memory:")
+    options = m.GameOptions(players=2)
+    async with store.writing():
+        ok = store.queue(game_created("g1", options, 1, "h", None))
+        assert ok is not None
+        await ok
+        again = store.queue(game_created("g1", options, 1, "h", None))  # the id is taken
+        after = store.queue(Write("g1", "a seat", "DELETE FROM seats WHERE game=?", ("g1",)))
+        other = store.queue(game_created("g2", options, 2, "h", None))
+        assert again is not None and after is not None and other is not None
+        results = await asyncio.gather(again, after, other, return_exceptions=True)
+    assert isinstance(results[0], WriteFailed) and "the game was not stored" in str(results[0])
+    assert isinstance(results[1], WriteFailed) and "earlier write" in str(results[1])
+    assert results[2] is None
+    store.close()
