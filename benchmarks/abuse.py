@@ -263,7 +263,11 @@ def main() -> None:
             _run(url, server.pid, args.seconds, args.connections)
         finally:
             server.terminate()
-            server.wait(10)
+            try:
+                server.wait(30)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
 
 
 def _run(url: str, pid: int, seconds: float, connections: int) -> None:

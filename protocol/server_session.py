@@ -252,6 +252,17 @@ class ServerSession:
             case _:
                 return ForGame(game=message.game, message=message)
 
+    def backoff(self) -> float:
+        """Seconds until the message rate has refilled a tenth of its burst (at least one
+        message; 0 when it holds that now). A server that waits this long after a
+        ``rate_limited`` before reading on makes a flood wait in its own socket, at no cost
+        to anyone else, and refuses one frame in a tenth of a burst rather than most."""
+        rate = self.limits.rate
+        now = self._clock()
+        tokens = min(self.limits.burst, self._tokens + (now - self._last) * rate)
+        target = max(1.0, self.limits.burst / 10)
+        return 0.0 if tokens >= target else (target - tokens) / rate
+
     def encode(self, message: WireModel) -> Frame:
         """The frame for a message to this connection, in its encoding."""
         return self.codec.encode(message)

@@ -313,7 +313,8 @@ class HexhavenServer:
         writer = asyncio.create_task(conn.write())
         try:
             async for frame in ws:
-                self._receive(conn, frame)
+                if self._receive(conn, frame):  # over its message rate: it waits, not others
+                    await asyncio.sleep(conn.session.backoff())
                 await conn.drain()
         except ConnectionClosed:
             pass
@@ -328,16 +329,20 @@ class HexhavenServer:
             conn.forget()
             log.info("conn.closed")
 
-    def _receive(self, conn: Connection, frame: str | bytes) -> None:
+    def _receive(self, conn: Connection, frame: str | bytes) -> bool:
+        """Handle one frame; True when it was refused for the message rate (the reader
+        then waits until the rate allows the next)."""
         received = conn.session.receive(frame)
         if isinstance(received, Answer):
             conn.send(received.message)
-            return
+            refusal = received.message
+            return isinstance(refusal, m.Error) and refusal.code == ErrorCode.RATE_LIMITED
         try:
             self._dispatch(conn, received)
         except Exception:
             self.log.exception("conn.failure", conn=conn.id, message_type=_message_type(received))
             conn.send(m.Error(code=ErrorCode.INTERNAL, message="the server failed on that message"))
+        return False
 
     def _dispatch(self, conn: Connection, request: Request) -> None:
         match request:

@@ -429,3 +429,16 @@ def test_budgets_scale_and_know_when_they_are_full() -> None:
     assert not allowance.is_full()
     clock.advance(1.0)
     assert allowance.is_full()
+
+
+def test_the_backoff_says_when_a_tenth_of_the_burst_is_back() -> None:
+    clock = FakeClock()
+    session = new_session(limits=Limits(rate=100, burst=20), clock=clock)
+    assert session.backoff() == 0.0
+    for _ in range(20):
+        feed(session, m.Ping(nonce=1))
+    assert session.backoff() == pytest.approx(0.02)  # two messages, at 100 a second
+    clock.advance(0.015)
+    assert session.backoff() == pytest.approx(0.005)
+    clock.advance(0.005)
+    assert session.backoff() == 0.0

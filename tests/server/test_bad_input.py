@@ -115,3 +115,19 @@ async def test_flood_is_rate_limited(server_port: int) -> None:
             pongs += 1
     assert limited > 0 and pongs >= int(BURST) - 1
     await c.close()
+
+
+async def test_a_flood_waits_in_its_own_socket_after_its_first_refusals(server_port: int) -> None:
+    """Past its message rate a connection is refused, and the server then reads its frames
+    no faster than the rate allows: a flood of 3,000 pings gets a handful of refusals and
+    its pongs at the rate, not 2,000 refusals to encode and send."""
+    c = await Client.open(server_port, SUBPROTOCOL_MSGPACK)
+    await c.hello()
+    frames = int(BURST) * 3
+    for i in range(frames):
+        await c.send(m.Ping(nonce=i))
+    answers = [await c.recv() for _ in range(frames)]
+    limited = sum(isinstance(a, m.Error) for a in answers)
+    assert 0 < limited < 100
+    assert all(isinstance(a, m.Pong) or a.code == m.ErrorCode.RATE_LIMITED for a in answers)
+    await c.close()
