@@ -14,6 +14,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from queue import SimpleQueue
 
 import msgpack
 import structlog
@@ -28,7 +29,7 @@ from protocol.options import game_config
 from protocol.payloads import WireModel, action_from_engine
 from protocol.server_session import ForGame, ServerSession
 from protocol.table import Table
-from server.store import Store, StoredGame
+from server.store import Store, StoredGame, Write, action_played
 
 DEFLATE = {"memLevel": 5}
 """The compression settings websockets negotiates by default (window bits 12 both ways)."""
@@ -117,10 +118,17 @@ PARTS = (
     "encode: msgpack",
     "websockets: framing",
     "websockets: deflate",
-    "store: SQLite insert + commit",
+    "store: row made and queued",
     "log: structlog room.action",
 )
-"""The parts of an action timed by :func:`breakdown`, in the order they are printed."""
+"""The parts of an action on the event loop timed by :func:`breakdown`, in the order they
+are printed."""
+
+BATCH = 16
+"""Actions a transaction in the group commit timed for the store's writer thread."""
+
+WRITER_PARTS = ("commit, one action a transaction", f"commit, {BATCH} actions a transaction")
+"""The store writer thread's work per action, as :func:`breakdown` times it."""
 
 
 @dataclass
@@ -128,11 +136,14 @@ class Breakdown:
     """Seconds spent in each part over ``actions`` replayed actions, and what was sent."""
 
     seconds: dict[str, float]
+    """By part of :data:`PARTS` (the event loop's)..."""
+    writer: dict[str, float]
+    """...and of :data:`WRITER_PARTS` (the store's writer thread)."""
     actions: int
     messages: int
     prompts: int
     frame_bytes: int
-    """Bytes of the frames to seats, compressed..."""
+    """Bytes of the frames to seats, deflated if the server deflates..."""
     message_bytes: int
     """...and not."""
 
@@ -168,14 +179,21 @@ def _socket(side: Side, deflate: bool) -> Protocol:
 
 
 def breakdown(
-    games: list[tuple[StoredGame, Span]], scratch: Path, log_level: str, limit: int
+    games: list[tuple[StoredGame, Span]], scratch: Path, log_level: str, limit: int, deflate: bool
 ) -> Breakdown:
     """Replay up to ``limit`` of the spans' actions through the server's own pieces, as a
     room plays them with four connected seats and no spectators: the client's frame read
-    and decoded, the table's check and act, the action stored (a fresh SQLite file in
-    ``scratch``) and logged, every seat's prompt made, and each message to a seat encoded
-    and framed. Timed part by part with a wall clock."""
+    and decoded, the table's check and act, the action's row made and queued for the store
+    and logged, every seat's prompt made, and each message to a seat encoded and framed;
+    and the store writer thread's commit of the rows (fresh SQLite files in ``scratch``),
+    one action a transaction and :data:`BATCH`. Frames are deflated only if ``deflate``
+    (as the server negotiated). Timed part by part with a wall clock."""
+    deflating = 1.0 if deflate else 0.0
     took: dict[str, float] = defaultdict(float)
+    writer: dict[str, float] = defaultdict(float)
+    batch: list[Write] = []
+    queued: SimpleQueue[Write] = SimpleQueue()
+    batched = Store(scratch / "batched.db")
     done = messages = prompts = size = raw = 0
     store = Store(scratch / "parts.db")
     clock = time.perf_counter
@@ -190,8 +208,8 @@ def breakdown(
                 engine.apply(state, action)
             session = ServerSession(None, clock=_ticking(), server_name="parts")
             session.receive(msgpack.packb({"type": "hello", "protocol": m.PROTOCOL_VERSION}))
-            # Each websocket twice: with deflate, as negotiated, and without; the second
-            # times the framing alone.
+            # Each websocket twice, with deflate and without: the second times the framing
+            # alone, the difference the deflate.
             client, plain_client = _socket(Side.CLIENT, True), _socket(Side.CLIENT, False)
             server, plain_server = _socket(Side.SERVER, True), _socket(Side.SERVER, False)
             outgoing = [_socket(Side.SERVER, True) for _ in range(state.n)]
@@ -231,7 +249,8 @@ def breakdown(
                 t6 = clock()
                 events = table.played[-1].events
                 dice = next((e.dice for e in events if isinstance(e, engine.DiceRolled)), None)
-                store.append_action(stored.id, idx, checked, dice)
+                write = action_played(stored.id, idx, checked, dice)
+                queued.put(write)
                 t7 = clock()
                 log.info("room.action", seat=seat, kind=type(checked).__name__, state_id=idx + 1)
                 t8 = clock()
@@ -239,12 +258,12 @@ def breakdown(
                 # + every recipient's forms and models: the engine's share is timed on its
                 # own, on a state of its own, and taken out of each.
                 took["websockets: framing"] += t0 - w0
-                took["websockets: deflate"] += (t1 - t0) - (t0 - w0)
+                took["websockets: deflate"] += deflating * ((t1 - t0) - (t0 - w0))
                 took["act: decode (msgpack + pydantic)"] += t2 - t1
                 took["act: action_to_engine"] += (t3 - t2) - (t4 - t3)
                 took["engine check+apply"] += t5 - t3
                 took["events: per-seat forms + models"] += (t6 - t5) - (t5 - t4)
-                took["store: SQLite insert + commit"] += t7 - t6
+                took["store: row made and queued"] += t7 - t6
                 took["log: structlog room.action"] += t8 - t7
                 out: list[tuple[int, WireModel]] = [
                     (r, message) for r, message in told if r is not None
@@ -275,15 +294,31 @@ def breakdown(
                     took["encode: model_dump"] += e1 - e0
                     took["encode: msgpack"] += e2 - e1
                     took["websockets: framing"] += e4 - e3
-                    took["websockets: deflate"] += (e3 - e2) - (e4 - e3)
+                    took["websockets: deflate"] += deflating * ((e3 - e2) - (e4 - e3))
                 messages += len(out)
                 done += 1
+                w0 = clock()
+                write = queued.get()
+                store.db.batch([(write.sql, write.params)])
+                w1 = clock()
+                writer[WRITER_PARTS[0]] += w1 - w0
+                batch.append(write)
+                if len(batch) == BATCH:
+                    batched.db.batch([(w.sql, w.params) for w in batch])
+                    writer[WRITER_PARTS[1]] += clock() - w1
+                    batch.clear()
     store.close()
-    return Breakdown(dict(took), done, messages, prompts, size, raw)
+    batched.close()
+    writer[WRITER_PARTS[1]] *= done / max(1, done - len(batch))  # the last part-batch
+    size = size if deflate else raw
+    return Breakdown(dict(took), dict(writer), done, messages, prompts, size, raw)
 
 
 SPY_OWNERS: tuple[tuple[str, str, str], ...] = (
-    ("append_action", "/server/store.py", "store: SQLite insert + commit"),
+    ("_commit", "/server/store.py", "store writer thread: commits"),
+    ("_alone", "/server/store.py", "store writer thread: commits"),
+    ("_serve", "/server/store.py", "store writer thread: commits"),
+    ("", "/server/store.py", "store: row made and queued"),
     ("", "/structlog/", "log: structlog room.action"),
     ("prompt", "/protocol/table.py", "prompt"),
     ("act", "/protocol/table.py", "act"),
@@ -334,13 +369,20 @@ def spy_part(stack: list[str]) -> str:
     return "other"
 
 
-def spy_parts(path: Path) -> tuple[dict[str, float], int]:
-    """Each part's share of the samples of a py-spy ``--format raw`` file, and how many
-    samples there were."""
-    counts: dict[str, int] = defaultdict(int)
+def spy_parts(path: Path) -> dict[str, tuple[dict[str, float], int]]:
+    """The samples of a py-spy ``--format raw`` file, by thread (``loop``: the main
+    thread, the event loop's; ``threads``: the others): each part's share of the thread's
+    samples, and how many samples there were. (Shares across threads say nothing of CPU: a
+    thread waiting for the GIL is sampled as busy.)"""
+    counts: dict[str, dict[str, int]] = {"loop": defaultdict(int), "threads": defaultdict(int)}
     for line in path.read_text().splitlines():
         stack, _, count = line.rpartition(" ")
         if stack and count.isdigit():
-            counts[spy_part(stack.split(";"))] += int(count)
-    total = sum(counts.values())
-    return {k: v / total for k, v in counts.items()} if total else {}, total
+            frames = stack.split(";")
+            thread = "threads" if _frame(frames[0])[0] == "_bootstrap" else "loop"
+            counts[thread][spy_part(frames)] += int(count)
+    out = {}
+    for thread, parts in counts.items():
+        total = sum(parts.values())
+        out[thread] = ({k: v / total for k, v in parts.items()} if total else {}, total)
+    return out

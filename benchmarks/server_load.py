@@ -16,22 +16,29 @@ game's own (127.x.y.z: the server limits what one address may ask, as it would l
 person); a finished game is replaced.
 
 1. **Saturation.** ``--games`` games whose clients act as soon as prompted. After a
-   warm-up, the server's CPU time (user + sys, from /proc) over the next ``--actions``
-   actions it stores, per action: ``server_us_per_action``.
+   warm-up, the server's CPU time (user + sys of every thread, from /proc) over the next
+   ``--actions`` actions it stores, per action: ``server_us_per_action``; and how much of
+   it is the event loop's thread (the rest is the store's writer thread).
 2. **The engine alone.** The same actions (the window's rows of the server's store)
    replayed here: ``engine.check`` + ``engine.apply`` per action, CPU time:
    ``engine_us_per_action``. Their ratio, ``overhead_ratio``, holds across machines where
    the absolute figures do not. Then up to ``--breakdown-actions`` of them go through the
-   server's own pieces (decode, table, prompts, encode, websockets framing with deflate,
-   store, log), timed part by part; what the server spends beyond their sum is asyncio,
-   socket I/O and the room's and connection's glue. With ``--py-spy FILE`` (py-spy
-   installed in the venv; it is no dependency) the server is also sampled during the
-   window and its samples sorted into the same parts.
-3. **Paced.** Games whose clients think ``--think-ms`` before each action: the most
-   concurrent games the server serves with the p99 of the action round trip (act sent to
-   its events received) under ``--p99-ms`` (searched upward from an estimate made from
-   part 1, doubling then bisecting, ``--level-seconds`` measured per level, within the time
-   left of ``--max-seconds``): ``paced_games``, and ``p99_ms`` at that number.
+   server's own pieces, timed part by part: on the event loop, the act's frame read and
+   decoded, the table's check and act, the prompts, each message encoded and framed (and
+   deflated, if the server negotiated it), the store's row made and the log line; on the
+   writer thread, the rows committed one action a transaction and in batches. What the
+   event loop spends beyond its parts is asyncio, socket I/O and the room's and
+   connection's glue. With ``--py-spy FILE`` (py-spy installed in the venv; it is no
+   dependency) the server is also sampled during the window (which then costs a little
+   more) and its samples sorted into the same parts, thread by thread.
+3. **Paced.** Games whose clients think before each action (``--think-ms`` on average,
+   drawn uniformly within ``--think-spread`` of it, so games do not fall into step): the
+   most concurrent games the server serves with the p99 of the action round trip (act
+   sent to its events received) under ``--p99-ms``, searched upward from an estimate made
+   from part 1 (doubling, then bisecting; ``--level-seconds`` measured per level, a fresh
+   server each, within what is left of ``--max-seconds``): ``paced_games``, and
+   ``p99_ms`` at that number. Each level prints what other processes, interrupts and the
+   hypervisor (steal) took meanwhile: a level missed while they were busy says little.
 
 The last line is ``server_us_per_action: X engine_us_per_action: Y overhead_ratio: R
 paced_games: N p99_ms: Z``.
@@ -66,6 +73,7 @@ sys.path.insert(0, str(ROOT))
 import msgpack  # noqa: E402
 from _server_parts import (  # noqa: E402
     PARTS,
+    WRITER_PARTS,
     breakdown,
     engine_seconds,
     last_rowid,
@@ -84,6 +92,7 @@ SETUP_TIMEOUT = 30.0
 
 Event = Any
 """A ``multiprocessing`` event (its class is not importable for annotations)."""
+SPIED = {"loop": "event loop", "threads": "other threads"}
 
 
 # --- the clients (run in worker processes) ------------------------------------------------
@@ -100,6 +109,8 @@ class Run:
     unanswered: list[float] = field(default_factory=list)
     """When each act still unanswered at the stop was sent."""
     stopped: float = 0.0
+    deflate: bool = False
+    """Whether the server negotiated per-message deflate."""
     games: int = 0
     refused: int = 0
     failures: list[str] = field(default_factory=list)
@@ -110,10 +121,11 @@ class Clients:
     """The games of one client process in one run."""
 
     def __init__(
-        self, url: str, think: float, rnd: random.Random, ready: Synchronized[int]
+        self, url: str, think: tuple[float, float], rnd: random.Random, ready: Synchronized[int]
     ) -> None:
         self.url = url
         self.think = think
+        """Seconds a seat pauses before acting, drawn uniformly from this range."""
         self.rnd = rnd
         self.ready = ready
         self.run = Run()
@@ -148,6 +160,9 @@ class Clients:
                     )
                     conns.append(ws)
                     self.open.add(ws)
+                    self.run.deflate = any(
+                        e.name == "permessage-deflate" for e in ws.protocol.extensions
+                    )
                 for ws in conns:
                     await _send(
                         ws, {"type": "hello", "protocol": PROTOCOL_VERSION, "client": "load"}
@@ -184,8 +199,8 @@ class Clients:
             elif kind == "prompt":
                 if not msg["actions"]:
                     continue
-                if self.think:
-                    await asyncio.sleep(self.think)
+                if self.think[1] > 0:
+                    await asyncio.sleep(self.rnd.uniform(*self.think))
                 asked = msg["state_id"]
                 action = self.rnd.choice(msg["actions"])
                 self.waiting[key] = time.monotonic()
@@ -267,7 +282,7 @@ class ClientPool:
             self.pipes.append(ours)
             self.procs.append(proc)
 
-    def start(self, url: str, games: int, think: float, stagger: float) -> None:
+    def start(self, url: str, games: int, think: tuple[float, float], stagger: float) -> None:
         self.stop.clear()
         self.ready.value = 0
         n = len(self.pipes)
@@ -307,9 +322,11 @@ class ClientPool:
 # --- the server ---------------------------------------------------------------------------
 
 
-def _cpu_seconds(pid: int) -> float:
-    """User + sys CPU seconds of a process (from /proc; clock ticks)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+def _cpu_seconds(pid: int, thread: int | None = None) -> float:
+    """User + sys CPU seconds of a process, or of one of its threads (from /proc; clock
+    ticks)."""
+    where = f"/proc/{pid}/stat" if thread is None else f"/proc/{pid}/task/{thread}/stat"
+    fields = Path(where).read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
@@ -327,7 +344,12 @@ class Server:
     db: Path
 
     def cpu(self) -> float:
+        """CPU seconds of the whole process, every thread."""
         return _cpu_seconds(self.proc.pid)
+
+    def loop_cpu(self) -> float:
+        """CPU seconds of its main thread, the event loop's."""
+        return _cpu_seconds(self.proc.pid, self.proc.pid)
 
 
 @contextlib.contextmanager
@@ -366,54 +388,51 @@ def serving(scratch: Path, name: str, log_level: str) -> Iterator[Server]:
             proc.wait(10)
 
 
-def _machine() -> tuple[float, float]:
+def _machine() -> tuple[float, float, float]:
     """CPU seconds the whole machine has spent, all cores together (from /proc/stat): in
-    processes (user, nice, system) and elsewhere (interrupts, the hypervisor's steal)."""
+    processes (user, nice, system), in interrupts (loopback networking is mostly here),
+    and stolen by the hypervisor."""
     ticks = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
     user, nice, system, _idle, _iowait, irq, softirq, steal = ticks
     hz = os.sysconf("SC_CLK_TCK")
-    return (user + nice + system) / hz, (irq + softirq + steal) / hz
+    return (user + nice + system) / hz, (irq + softirq) / hz, steal / hz
 
 
 @dataclass(frozen=True)
 class Sample:
     """The clocks at one moment of a run: wall, CPU (server, clients, this process, the
-    machine's processes and its interrupts and steal) and the last action stored."""
+    machine's processes, interrupts and steal) and the last action stored."""
 
     wall: float
     server: float
+    loop: float
     clients: float
     own: float
-    machine: float
-    elsewhere: float
+    machine: tuple[float, float, float]
     stored: int
 
     @classmethod
     def take(cls, server: Server, pool: ClientPool) -> Sample:
-        machine, elsewhere = _machine()
         return cls(
             time.monotonic(),
             server.cpu(),
+            server.loop_cpu(),
             pool.cpu(),
             time.process_time(),
-            machine,
-            elsewhere,
+            _machine(),
             last_rowid(server.db),
         )
 
-    def others(self, before: Sample) -> tuple[float, float]:
-        """The shares of one core that other processes (not this benchmark's), and
-        interrupts and steal, took since ``before``."""
-        ours = (
-            (self.server - before.server)
-            + (self.clients - before.clients)
-            + (self.own - before.own)
-        )
+    def others(self, before: Sample) -> tuple[float, float, float]:
+        """The shares of one core taken since ``before`` by other processes (not this
+        benchmark's), by interrupts and by the hypervisor's steal."""
+        ours = (self.server - before.server) + (self.clients - before.clients)
+        ours += self.own - before.own
         wall = self.wall - before.wall
-        return (
-            max(0.0, (self.machine - before.machine) - ours) / wall,
-            (self.elsewhere - before.elsewhere) / wall,
+        busy, irq, steal = (
+            now - then for now, then in zip(self.machine, before.machine, strict=True)
         )
+        return max(0.0, busy - ours) / wall, irq / wall, steal / wall
 
 
 # --- part 1: saturation -------------------------------------------------------------------
@@ -424,14 +443,17 @@ class Saturation:
     actions: int
     seconds: float
     server_cpu: float
+    loop_cpu: float
+    """The server's event-loop thread's share of ``server_cpu``."""
     clients_cpu: float
-    others: tuple[float, float]
-    """The shares of a core other processes, and interrupts and steal, took meanwhile."""
+    others: tuple[float, float, float]
+    """The shares of a core other processes, interrupts and steal took meanwhile."""
     after: int
     upto: int
     db: Path
     refused: int
     failures: list[str]
+    deflate: bool
 
 
 def _wait_rowid(db: Path, at_least: int, until: float) -> int:
@@ -454,7 +476,7 @@ def saturate(
     """Part 1: the server's CPU over ``actions`` actions with clients that never wait."""
     until = time.monotonic() + seconds
     with serving(scratch, "saturation", log_level) as server:
-        pool.start(server.url, games, 0.0, 0.2)
+        pool.start(server.url, games, (0.0, 0.0), 0.2)
         after = _wait_rowid(server.db, max(200, actions // 10), until)
         first = Sample.take(server, pool)
         spying = _py_spy(server.proc.pid, spy) if spy else None
@@ -473,6 +495,7 @@ def saturate(
         actions=upto - after,
         seconds=last.wall - first.wall,
         server_cpu=last.server - first.server,
+        loop_cpu=last.loop - first.loop,
         clients_cpu=last.clients - first.clients,
         others=last.others(first),
         after=after,
@@ -480,6 +503,7 @@ def saturate(
         db=server.db,
         refused=sum(r.refused for r in runs),
         failures=[f for r in runs for f in r.failures],
+        deflate=any(r.deflate for r in runs),
     )
 
 
@@ -508,8 +532,8 @@ class Level:
     server_us: float
     """Server CPU per action stored."""
     clients_share: float
-    others: tuple[float, float]
-    """The shares of a core other processes, and interrupts and steal, took meanwhile."""
+    others: tuple[float, float, float]
+    """The shares of a core other processes, interrupts and steal took meanwhile."""
     failures: int
     samples: int
 
@@ -518,16 +542,22 @@ class Level:
 
 
 def paced_level(
-    pool: ClientPool, scratch: Path, games: int, think: float, seconds: float, log_level: str
+    pool: ClientPool,
+    scratch: Path,
+    games: int,
+    think: tuple[float, float],
+    seconds: float,
+    log_level: str,
 ) -> Level:
-    """``games`` games whose clients think ``think`` seconds before each action: the
-    round trips of the acts sent during ``seconds`` once every game has started."""
+    """``games`` games whose clients pause before each action (seconds, drawn uniformly
+    from the range ``think``): the round trips of the acts sent during ``seconds`` once
+    every game has started."""
     with serving(scratch, f"paced-{games}", log_level) as server:
-        pool.start(server.url, games, think, max(think, 0.01 * games))
+        pool.start(server.url, games, think, max(think[1], 0.01 * games))
         limit = time.monotonic() + SETUP_TIMEOUT
         while pool.ready.value < games and time.monotonic() < limit:
             time.sleep(0.05)
-        time.sleep(think + 0.3)  # past the start's burst of view messages
+        time.sleep(think[1] + 0.3)  # past the start's burst of view messages
         first = Sample.take(server, pool)
         time.sleep(seconds)
         last = Sample.take(server, pool)
@@ -561,7 +591,7 @@ def search(
     pool: ClientPool,
     scratch: Path,
     start: int,
-    think: float,
+    think: tuple[float, float],
     seconds: float,
     limit_ms: float,
     log_level: str,
@@ -570,7 +600,7 @@ def search(
     """The largest number of paced games found whose p99 stays under ``limit_ms``:
     doubling from ``start`` (halving while it fails), then bisecting, while time is left."""
     tried: dict[int, Level] = {}
-    level_cost = seconds + think + 4.0  # a server's start, the games' start, the stop
+    level_cost = seconds + think[1] + 4.0  # a server's start, the games' start, the stop
 
     def trial(n: int) -> bool:
         level = paced_level(pool, scratch, n, think, seconds, log_level)
@@ -579,7 +609,8 @@ def search(
             f"  games {n:4d}: {level.actions_per_s:7.1f} actions/s  p50 {level.p50:7.2f} ms  "
             f"p99 {level.p99:7.2f} ms  server cpu {100 * level.server_share:5.1f}% "
             f"({level.server_us:4.0f} us/action)  clients {100 * level.clients_share:4.1f}%  "
-            f"others {100 * level.others[0]:4.1f}%  irq+steal {100 * level.others[1]:4.1f}%  "
+            f"others {100 * level.others[0]:4.1f}%  irq {100 * level.others[1]:4.1f}%  "
+            f"steal {100 * level.others[2]:4.1f}%  "
             f"{'held' if level.held(limit_ms) else 'missed'}"
             + (f"  ({level.failures} failed)" if level.failures else ""),
             flush=True,
@@ -622,18 +653,49 @@ def _engine_build() -> str:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    parser.add_argument("--actions", type=int, default=20_000, help="saturation window")
-    parser.add_argument("--games", type=int, default=16, help="games at saturation")
-    parser.add_argument("--think-ms", type=float, default=200.0, help="paced clients' pause")
-    parser.add_argument("--p99-ms", type=float, default=50.0, help="paced latency bound")
-    parser.add_argument("--level-seconds", type=float, default=6.0, help="measured per level")
-    parser.add_argument("--clients-procs", type=int, default=max(2, min(4, os.cpu_count() or 2)))
-    parser.add_argument("--max-seconds", type=float, default=120.0, help="whole run, roughly")
-    parser.add_argument("--breakdown-actions", type=int, default=3000)
-    parser.add_argument("--log-level", default="info", choices=["debug", "info", "warning"])
+    parser.add_argument(
+        "--actions", type=int, default=20_000, help="actions measured at saturation"
+    )
+    parser.add_argument("--games", type=int, default=16, help="games at once at saturation")
+    parser.add_argument(
+        "--think-ms", type=float, default=200.0, help="paced clients' mean pause before acting"
+    )
+    parser.add_argument(
+        "--think-spread",
+        type=float,
+        default=0.5,
+        help="pauses are drawn uniformly from think-ms x (1 +- this); 0: always think-ms",
+    )
+    parser.add_argument(
+        "--p99-ms", type=float, default=50.0, help="the p99 round trip a paced level keeps under"
+    )
+    parser.add_argument(
+        "--level-seconds", type=float, default=6.0, help="seconds measured per paced level"
+    )
+    parser.add_argument(
+        "--clients-procs",
+        type=int,
+        default=max(2, min(4, os.cpu_count() or 2)),
+        help="client processes, each running many games in asyncio",
+    )
+    parser.add_argument(
+        "--max-seconds", type=float, default=120.0, help="the whole run's time, roughly"
+    )
+    parser.add_argument(
+        "--breakdown-actions",
+        type=int,
+        default=3000,
+        help="actions replayed part by part (0: none)",
+    )
+    parser.add_argument(
+        "--log-level",
+        default="info",
+        choices=["debug", "info", "warning"],
+        help="the server's (as hexhaven serve's; info as deployed)",
+    )
     parser.add_argument("--py-spy", type=Path, default=None, help="sample the server to FILE")
     parser.add_argument("--no-paced", action="store_true", help="skip part 3")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0, help="the clients' choices")
     args = parser.parse_args(argv)
     began = time.monotonic()
     until = began + args.max_seconds
@@ -662,7 +724,8 @@ def main(argv: list[str] | None = None) -> None:
                 f"{100 * sat.server_cpu / sat.seconds:.0f}%, clients cpu "
                 f"{100 * sat.clients_cpu / sat.seconds:.0f}% "
                 f"({1e6 * sat.clients_cpu / sat.actions:.0f} us/action), other processes "
-                f"{100 * sat.others[0]:.0f}%, irq+steal {100 * sat.others[1]:.0f}%; "
+                f"{100 * sat.others[0]:.0f}%, irq {100 * sat.others[1]:.0f}%, steal "
+                f"{100 * sat.others[2]:.0f}%; "
                 f"{sat.refused} acts refused"
                 + (
                     f"; {len(sat.failures)} games failed: {sat.failures[:2]}"
@@ -676,21 +739,30 @@ def main(argv: list[str] | None = None) -> None:
             if replayed != sat.actions:
                 raise SystemExit(f"replayed {replayed} actions of the window's {sat.actions}")
             engine_us = 1e6 * engine_s / replayed
+            loop_us = 1e6 * sat.loop_cpu / sat.actions
             print(
-                f"  server {server_us:.1f} us/action; engine check+apply {engine_us:.1f} "
-                f"us/action (the same {replayed} actions replayed); ratio "
+                f"  server {server_us:.1f} us/action (event loop {loop_us:.1f}, other threads: "
+                f"the store's writer {server_us - loop_us:.1f}); engine check+apply "
+                f"{engine_us:.1f} us/action (the same {replayed} actions replayed); ratio "
                 f"{server_us / engine_us:.1f}",
                 flush=True,
             )
             if args.breakdown_actions > 0:
-                parts = breakdown(games, scratch, args.log_level, args.breakdown_actions)
+                parts = breakdown(
+                    games, scratch, args.log_level, args.breakdown_actions, sat.deflate
+                )
                 per = {k: 1e6 * v / parts.actions for k, v in parts.seconds.items()}
                 print(
-                    f"replayed parts ({parts.actions} actions; per action "
+                    f"the event loop's parts, replayed ({parts.actions} actions; per action "
                     f"{parts.messages / parts.actions:.2f} messages to seats, "
                     f"{parts.prompts / parts.actions:.2f} of them prompts; "
                     f"{parts.message_bytes / parts.messages:.0f} bytes a frame, "
-                    f"{parts.frame_bytes / parts.messages:.0f} deflated), us/action:",
+                    + (
+                        f"{parts.frame_bytes / parts.messages:.0f} deflated"
+                        if sat.deflate
+                        else "not deflated: the server negotiates no compression"
+                    )
+                    + "), us/action:",
                     flush=True,
                 )
                 for name in PARTS:
@@ -698,30 +770,40 @@ def main(argv: list[str] | None = None) -> None:
                 modelled = sum(per.values())
                 print(f"  {'sum of the parts':36s} {modelled:8.1f}")
                 print(
-                    f"  {'rest: asyncio, socket I/O, glue':36s} {server_us - modelled:8.1f}"
-                    f"  (server {server_us:.1f} minus the sum)",
-                    flush=True,
+                    f"  {'rest: asyncio, socket I/O, glue':36s} {loop_us - modelled:8.1f}"
+                    f"  (the event loop's {loop_us:.1f} minus the sum)"
                 )
+                print(f"the store's writer thread (server: {server_us - loop_us:.1f}), us/action:")
+                for name in WRITER_PARTS:
+                    print(f"  {name:36s} {1e6 * parts.writer[name] / parts.actions:8.1f}")
             if args.py_spy is not None and args.py_spy.exists():
-                shares, samples = spy_parts(args.py_spy)
-                print(f"py-spy samples of the server ({samples}), us/action by part:")
-                for name, share in sorted(shares.items(), key=lambda kv: -kv[1]):
-                    print(f"  {name:36s} {share * server_us:8.1f}  {100 * share:5.1f}%")
+                threads = spy_parts(args.py_spy)
+                for thread, cpu in (("loop", loop_us), ("threads", server_us - loop_us)):
+                    shares, samples = threads[thread]
+                    print(
+                        f"py-spy samples of the server's {SPIED[thread]} ({samples}), its "
+                        f"{cpu:.1f} us/action by part:"
+                    )
+                    for name, share in sorted(shares.items(), key=lambda kv: -kv[1]):
+                        print(f"  {name:40s} {share * cpu:8.1f}  {100 * share:5.1f}%")
             held: Level | None = None
             if not args.no_paced:
                 think = args.think_ms / 1000
-                # At saturation one server holds about think / server-cost games; start
-                # the search at a quarter of that, on a power of two.
-                estimate = (think + 0.005) / (server_us / 1e6)
+                spread = min(1.0, max(0.0, args.think_spread))
+                pauses = (think * (1 - spread), think * (1 + spread))
+                # The event loop saturates at about think / its cost per action games;
+                # start the search at a quarter of that, on a power of two.
+                estimate = (think + 0.005) / (loop_us / 1e6)
                 start = 2 ** max(0, int(math.log2(max(1.0, estimate / 4))))
                 print(
-                    f"paced: clients think {args.think_ms:.0f} ms; p99 under {args.p99_ms:.0f} ms; "
+                    f"paced: clients think {1000 * pauses[0]:.0f}-{1000 * pauses[1]:.0f} ms "
+                    f"(mean {args.think_ms:.0f}); p99 under {args.p99_ms:.0f} ms; "
                     f"{args.level_seconds:.0f} s a level; about {estimate:.0f} games would "
                     "saturate the server",
                     flush=True,
                 )
                 held = search(
-                    pool, scratch, start, think, args.level_seconds, args.p99_ms,
+                    pool, scratch, start, pauses, args.level_seconds, args.p99_ms,
                     args.log_level, until,
                 )  # fmt: skip
     finally:

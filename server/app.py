@@ -21,6 +21,7 @@ from typing import Any
 import structlog
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
+from websockets.protocol import State
 
 import engine
 from protocol import SUBPROTOCOLS
@@ -71,6 +72,11 @@ OUTBOX = 1000
 """A connection that falls this many messages behind is closed as too slow."""
 
 
+FLOOD_STRIKES = 10
+FLOOD_WINDOW = 1.0
+"""A connection refused ``rate_limited`` this many times, each within this many seconds of
+the one before (it was over its rate again right after each pause), is cut off: a flood,
+whose frames the server would otherwise hold until it had read them all."""
 ROOM_RESTARTS = 3
 """How many times a room's task that failed is started again before its game is closed."""
 
@@ -261,6 +267,10 @@ class HexhavenServer:
                 port,
                 subprotocols=list(SUBPROTOCOLS),  # type: ignore[arg-type]
                 max_size=MAX_FRAME * 16,
+                # No per-message deflate: a flood of compressible frames would be inflated
+                # many times over in memory before it is read, and every frame sent would
+                # cost a compression; the protocol's messages are small.
+                compression=None,
                 ping_interval=20,
             ) as ws_server,
         ):
@@ -312,8 +322,20 @@ class HexhavenServer:
         log.info("conn.open", subprotocol=ws.subprotocol)
         writer = asyncio.create_task(conn.write())
         try:
+            strikes, last = 0, -FLOOD_WINDOW
             async for frame in ws:
+                if ws.state is not State.OPEN:
+                    break  # it has gone: what it sent but was not read yet goes with it
                 if self._receive(conn, frame):  # over its message rate: it waits, not others
+                    now = time.monotonic()
+                    strikes = strikes + 1 if now - last < FLOOD_WINDOW else 1
+                    last = now
+                    if strikes >= FLOOD_STRIKES:
+                        # Still over after pause upon pause: a flood, not a client. What it
+                        # sent and the server has not read yet is let go with it.
+                        log.warning("conn.flood", strikes=strikes)
+                        conn.cut_off()
+                        break
                     await asyncio.sleep(conn.session.backoff())
                 await conn.drain()
         except ConnectionClosed:

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+
 import msgpack
+from structlog.testing import capture_logs
+from websockets.exceptions import ConnectionClosed
 
 from protocol import SUBPROTOCOL_JSON, SUBPROTOCOL_MSGPACK
 from protocol import messages as m
@@ -119,15 +124,42 @@ async def test_flood_is_rate_limited(server_port: int) -> None:
 
 async def test_a_flood_waits_in_its_own_socket_after_its_first_refusals(server_port: int) -> None:
     """Past its message rate a connection is refused, and the server then reads its frames
-    no faster than the rate allows: a flood of 3,000 pings gets a handful of refusals and
-    its pongs at the rate, not 2,000 refusals to encode and send."""
+    no faster than the rate allows: 500 pings past the burst get a handful of refusals and
+    their pongs at the rate, not 500 refusals to encode and send."""
     c = await Client.open(server_port, SUBPROTOCOL_MSGPACK)
     await c.hello()
-    frames = int(BURST) * 3
+    frames = int(BURST) + 500  # the burst, then five tenths of it over the rate
     for i in range(frames):
         await c.send(m.Ping(nonce=i))
     answers = [await c.recv() for _ in range(frames)]
     limited = sum(isinstance(a, m.Error) for a in answers)
-    assert 0 < limited < 100
+    assert 0 < limited < 50
     assert all(isinstance(a, m.Pong) or a.code == m.ErrorCode.RATE_LIMITED for a in answers)
     await c.close()
+
+
+async def test_a_flood_that_goes_on_is_cut_off_and_others_are_served(server_port: int) -> None:
+    """Over its rate again after pause upon pause, a connection is a flood: it is cut off
+    (with what it sent that was not read yet), while another connection is served."""
+    flood = await Client.open(server_port, SUBPROTOCOL_MSGPACK)
+    await flood.hello()
+    other = await Client.open(server_port, SUBPROTOCOL_MSGPACK)
+    await other.hello()
+    frame = flood.codec.encode(m.Ping(nonce=1))
+
+    async def read_all() -> None:
+        with contextlib.suppress(ConnectionClosed):
+            async for _ in flood.ws:
+                pass
+
+    with capture_logs() as logs:
+        reader = asyncio.create_task(read_all())
+        with contextlib.suppress(ConnectionClosed):
+            for _ in range(int(BURST) * 20):
+                await flood.send_raw(frame)
+        async with asyncio.timeout(30):
+            await reader  # the server ends the connection
+    assert [e for e in logs if e["event"] == "conn.flood"]
+    await other.send(m.Ping(nonce=9))
+    assert (await other.expect(m.Pong)).nonce == 9
+    await other.close()
