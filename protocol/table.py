@@ -244,12 +244,15 @@ class Table:
             raise self._illegal(exc) from exc
         return action
 
-    def act(self, seat: int, action: engine.Action) -> list[Delivery]:
+    def act(
+        self, seat: int, action: engine.Action, listening: Iterable[Recipient] | None = None
+    ) -> list[Delivery]:
         """Play ``seat``'s ``action`` and record it. Returns what each recipient is told, in
         order: the ``events`` in each seat's form, then in the spectators', then, if the
-        game has ended, ``game_over`` to each of them. Raises :class:`ActionRefused` (the
-        table unchanged) when the game is over or the action is illegal, and ValueError
-        for an action of another seat."""
+        game has ended, ``game_over`` to each of them; only to the recipients in
+        ``listening`` when it is given (nobody else's form is made). Raises
+        :class:`ActionRefused` (the table unchanged) when the game is over or the action is
+        illegal, and ValueError for an action of another seat."""
         if action.seat != seat:
             raise ValueError(f"an action of seat {action.seat} played for seat {seat}")
         self._refuse_if_over()
@@ -258,6 +261,9 @@ class Table:
         except engine.IllegalActionError as exc:
             raise self._illegal(exc) from exc
         recipients = self.recipients
+        if listening is not None:
+            wanted = set(listening)
+            recipients = [r for r in recipients if r in wanted]
         out: list[Delivery] = [
             (r, m.Events(game=self.game, state_id=played.state_id, events=form))
             for r, form in zip(recipients, _forms(played.events, recipients), strict=True)

@@ -671,13 +671,13 @@ class GameRoom:
             return
         table = self.table
         index = table.state_id
-        told = table.act(seat, action)
+        told = table.act(seat, action, self._listening())
         # Stored before anyone hears of it: a restart resumes from exactly here.
         events = table.played[-1].events
         dice = next((e.dice for e in events if isinstance(e, engine.DiceRolled)), None)
         self._store(action_played(self.id, index, action, dice))
         self.deadlines.pop(seat, None)  # the turn timer is per action: its next one starts afresh
-        self.log.info("room.action", seat=seat, kind=type(action).__name__, state_id=index + 1)
+        self.log.debug("room.action", seat=seat, kind=type(action).__name__, state_id=index + 1)
         if table.over:  # at the limit nobody could win: it ends without a winner
             over = table.game_over()
             limit = not table.state.is_over
@@ -848,6 +848,14 @@ class GameRoom:
     def _broadcast(self, message: WireModel) -> None:
         for p, _ in self._audience():
             self._send(p, message)
+
+    def _listening(self) -> list[int | None]:
+        """The recipients with a connection to tell: seats with one, and the spectators if
+        anyone watches."""
+        out: list[int | None] = [q for q, s in enumerate(self.seats) if s is not None and s.peers]
+        if self.spectators:
+            out.append(None)
+        return out
 
     def _deliver(self, told: list[Delivery]) -> None:
         """Send each message of the table to the connections of its recipient (a seat's,

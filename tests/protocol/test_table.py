@@ -224,3 +224,18 @@ def test_a_table_rebuilt_from_its_actions_is_the_same_table() -> None:
     actions = [p.action for p in table.played]
     with pytest.raises(engine.IllegalActionError):
         Table.replay("g", CONFIG, 3, [actions[1], *actions])
+
+
+def test_only_the_recipients_listening_are_told_and_each_in_its_own_form() -> None:
+    rnd = random.Random(5)
+    full, some = (
+        Table("g", engine.GameConfig(players=3), 8),
+        Table("g", engine.GameConfig(players=3), 8),
+    )
+    for _ in range(150):
+        action = random_action(full, rnd)
+        everyone = full.act(action.seat, action)
+        told = some.act(action.seat, action, listening=[2])
+        assert [r for r, _ in told] == [2] * len(told)
+        assert [message for r, message in everyone if r == 2] == [message for _, message in told]
+    assert some.state_id == full.state_id == 150
