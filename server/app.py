@@ -152,6 +152,8 @@ class Connection:
         """Wait while the outbox is over half full: a client that sends faster than it
         reads is not read until it catches up (backpressure, not a closed connection)."""
         while self.outbox.qsize() > OUTBOX // 2 and not self.closing:
+            if self.ws.state is not State.OPEN:
+                return  # gone meanwhile: the reader finds out and ends the connection
             await asyncio.sleep(0.005)
 
     async def write(self) -> None:
@@ -162,7 +164,12 @@ class Connection:
                 await self.ws.close(1000, "the seat's owner is back")
                 return
             self.queued -= len(frame)
-            await self.ws.send(frame)
+            try:
+                await self.ws.send(frame)
+            except ConnectionClosed:
+                self.closing = True  # nothing more can be sent: let go of what waits
+                self.forget()
+                return
 
 
 def bot_command(url: str, game: str, kind: str, name: str) -> list[str]:

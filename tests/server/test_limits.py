@@ -10,11 +10,13 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
+from websockets.exceptions import ConnectionClosed
+from websockets.protocol import State
 
 from protocol import SUBPROTOCOL_MSGPACK, Codec
 from protocol import messages as m
 from protocol.server_session import Budgets, Rate, ServerSession
-from server.app import INVITE_LENGTH, Connection, HexhavenServer
+from server.app import INVITE_LENGTH, OUTBOX, Connection, HexhavenServer
 from server.limits import ServerLimits
 from tests.server.client import Client
 
@@ -129,6 +131,7 @@ class _StalledSocket:
         self.sent: list[object] = []
         self.aborted = False
         self.transport = self
+        self.state = State.OPEN
 
     async def send(self, frame: object) -> None:
         self.sent.append(frame)
@@ -221,3 +224,33 @@ async def test_spectators_chat_where_the_host_allows_it() -> None:
         await eve.send(m.Chat(game=created.game, text="hello from the stands"))
         said = await ana.expect(m.ChatMessage)
         assert said.seat is None and said.text == "hello from the stands"
+
+
+async def test_a_connection_gone_while_its_reader_waits_for_the_outbox_is_let_go() -> None:
+    """A reader waiting for a full outbox to drain stops waiting once the connection is
+    gone (it used to poll for ever, holding the connection and stopping the server's
+    shutdown), and a writer whose socket closed lets go of what waits."""
+    ws = _StalledSocket()
+    session = ServerSession(SUBPROTOCOL_MSGPACK, clock=lambda: 0.0, server_name="t")
+    conn = Connection(ws=ws, session=session)  # type: ignore[arg-type]
+    chat = m.ChatMessage(game="g", seat=None, name="spectator", text="x")
+    for _ in range(OUTBOX // 2 + 10):
+        conn.send(chat)
+    waiting = asyncio.create_task(conn.drain())
+    await asyncio.sleep(0.02)
+    assert not waiting.done()  # backpressure while the peer is there
+    ws.state = State.CLOSED
+    async with asyncio.timeout(5):
+        await waiting
+
+    class Closed(_StalledSocket):
+        async def send(self, frame: object) -> None:
+            raise ConnectionClosed(None, None)
+
+    closed = Closed()
+    conn = Connection(ws=closed, session=session)  # type: ignore[arg-type]
+    for _ in range(10):
+        conn.send(chat)
+    async with asyncio.timeout(5):
+        await conn.write()
+    assert conn.closing and conn.outbox.empty() and conn.queued == 0
