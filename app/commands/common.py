@@ -89,3 +89,16 @@ def listen_problem(exc: OSError) -> str:
         case errno.EACCES:
             return "permission denied (ports below 1024 need special rights)"
     return exc.strerror or str(exc)
+
+
+def name_values(command: str, option: str, items: list[str]) -> dict[str, str] | None:
+    """``NAME=VALUE`` options as a dict, or None after saying on stderr which one is not of
+    that form."""
+    out: dict[str, str] = {}
+    for item in items:
+        name, eq, value = item.partition("=")
+        if not eq or not name:
+            print(f"hexhaven {command}: {option} takes NAME=VALUE, not {item!r}", file=sys.stderr)
+            return None
+        out[name] = value
+    return out

@@ -8,7 +8,7 @@ import argparse
 import sys
 from typing import Any
 
-from app.commands.common import bad_url
+from app.commands.common import bad_url, name_values
 
 TOKEN_FILE_HELP = "the file holding the seat's token, to come back to it (-: standard input)"
 
@@ -38,13 +38,9 @@ def _bot(args: argparse.Namespace) -> int:
         print(f"hexhaven bot: {exc}", file=sys.stderr)
         return 2
     configure_logging("warning")
-    params: dict[str, str] = {}
-    for item in args.param:
-        name, eq, value = item.partition("=")
-        if not eq or not name:
-            print(f"hexhaven bot: --param takes NAME=VALUE, not {item!r}", file=sys.stderr)
-            return 2
-        params[name] = value
+    params = name_values("bot", "--param", args.param)
+    if params is None:
+        return 2
     if args.strength:
         params.setdefault("strength", args.strength)
     try:

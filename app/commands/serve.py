@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from app.commands.common import listen_problem, open_store, port
+from app.commands.common import listen_problem, name_values, open_store, port
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -20,15 +20,13 @@ def _serve(args: argparse.Namespace) -> int:
     from server.limits import ServerLimits
     from server.store import is_postgres
 
-    settings: dict[str, str] = {}
-    for item in args.limit:
-        name, eq, value = item.partition("=")
-        if not eq or not name:
-            print(f"hexhaven serve: --limit takes NAME=VALUE, not {item!r}", file=sys.stderr)
-            return 2
-        settings[name.strip()] = value.strip()
+    settings = name_values("serve", "--limit", args.limit)
+    if settings is None:
+        return 2
     try:
-        limits = ServerLimits().with_settings(settings)
+        limits = ServerLimits().with_settings(
+            {name.strip(): value.strip() for name, value in settings.items()}
+        )
     except ValueError as exc:
         print(f"hexhaven serve: --limit: {exc}", file=sys.stderr)
         return 2
