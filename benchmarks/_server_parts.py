@@ -184,7 +184,8 @@ def breakdown(
     """Replay up to ``limit`` of the spans' actions through the server's own pieces, as a
     room plays them with four connected seats and no spectators: the client's frame read
     and decoded, the table's check and act, the action's row made and queued for the store
-    and logged, every seat's prompt made, and each message to a seat encoded and framed;
+    and its log line (at debug, as the room writes it), every seat's prompt made, and each
+    message to a seat encoded (once for the seats that see it alike) and framed;
     and the store writer thread's commit of the rows (fresh SQLite files in ``scratch``),
     one action a transaction and :data:`BATCH`. Frames are deflated only if ``deflate``
     (as the server negotiated). Timed part by part with a wall clock."""
@@ -252,7 +253,7 @@ def breakdown(
                 write = action_played(stored.id, idx, checked, dice)
                 queued.put(write)
                 t7 = clock()
-                log.info("room.action", seat=seat, kind=type(checked).__name__, state_id=idx + 1)
+                log.debug("room.action", seat=seat, kind=type(checked).__name__, state_id=idx + 1)
                 t8 = clock()
                 # The table's check is action_to_engine + engine.check, its act engine.apply
                 # + every recipient's forms and models: the engine's share is timed on its
@@ -279,12 +280,17 @@ def breakdown(
                     took["prompt: payloads + model"] += (p2 - p1) - (p1 - p0)
                     out.extend(made)
                     prompts += len(made)
+                encoded: dict[int, bytes] = {}  # a message several seats get: encoded once
                 for r, message in out:
                     e0 = clock()
-                    data = message.model_dump(mode="json")
-                    e1 = clock()
-                    packed = msgpack.packb(data, use_bin_type=True)
-                    e2 = clock()
+                    packed = encoded.get(id(message))
+                    if packed is None:
+                        data = message.model_dump(mode="json")
+                        e1 = clock()
+                        packed = encoded[id(message)] = msgpack.packb(data, use_bin_type=True)
+                        e2 = clock()
+                    else:
+                        e1 = e2 = e0
                     outgoing[r].send_binary(packed)
                     size += sum(len(b) for b in outgoing[r].data_to_send())
                     e3 = clock()

@@ -54,10 +54,20 @@ class Cards(WireModel):
 
     @classmethod
     def of(cls, counts: tuple[int, ...] | list[int]) -> Cards:
-        return cls(**dict(zip(RESOURCE_NAMES, counts, strict=True)))
+        return _cards(tuple(counts))
 
     def counts(self) -> ea.Counts:
         return (self.brick, self.lumber, self.wool, self.grain, self.ore)
+
+
+def _named(counts: tuple[int, ...] | list[int]) -> dict[str, int]:
+    return dict(zip(RESOURCE_NAMES, counts, strict=True))
+
+
+@functools.lru_cache(maxsize=4096)
+def _cards(counts: tuple[int, ...]) -> Cards:
+    """The (immutable, so shared) wire form of the hands met most often."""
+    return Cards(**_named(counts))
 
 
 class DevCards(WireModel):
@@ -262,13 +272,34 @@ def _from_wire(value: Any) -> Any:
     return value
 
 
+_PLAIN_FIELDS = frozenset(
+    {"Seat", "Seat | None", "VertexId", "EdgeId", "HexId", "int", "bool", "str"}
+)
+"""Field types whose engine values go on the wire as they are."""
+
+_Fields = tuple[tuple[str, str | None], ...]
+"""A dataclass's fields to convert: each name, with its type (None: taken as it is)."""
+
+
+@functools.cache
+def _wire_fields(kind: type, skip: str = "") -> _Fields:
+    """The fields of an engine action or event type to put on the wire, but ``skip``."""
+    return tuple(
+        (f.name, None if str(f.type) in _PLAIN_FIELDS else str(f.type))
+        for f in fields(kind)
+        if f.name != skip
+    )
+
+
+@functools.lru_cache(maxsize=8192)
 def action_from_engine(action: engine.Action) -> ActionPayload:
-    """The wire form of an engine action (its seat dropped)."""
-    model = ACTION_PAYLOADS[type(action)]
+    """The wire form of an engine action (its seat dropped). Wire models are immutable, so
+    the forms of the actions met most often are kept and shared."""
+    cls: type = type(action)
+    model = ACTION_PAYLOADS[cls]
     values = {
-        f.name: _to_wire(getattr(action, f.name), str(f.type))
-        for f in fields(action)
-        if f.name != "seat"
+        name: getattr(action, name) if kind is None else _to_wire(getattr(action, name), kind)
+        for name, kind in _wire_fields(cls, "seat")
     }
     return cast("ActionPayload", model(**values))  # ACTION_PAYLOADS holds only these
 
@@ -348,11 +379,20 @@ def _event_field_to_wire(value: Any, field_type: str) -> Any:
     return _to_wire(value, field_type)
 
 
+@functools.lru_cache(maxsize=8192)
 def event_from_engine(event: engine.Event) -> WireModel:
-    """The wire form of an engine event, as given (redact with ``event.for_seat`` first)."""
-    model = EVENT_PAYLOADS[type(event)]
+    """The wire form of an engine event, as given (redact with ``event.for_seat`` first).
+    Wire models are immutable, so the forms of the events met most often are kept and
+    shared."""
+    cls: type = type(event)
+    model = EVENT_PAYLOADS[cls]
     return model(
-        **{f.name: _event_field_to_wire(getattr(event, f.name), str(f.type)) for f in fields(event)}
+        **{
+            name: getattr(event, name)
+            if kind is None
+            else _event_field_to_wire(getattr(event, name), kind)
+            for name, kind in _wire_fields(cls)
+        }
     )
 
 

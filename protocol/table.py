@@ -117,6 +117,14 @@ class Table:
         self.state = engine.new_game(config, seed)
         self.played: list[Played] = []
         """Every action so far, oldest first (``played[i]`` led to state ``i + 1``)."""
+        self._kept: dict[Recipient, list[m.History]] = {}
+        """Each recipient's full ``history`` chunks made so far, without chat."""
+        self._tail: dict[Recipient, tuple[int, list[m.History]]] = {}
+        """Each recipient's last ``history`` messages after its full chunks, with the count
+        of actions they were made for."""
+        self._first: dict[Recipient, tuple[Sequence[m.ChatAt], m.History, m.History]] = {}
+        """Each recipient's last first ``history`` message with chat: the chat, the message
+        it was added to, and the result."""
 
     @classmethod
     def replay(
@@ -192,18 +200,55 @@ class Table:
         """The actions after state ``from_state``, each with its events in ``seat``'s form
         (what it would have received as ``events``), oldest first, :data:`HISTORY_CHUNK`
         actions per message; ``chat`` rides on the first. At least one message; ``more`` is
-        set on all but the last. Raises ValueError for a negative ``from_state``."""
+        set on all but the last. The whole history's messages are kept and given again
+        (the same objects, so a sender may keep their encoding): each recipient's full
+        chunks, the rest until the next action, and the first message with chat while the
+        chat is the same sequence object. Raises ValueError for a negative ``from_state``."""
         if from_state < 0:
             raise ValueError(f"no state {from_state}: states count from 0")
+        if from_state > 0:
+            return self._chunks(seat, from_state, len(self.played), chat, last=True)
+        played = len(self.played)
+        kept = self._kept.setdefault(seat, [])
+        full = (played - 1) // HISTORY_CHUNK if played else 0  # chunks before the last
+        while len(kept) < full:
+            start = len(kept) * HISTORY_CHUNK
+            kept.extend(self._chunks(seat, start, start + HISTORY_CHUNK, (), last=False))
+        told = self._tail.get(seat)
+        if told is None or told[0] != played:
+            told = self._tail[seat] = (
+                played,
+                self._chunks(seat, full * HISTORY_CHUNK, played, (), last=True),
+            )
+        tail = told[1]
+        out = [*kept[:full], *tail]
+        if chat:
+            first = self._first.get(seat)
+            if first is None or first[0] is not chat or first[1] is not out[0]:
+                said = out[0].model_copy(update={"chat": list(chat)})
+                first = self._first[seat] = (chat, out[0], said)
+            out[0] = first[2]
+        return out
+
+    def _chunks(
+        self, seat: Recipient, start: int, end: int, chat: Sequence[m.ChatAt], *, last: bool
+    ) -> list[m.History]:
+        """The ``history`` messages of played actions ``start`` to ``end``; ``more`` is set
+        on each but the last, and on the last too unless ``last``."""
         batches = [
             m.HistoryBatch(state_id=p.state_id, events=seat_events(p.events, seat))
-            for p in self.played[from_state:]
+            for p in self.played[start:end]
         ]
         chunks = [batches[i : i + HISTORY_CHUNK] for i in range(0, len(batches), HISTORY_CHUNK)]
         chunks = chunks or [[]]
-        last = len(chunks) - 1
+        final = len(chunks) - 1
         return [
-            m.History(game=self.game, batches=chunk, chat=[] if i else list(chat), more=i < last)
+            m.History(
+                game=self.game,
+                batches=chunk,
+                chat=[] if i else list(chat),
+                more=i < final or not last,
+            )
             for i, chunk in enumerate(chunks)
         ]
 
@@ -250,7 +295,8 @@ class Table:
         """Play ``seat``'s ``action`` and record it. Returns what each recipient is told, in
         order: the ``events`` in each seat's form, then in the spectators', then, if the
         game has ended, ``game_over`` to each of them; only to the recipients in
-        ``listening`` when it is given (nobody else's form is made). Raises
+        ``listening`` when it is given (nobody else's form is made). Recipients who see the
+        same get the same message object (a sender may encode it once). Raises
         :class:`ActionRefused` (the table unchanged) when the game is over or the action is
         illegal, and ValueError for an action of another seat."""
         if action.seat != seat:
@@ -264,10 +310,14 @@ class Table:
         if listening is not None:
             wanted = set(listening)
             recipients = [r for r in recipients if r in wanted]
-        out: list[Delivery] = [
-            (r, m.Events(game=self.game, state_id=played.state_id, events=form))
-            for r, form in zip(recipients, _forms(played.events, recipients), strict=True)
-        ]
+        out: list[Delivery] = []
+        made: dict[tuple[int, ...], m.Events] = {}  # recipients who see alike share a message
+        for r, form in zip(recipients, _forms(played.events, recipients), strict=True):
+            key = tuple(map(id, form))
+            told = made.get(key)
+            if told is None:
+                told = made[key] = m.Events(game=self.game, state_id=played.state_id, events=form)
+            out.append((r, told))
         if self.over:
             over = self.game_over()
             out.extend((r, over) for r in recipients)

@@ -1,25 +1,26 @@
 """The websocket server: connections, the lobby, and the rooms' tasks.
 
-Each connection has a reader (this module's handler) and a writer task, over a
-:class:`~protocol.server_session.ServerSession` that holds the connection's rules (hello
-first, version, frame size, rate, decoding, ping) and answers what breaks them; this module
-only moves frames and routes the session's requests. Messages for a game go to that game's
-room through its queue, so only the room's task touches its state.
+Each connection has a reader (this module's handler), and what is sent to it is written to
+its socket at once. Its :class:`~protocol.server_session.ServerSession` holds the
+connection's rules (hello first, version, frame size, rate, decoding, ping) and answers what
+breaks them; this module only moves frames and routes the session's requests. Messages for
+a game go to that game's room through its queue, so only the room's task touches its state.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 import secrets
 import sys
 import time
-from collections.abc import AsyncIterator, Awaitable
+from collections import OrderedDict, deque
+from collections.abc import AsyncIterator, Awaitable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 import structlog
-from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
 from websockets.exceptions import ConnectionClosed
 from websockets.protocol import State
 
@@ -50,13 +51,13 @@ from server.store import Store, game_abandoned, game_record, hash_token, is_play
 __all__ = [
     "BURST",
     "MAX_FRAME",
-    "OUTBOX",
     "RATE",
     "SERVER_NAME",
     "Connection",
     "HexhavenServer",
     "bot_command",
     "frame_bytes",
+    "trusted_proxies",
 ]
 
 _log = structlog.get_logger("hexhaven.server")
@@ -68,10 +69,6 @@ _INVITE_LETTERS = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 INVITE_LENGTH = 10
 """Invite codes: 10 of 31 letters and digits (about 2^49 codes), each join attempt spending
 a budget, so guessing one is hopeless."""
-OUTBOX = 1000
-"""A connection that falls this many messages behind is closed as too slow."""
-
-
 FLOOD_STRIKES = 10
 FLOOD_WINDOW = 1.0
 """A connection refused ``rate_limited`` this many times, each within this many seconds of
@@ -80,26 +77,24 @@ whose frames the server would otherwise hold until it had read them all."""
 ROOM_RESTARTS = 3
 """How many times a room's task that failed is started again before its game is closed."""
 
-_CLOSE: Any = object()
-"""Queued on a connection's outbox to close it after what came before."""
-
 
 @dataclass(eq=False)
 class Connection:
-    """One client connection: its socket, its session and its outgoing queue of frames,
-    bounded in messages (:data:`OUTBOX`) and in bytes (``max_bytes``)."""
+    """One client connection: its socket and its session. What is sent to it is framed and
+    handed to the socket at once (no queue, no task between the game and the socket); what
+    the socket has not taken yet waits in the transport's buffer, bounded in bytes
+    (``max_bytes``): a reader that falls that far behind is cut off."""
 
     ws: ServerConnection
     session: ServerSession
     id: str = field(default_factory=lambda: secrets.token_hex(8))
-    outbox: asyncio.Queue[Frame] = field(default_factory=lambda: asyncio.Queue(OUTBOX))
     rooms: set[str] = field(default_factory=set)
     closing: bool = False
     address: str = ""
     """The client's IP address (what the per-address limits count)."""
     max_bytes: int = ServerLimits.outbox_bytes
-    queued: int = 0
-    """Bytes of the frames in the outbox."""
+    closer: asyncio.Task[None] | None = None
+    """The closing handshake begun by :meth:`close`."""
 
     @property
     def wants_views(self) -> bool:
@@ -110,66 +105,91 @@ class Connection:
     def wants_views(self, value: bool) -> None:
         self.session.views = value
 
+    @property
+    def waiting(self) -> int:
+        """Bytes sent to this connection that its socket has not taken yet."""
+        return self.ws.transport.get_write_buffer_size()
+
     def close(self) -> None:
-        """Close once what is queued has been sent."""
+        """Close after what was sent (the closing handshake follows it on the socket)."""
+        if self.closing:
+            return
         self.closing = True
-        with contextlib.suppress(asyncio.QueueFull):
-            self.outbox.put_nowait(_CLOSE)
+        self.closer = asyncio.get_running_loop().create_task(self._close(), name=f"close {self.id}")
+
+    async def _close(self) -> None:
+        with contextlib.suppress(ConnectionClosed):
+            await self.ws.close(1000, "the seat's owner is back")
 
     def send(self, message: WireModel) -> None:
-        """Queue a message, encoded now. A message that cannot be encoded is logged and
-        dropped; a connection whose queue is full, in messages or in bytes, reads too
-        slowly: it is cut off, and what it had queued is let go."""
+        """Send a message, encoded now (once for every connection of the same encoding it
+        goes to next). A message that cannot be encoded is logged and dropped; a connection
+        that leaves more than ``max_bytes`` unread is cut off (a slow reader loses its own
+        connection, nobody else's)."""
         if self.closing:
             return
         try:
-            frame = self.session.encode(message)
+            frame = _encoded(self.session, message)
         except Exception:
             _log.exception("conn.unsendable", conn=self.id, message_type=message.type)  # type: ignore[attr-defined]
             return
-        if self.queued + len(frame) > self.max_bytes or self.outbox.full():
-            _log.warning(
-                "conn.too_slow", conn=self.id, queued=self.outbox.qsize(), bytes=self.queued
-            )
+        if self.ws.state is not State.OPEN:
+            return  # closing: its reader finds out and ends the connection
+        broadcast((self.ws,), frame)  # written now; the rest waits in the transport
+        waiting = self.waiting
+        if waiting > self.max_bytes:
+            _log.warning("conn.too_slow", conn=self.id, bytes=waiting)
             self.cut_off()
-            return
-        self.queued += len(frame)
-        self.outbox.put_nowait(frame)
 
     def cut_off(self) -> None:
         """Drop the connection at once, with what waits to be sent to it."""
         self.closing = True
         self.ws.transport.abort()
-        self.forget()
-
-    def forget(self) -> None:
-        """Let go of every frame still queued."""
-        while not self.outbox.empty():
-            self.outbox.get_nowait()
-        self.queued = 0
 
     async def drain(self) -> None:
-        """Wait while the outbox is over half full: a client that sends faster than it
-        reads is not read until it catches up (backpressure, not a closed connection)."""
-        while self.outbox.qsize() > OUTBOX // 2 and not self.closing:
+        """Wait while over half of ``max_bytes`` waits unread: a client that sends faster
+        than it reads is not read until it catches up (backpressure, not a closed
+        connection)."""
+        while self.waiting > self.max_bytes // 2 and not self.closing:
             if self.ws.state is not State.OPEN:
                 return  # gone meanwhile: the reader finds out and ends the connection
             await asyncio.sleep(0.005)
 
-    async def write(self) -> None:
-        """Send what is queued, in order, until closed."""
-        while True:
-            frame = await self.outbox.get()
-            if frame is _CLOSE:
-                await self.ws.close(1000, "the seat's owner is back")
-                return
-            self.queued -= len(frame)
-            try:
-                await self.ws.send(frame)
-            except ConnectionClosed:
-                self.closing = True  # nothing more can be sent: let go of what waits
-                self.forget()
-                return
+
+ENCODED_KEPT = 4
+"""Messages whose frames are kept, per encoding: a message sent to several connections
+(events everyone sees alike, ``players``, chat) is encoded once, even when another
+recipient's own form comes between."""
+_encoded_recently: dict[str, deque[tuple[WireModel, Frame]]] = {}
+
+
+HISTORY_KEPT = 64
+"""``history`` messages whose frames are kept (the table gives the same message objects
+again until the game moves on, so a history asked for again is not encoded again)."""
+_history_frames: OrderedDict[tuple[int, str], tuple[WireModel, Frame]] = OrderedDict()
+
+
+def _encoded(session: ServerSession, message: WireModel) -> Frame:
+    """``message`` encoded for ``session``, reusing a frame made for it before."""
+    kind = session.subprotocol
+    recent = _encoded_recently.setdefault(kind, deque(maxlen=ENCODED_KEPT))
+    for sent, frame in recent:
+        if sent is message:
+            return frame
+    if not isinstance(message, m.History):
+        frame = session.encode(message)
+        recent.append((message, frame))
+        return frame
+    key = (id(message), kind)
+    kept = _history_frames.get(key)
+    if kept is not None and kept[0] is message:
+        _history_frames.move_to_end(key)
+        return kept[1]
+    frame = session.encode(message)
+    _history_frames[key] = (message, frame)
+    if len(_history_frames) > HISTORY_KEPT:
+        _history_frames.popitem(last=False)
+    return frame
 
 
 def bot_command(url: str, game: str, kind: str, name: str) -> list[str]:
@@ -192,12 +212,51 @@ def bot_command(url: str, game: str, kind: str, name: str) -> list[str]:
     ]
 
 
-def _address_of(ws: ServerConnection) -> str:
-    """The client's IP address ("" when the socket does not say)."""
+Proxies = tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]
+
+
+def trusted_proxies(addresses: Iterable[str]) -> Proxies:
+    """Reverse proxies (addresses or networks, ``10.0.0.0/8``) whose ``X-Forwarded-For``
+    the server believes. Raises ValueError naming an entry that is neither."""
+    out = []
+    for text in addresses:
+        try:
+            out.append(ipaddress.ip_network(text.strip(), strict=False))
+        except ValueError:
+            raise ValueError(f"{text!r} is not an IP address or network") from None
+    return tuple(out)
+
+
+def _is_proxy(address: str, proxies: Proxies) -> bool:
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return any(ip in net for net in proxies)
+
+
+def _address_of(ws: ServerConnection, proxies: Proxies = ()) -> str:
+    """The client's IP address ("" when the socket does not say). When the socket's peer
+    is a trusted proxy, the address the proxies say they were reached from: in
+    ``X-Forwarded-For``, the last address that is not itself a trusted proxy (a client can
+    write anything at the start of that header, but not what its own proxy appends)."""
     remote = ws.remote_address
-    if isinstance(remote, tuple) and remote:
-        return str(remote[0])
-    return ""
+    peer = str(remote[0]) if isinstance(remote, tuple) and remote else ""
+    if not proxies or not _is_proxy(peer, proxies) or ws.request is None:
+        return peer
+    hops = [
+        hop.strip()
+        for header in ws.request.headers.get_all("X-Forwarded-For")
+        for hop in header.split(",")
+    ]
+    for hop in reversed(hops):
+        try:
+            ipaddress.ip_address(hop)
+        except ValueError:
+            return peer  # a garbled chain: count the proxy, not a made-up client
+        if not _is_proxy(hop, proxies):
+            return hop
+    return hops[0] if hops else peer
 
 
 def _message_type(request: Request) -> str:
@@ -230,8 +289,12 @@ class HexhavenServer:
         away_grace: float = 30.0,
         idle_timeout: float = 6 * 3600.0,
         limits: ServerLimits | None = None,
+        proxies: Proxies = (),
     ) -> None:
         self.store = store if store is not None else Store()
+        self.proxies = proxies
+        """Reverse proxies whose ``X-Forwarded-For`` names the client's address
+        (:func:`trusted_proxies`); with none, a connection's address is its socket's peer."""
         self.limits = limits if limits is not None else ServerLimits()
         """What one connection, one address and the whole server may ask of it."""
         self._addresses: dict[str, Allowance] = {}
@@ -248,6 +311,8 @@ class HexhavenServer:
         self.idle_timeout = idle_timeout
         """Seconds a game with nobody connected may sit untouched before it is closed."""
         self._rooms_tasks: dict[str, asyncio.Task[None]] = {}
+        self._bots: dict[str, set[asyncio.Task[None]]] = {}
+        """Each game's bot processes (the tasks that run them)."""
         self._room_failures: dict[str, int] = {}
         self.rooms: dict[str, GameRoom] = {}
         self.invites: dict[str, str] = {}
@@ -309,7 +374,7 @@ class HexhavenServer:
 
     # --- one connection ---------------------------------------------------------------------
     async def handle(self, ws: ServerConnection) -> None:
-        address = _address_of(ws)
+        address = _address_of(ws, self.proxies)
         shared = self._addresses.get(address)
         if shared is None:
             shared = Allowance(self.limits.address_budgets, time.monotonic)
@@ -327,7 +392,6 @@ class HexhavenServer:
         )
         log = self.log.bind(conn=conn.id)
         log.info("conn.open", subprotocol=ws.subprotocol)
-        writer = asyncio.create_task(conn.write())
         try:
             strikes, last = 0, -FLOOD_WINDOW
             async for frame in ws:
@@ -352,10 +416,9 @@ class HexhavenServer:
                 room = self.rooms.get(game_id)
                 if room is not None:
                     room.submit(conn, Disconnected())
-            writer.cancel()
-            with contextlib.suppress(asyncio.CancelledError, ConnectionClosed):
-                await writer
-            conn.forget()
+            if conn.closer is not None:
+                with contextlib.suppress(asyncio.CancelledError):
+                    await conn.closer
             log.info("conn.closed")
 
     def _receive(self, conn: Connection, frame: str | bytes) -> bool:
@@ -598,6 +661,15 @@ class HexhavenServer:
         task = asyncio.create_task(self._bot_process(game, token, kind, name), name=f"bot-{name}")
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        bots = self._bots.setdefault(game, set())
+        bots.add(task)
+        task.add_done_callback(bots.discard)
+
+    def _end_bots(self, game: str) -> None:
+        """End the bot processes the server runs for ``game`` (a game stopped or closed:
+        nothing is left for them to play)."""
+        for task in self._bots.pop(game, set()):
+            task.cancel()
 
     async def _bot_process(self, game: str, token: str, kind: str, name: str) -> None:
         """Run one bot as its own process until it exits (or the server stops), then tell
@@ -618,6 +690,7 @@ class HexhavenServer:
                 proc.terminate()
                 with contextlib.suppress(ProcessLookupError):
                     await asyncio.wait_for(proc.wait(), 5)
+            self.log.info("bot.stopped", game=game, kind=kind, pid=proc.pid)
             raise
         code = proc.returncode
         assert code is not None
@@ -631,6 +704,7 @@ class HexhavenServer:
             room.submit(SERVER_PEER, ProcessExited(token_hash=hash_token(token), code=code))
 
     def _add_room(self, room: GameRoom) -> None:
+        room.on_stop = self._end_bots
         self.rooms[room.id] = room
         self._opened += 1
         self._listed[self._opened] = room
@@ -691,4 +765,5 @@ class HexhavenServer:
         task = self._rooms_tasks.pop(room.id, None)
         if task is not None:
             task.cancel()
+        self._end_bots(room.id)
         self.log.info("game.closed", game=room.id, finished=room.over)

@@ -201,6 +201,8 @@ class GameRoom:
         """The chat said in this room since the server started."""
         self.stopped = False
         """A write of the game failed: the room takes nothing more (see the module)."""
+        self.on_stop: Callable[[str], None] | None = None
+        """Told the game's id when the room stops (the server ends its bot processes)."""
         self._unstored: asyncio.Future[None] | None = None
         """The last write queued, until it is known to be committed."""
         self._held: deque[tuple[asyncio.Future[None] | None, Peer, WireModel | None]] = deque()
@@ -274,13 +276,16 @@ class GameRoom:
         for seats whose time runs out. A failure handling one message is logged and
         reported to its sender; the game goes on."""
         while True:
-            wait = self._next_deadline()
             try:
-                async with asyncio.timeout(None if wait is None else max(0.0, wait - _now())):
-                    peer, message = await self.inbox.get()
-            except TimeoutError:
-                self._expire()
-                continue
+                peer, message = self.inbox.get_nowait()  # no timer to set while busy
+            except asyncio.QueueEmpty:
+                wait = self._next_deadline()
+                try:
+                    async with asyncio.timeout(None if wait is None else max(0.0, wait - _now())):
+                        peer, message = await self.inbox.get()
+                except TimeoutError:
+                    self._expire()
+                    continue
             self.last_active = _now()
             try:
                 self._handle(peer, message)
@@ -814,6 +819,8 @@ class GameRoom:
             told.add(self.host_peer)
         for p in told:
             p.send(notice)
+        if self.on_stop is not None:
+            self.on_stop(self.id)
 
     def _stopped_notice(self) -> m.Error:
         return self._error(

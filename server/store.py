@@ -269,10 +269,16 @@ def action_played(
             game_id,
             index,
             action.seat,
-            action_from_engine(action).model_dump_json(),
-            None if dice is None else json.dumps(list(dice)),
+            _action_json(action),
+            None if dice is None else f"[{dice[0]}, {dice[1]}]",  # as json.dumps writes it
         ),
     )
+
+
+@functools.lru_cache(maxsize=4096)
+def _action_json(action: engine.Action) -> str:
+    """An action's wire form as stored (kept for the actions met most often)."""
+    return action_from_engine(action).model_dump_json()
 
 
 def game_finished(game_id: str, winner: int | None, points: list[int]) -> Write:
@@ -318,6 +324,10 @@ class WriteFailed(StoreError):
 
 MAX_BATCH = 1000
 """Jobs the writer takes from its queue at most for one group commit."""
+COLLECT = 0.001
+"""Seconds the writer waits for more writes before a commit, while it finds several
+waiting each time (under load: bigger transactions, fewer commits); an idle store commits
+a lone write at once."""
 DRAIN_TIMEOUT = 60.0
 """Seconds the end of :meth:`Store.writing` (and :meth:`Store.close`) waits for the writer
 to commit what is queued."""
@@ -663,16 +673,20 @@ class _Writer:
     def _serve(self) -> None:
         """Take jobs, a batch at a time, until stopped with nothing left."""
         stops: list[_Stop] = []
+        busy = False
         while True:
             try:
                 jobs = [self._jobs.get_nowait() if stops else self._jobs.get()]
             except queue.Empty:
                 break
+            if busy and not stops:
+                time.sleep(COLLECT)  # under load: let more writes join this transaction
             while len(jobs) < MAX_BATCH:
                 try:
                     jobs.append(self._jobs.get_nowait())
                 except queue.Empty:
                     break
+            busy = len(jobs) > 1
             stops.extend(self._run(jobs))
         for stop in stops:
             if stop.done.set_running_or_notify_cancel():

@@ -16,7 +16,7 @@ def _serve(args: argparse.Namespace) -> int:
     import signal
 
     from app.log import configure_logging
-    from server.app import HexhavenServer
+    from server.app import HexhavenServer, trusted_proxies
     from server.limits import ServerLimits
     from server.store import is_postgres
 
@@ -29,6 +29,11 @@ def _serve(args: argparse.Namespace) -> int:
         )
     except ValueError as exc:
         print(f"hexhaven serve: --limit: {exc}", file=sys.stderr)
+        return 2
+    try:
+        proxies = trusted_proxies(args.trusted_proxy)
+    except ValueError as exc:
+        print(f"hexhaven serve: --trusted-proxy: {exc}", file=sys.stderr)
         return 2
     configure_logging(args.log_level)
     made = not is_postgres(args.db) and not Path(args.db).exists()
@@ -43,7 +48,8 @@ def _serve(args: argparse.Namespace) -> int:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
-        async with HexhavenServer(store, limits=limits).running(args.host, args.port):
+        server = HexhavenServer(store, limits=limits, proxies=proxies)
+        async with server.running(args.host, args.port):
             listening = True
             await stop.wait()
 
@@ -112,6 +118,15 @@ def register(sub: Any) -> None:
         metavar="NAME=VALUE",
         help="change one of the server's limits (repeatable), e.g. games=500, chat=10/3 "
         "(a budget: per minute/at once), address.joins=40/20; docs/protocol.md lists them",
+    )
+    serve.add_argument(
+        "--trusted-proxy",
+        action="append",
+        default=[],
+        metavar="ADDRESS",
+        help="a reverse proxy in front of the server (an address or a network such as "
+        "10.0.0.0/8; repeatable): for connections from it, the client's address, which the "
+        "per-address limits count, is taken from X-Forwarded-For",
     )
     serve.set_defaults(run=_serve)
     verify = sub.add_parser("verify", help="check a finished game's dice against its seed")

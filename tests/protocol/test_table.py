@@ -214,6 +214,29 @@ def test_the_history_comes_in_chunks_in_the_recipients_form() -> None:
     assert history == fresh.history(2, chat=chat)
 
 
+def test_the_history_is_made_once_and_given_again_until_the_game_moves_on() -> None:
+    """Asked again, the history is the same message objects (a server keeps their
+    encoding); after more actions, or another chat, it is what a table made afresh gives,
+    also when the actions fill their chunks exactly."""
+    rnd = random.Random(21)
+    table = Table("g", CONFIG, 21)
+    chat = [m.ChatAt(state_id=0, seat=0, name="Ana", text="hi")]
+    play(table, rnd, actions=HISTORY_CHUNK + 7)
+    first = table.history(3, chat=chat)
+    again = table.history(3, chat=chat)
+    assert len(first) == 2 and all(a is b for a, b in zip(first, again, strict=True))
+    assert table.history(3)[1] is first[1] and table.history(3)[0].chat == []
+    for steps in (1, HISTORY_CHUNK - 8, 1):  # past the chunk, up to its end, past it again
+        play(table, rnd, actions=steps)
+        other = [*chat, m.ChatAt(state_id=5, seat=1, name="Bo", text="go")]
+        rebuilt = Table.replay("g", CONFIG, 21, [p.action for p in table.played])
+        for said in (chat, other):
+            got = table.history(3, chat=said)
+            assert got == rebuilt.history(3, chat=said)
+            assert [h.more for h in got] == [True] * (len(got) - 1) + [False]
+        assert got[0] is table.history(3, chat=other)[0]
+
+
 def test_a_table_rebuilt_from_its_actions_is_the_same_table() -> None:
     table, _ = finished()
     again = Table.replay("g", CONFIG, 3, [p.action for p in table.played])

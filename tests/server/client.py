@@ -23,8 +23,17 @@ class Client:
         self.received: list[Any] = []
 
     @classmethod
-    async def open(cls, port: int, subprotocol: str = SUBPROTOCOL_MSGPACK) -> Client:
-        ws = await connect(f"ws://127.0.0.1:{port}", subprotocols=[subprotocol])  # type: ignore[list-item]
+    async def open(
+        cls,
+        port: int,
+        subprotocol: str = SUBPROTOCOL_MSGPACK,
+        headers: dict[str, str] | None = None,
+    ) -> Client:
+        ws = await connect(
+            f"ws://127.0.0.1:{port}",
+            subprotocols=[subprotocol],  # type: ignore[list-item]
+            additional_headers=headers,
+        )
         return cls(ws, Codec(ws.subprotocol))
 
     async def hello(self) -> None:

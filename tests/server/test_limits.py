@@ -10,21 +10,21 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
-from websockets.exceptions import ConnectionClosed
 from websockets.protocol import State
 
 from protocol import SUBPROTOCOL_MSGPACK, Codec
 from protocol import messages as m
 from protocol.server_session import Budgets, Rate, ServerSession
-from server.app import INVITE_LENGTH, OUTBOX, Connection, HexhavenServer
+from server.app import INVITE_LENGTH, Connection, HexhavenServer, trusted_proxies
 from server.limits import ServerLimits
 from tests.server.client import Client
 
 
 @asynccontextmanager
-async def serving(limits: ServerLimits) -> AsyncIterator[int]:
-    """A real server on 127.0.0.1 with these limits; yields its port."""
-    srv = HexhavenServer(limits=limits)
+async def serving(limits: ServerLimits, proxies: tuple[str, ...] = ()) -> AsyncIterator[int]:
+    """A real server on 127.0.0.1 with these limits (and trusted proxies); yields its
+    port."""
+    srv = HexhavenServer(limits=limits, proxies=trusted_proxies(proxies))
     async with srv.running("127.0.0.1", 0) as ws_server:
         yield srv.port_of(ws_server)
 
@@ -125,27 +125,40 @@ async def test_game_lists_come_in_pages() -> None:
 
 
 class _StalledSocket:
-    """A websocket whose peer never reads: sends wait forever; aborting is recorded."""
+    """A websocket whose peer never reads: every frame written stays in the transport's
+    buffer. It has what ``websockets.broadcast`` and the connection use of a socket."""
 
     def __init__(self) -> None:
-        self.sent: list[object] = []
-        self.aborted = False
-        self.transport = self
         self.state = State.OPEN
+        self.protocol = self
+        self.transport = self
+        self.send_in_progress = None
+        self.framed: list[bytes] = []
+        self.buffered = 0
+        self.written = 0
+        self.aborted = False
 
-    async def send(self, frame: object) -> None:
-        self.sent.append(frame)
-        await asyncio.Event().wait()
+    def send_binary(self, data: bytes) -> None:
+        self.framed.append(data)
+
+    def send_data(self) -> None:
+        for frame in self.framed:
+            self.buffered += len(frame)
+            self.written += 1
+        self.framed.clear()
+
+    def get_write_buffer_size(self) -> int:
+        return self.buffered
 
     def abort(self) -> None:
         self.aborted = True
+        self.state = State.CLOSED
 
 
 async def test_a_reader_too_slow_is_cut_off_by_the_bytes_it_leaves_waiting() -> None:
     ws = _StalledSocket()
     session = ServerSession(SUBPROTOCOL_MSGPACK, clock=lambda: 0.0, server_name="t")
     conn = Connection(ws=ws, session=session, max_bytes=4000)  # type: ignore[arg-type]
-    writer = asyncio.create_task(conn.write())
     chat = m.ChatMessage(game="g", seat=None, name="spectator", text="x" * 400)
     size = len(session.encode(chat))
     sent = 0
@@ -153,12 +166,10 @@ async def test_a_reader_too_slow_is_cut_off_by_the_bytes_it_leaves_waiting() -> 
         conn.send(chat)
         sent += 1
         assert sent < 100, "never cut off"
-        await asyncio.sleep(0)  # the writer takes the first frame and stalls on it
-    assert (sent - 1) * size <= 4000 + size  # cut off at the first frame past the bound
-    assert conn.closing and conn.queued == 0 and conn.outbox.empty()
-    conn.send(chat)  # after the cut, nothing is queued any more
-    assert conn.outbox.empty()
-    writer.cancel()
+    assert (sent - 1) * size <= 4000 < sent * size  # cut off at the first frame past the bound
+    assert conn.closing and ws.written == sent
+    conn.send(chat)  # after the cut, nothing is written any more
+    assert ws.written == sent
 
 
 def test_limits_are_set_by_name() -> None:
@@ -226,31 +237,56 @@ async def test_spectators_chat_where_the_host_allows_it() -> None:
         assert said.seat is None and said.text == "hello from the stands"
 
 
-async def test_a_connection_gone_while_its_reader_waits_for_the_outbox_is_let_go() -> None:
-    """A reader waiting for a full outbox to drain stops waiting once the connection is
-    gone (it used to poll for ever, holding the connection and stopping the server's
-    shutdown), and a writer whose socket closed lets go of what waits."""
+async def test_a_reader_waits_while_its_peer_reads_too_slowly_and_not_once_it_is_gone() -> None:
+    """A client that sends faster than it reads is not read while over half its bytes
+    wait unread (backpressure, not a cut); once the connection is gone the reader stops
+    waiting (it used to poll for ever, holding the connection and the server's shutdown)."""
     ws = _StalledSocket()
     session = ServerSession(SUBPROTOCOL_MSGPACK, clock=lambda: 0.0, server_name="t")
-    conn = Connection(ws=ws, session=session)  # type: ignore[arg-type]
-    chat = m.ChatMessage(game="g", seat=None, name="spectator", text="x")
-    for _ in range(OUTBOX // 2 + 10):
+    conn = Connection(ws=ws, session=session, max_bytes=4000)  # type: ignore[arg-type]
+    chat = m.ChatMessage(game="g", seat=None, name="spectator", text="x" * 400)
+    while ws.buffered <= 2000:
         conn.send(chat)
+    assert not ws.aborted
     waiting = asyncio.create_task(conn.drain())
     await asyncio.sleep(0.02)
     assert not waiting.done()  # backpressure while the peer is there
+    ws.buffered = 0  # the peer reads: the reader goes on
+    async with asyncio.timeout(5):
+        await waiting
+    while ws.buffered <= 2000:
+        conn.send(chat)
+    waiting = asyncio.create_task(conn.drain())
+    await asyncio.sleep(0.02)
+    assert not waiting.done()
     ws.state = State.CLOSED
     async with asyncio.timeout(5):
         await waiting
 
-    class Closed(_StalledSocket):
-        async def send(self, frame: object) -> None:
-            raise ConnectionClosed(None, None)
 
-    closed = Closed()
-    conn = Connection(ws=closed, session=session)  # type: ignore[arg-type]
-    for _ in range(10):
-        conn.send(chat)
-    async with asyncio.timeout(5):
-        await conn.write()
-    assert conn.closing and conn.outbox.empty() and conn.queued == 0
+async def test_behind_a_trusted_proxy_each_forwarded_address_has_its_own_limits() -> None:
+    limits = ServerLimits(unstarted_per_connection=5, unstarted_per_address=1)
+
+    async def creates(port: int, forwarded: str) -> m.GameCreated | m.Error:
+        c = await Client.open(port, headers={"X-Forwarded-For": forwarded})
+        await c.hello()
+        return await create(c)
+
+    # The server's peer (127.0.0.1) is the proxy: the address it appended counts, not one
+    # a client wrote before it.
+    async with serving(limits, proxies=("127.0.0.0/8",)) as port:
+        assert isinstance(await creates(port, "203.0.113.5"), m.GameCreated)
+        assert isinstance(await creates(port, "203.0.113.6"), m.GameCreated)
+        assert limit_of(await creates(port, "198.51.100.1, 203.0.113.5")) == (
+            "unstarted_per_address"
+        )
+    # Without a trusted proxy the header is nobody's word: one address for everyone.
+    async with serving(limits) as port:
+        assert isinstance(await creates(port, "203.0.113.5"), m.GameCreated)
+        assert limit_of(await creates(port, "203.0.113.6")) == "unstarted_per_address"
+
+
+def test_a_trusted_proxy_is_an_address_or_a_network() -> None:
+    assert len(trusted_proxies(["10.0.0.0/8", "::1", "192.0.2.7"])) == 3
+    with pytest.raises(ValueError, match="is not an IP address or network"):
+        trusted_proxies(["proxy.example"])

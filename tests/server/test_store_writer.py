@@ -371,3 +371,36 @@ async def test_a_failed_write_is_never_followed_by_another_of_its_game() -> None
     assert isinstance(results[1], WriteFailed) and "earlier write" in str(results[1])
     assert results[2] is None
     store.close()
+
+
+async def test_a_stopped_game_ends_its_bot_processes(db: str) -> None:
+    """A game with a bot seat whose next write cannot be stored stops, and the bot
+    process playing its seat is ended (it would otherwise hold its seat, and keep the game
+    from being closed, until the server stopped)."""
+    store = HeldStore(db)
+    with capture_logs() as logs:
+        async with serving(store) as (_, port):
+            me = await Client.open(port, SUBPROTOCOL_MSGPACK)
+            await me.hello()
+            options = m.GameOptions(players=2, bots=[m.BotSeat(kind="random")])
+            await me.send(m.CreateGame(options=options))
+            game = (await me.expect(m.GameCreated)).game
+            await me.send(m.JoinGame(game=game, name="me"))
+            await me.expect(m.Joined)
+            await me.send(m.StartGame(game=game))
+            while True:  # until the bot's process has taken its seat
+                roster = (await me.expect(m.Players)).players
+                if len(roster) == 2 and all(p.connected for p in roster):
+                    break
+            await store.call(store.db.close)  # the database is gone
+            await me.send(m.Chat(game=game, text="anyone?"))  # a write: it cannot be stored
+            stopped = await me.expect(m.Error)
+            assert (stopped.code, stopped.game) == (m.ErrorCode.INTERNAL, game)
+            await until(
+                lambda: any(e["event"] == "bot.stopped" and e["game"] == game for e in logs)
+            )
+            await me.close()
+    store.close()
+    started = [e for e in logs if e["event"] == "bot.started" and e["game"] == game]
+    ended = [e for e in logs if e["event"] == "bot.stopped" and e["game"] == game]
+    assert len(started) == 1 and [e["pid"] for e in ended] == [started[0]["pid"]]
