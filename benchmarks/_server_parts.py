@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-import sqlite3
 import statistics
 import sys
 import time
@@ -30,6 +29,7 @@ from protocol.payloads import WireModel, action_from_engine
 from protocol.server_session import ForGame, ServerSession
 from protocol.table import Table
 from server.store import Store, StoredGame, Write, action_played
+from storage import connect
 
 DEFLATE = {"memLevel": 5}
 """The compression settings websockets negotiates by default (window bits 12 both ways)."""
@@ -44,30 +44,32 @@ class Span:
     last: int
 
 
-def last_rowid(db: Path) -> int:
-    """The rowid of the last action the server has stored (0 before any)."""
-    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)) as con:
-        row = con.execute("SELECT COALESCE(MAX(rowid), 0) FROM actions").fetchone()
-    return int(row[0])
+Marks = dict[str, int]
+"""How many actions of each game the store holds at one moment."""
 
 
-def window(db: Path, after: int, upto: int) -> list[Span]:
-    """Each game's actions stored with rowid in (``after``, ``upto``]."""
-    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)) as con:
-        rows = con.execute(
-            "SELECT game, MIN(idx), MAX(idx), COUNT(*) FROM actions "
-            "WHERE rowid > ? AND rowid <= ? GROUP BY game ORDER BY MIN(rowid)",
-            (after, upto),
-        ).fetchall()
-    spans = []
-    for game, first, last, count in rows:
-        if count != last - first + 1:
-            raise RuntimeError(f"game {game}: the window's actions are not consecutive")
-        spans.append(Span(str(game), int(first), int(last)))
-    return spans
+def marks(db: str) -> Marks:
+    """How many actions of each game the server's store holds now (a SQLite path or a
+    PostgreSQL URL, read on a connection of this process's own)."""
+    conn = connect(db)
+    try:
+        rows = conn.execute("SELECT game, COUNT(*) FROM actions GROUP BY game").fetchall()
+    finally:
+        conn.close()
+    return {str(game): int(count) for game, count in rows}
 
 
-def load(db: Path, spans: list[Span]) -> list[tuple[StoredGame, Span]]:
+def window(before: Marks, after: Marks) -> list[Span]:
+    """The actions each game stored between two marks (a game's actions are stored in
+    order, so they are indexes ``before`` to ``after - 1``)."""
+    return [
+        Span(game, before.get(game, 0), count - 1)
+        for game, count in after.items()
+        if count > before.get(game, 0)
+    ]
+
+
+def load(db: str, spans: list[Span]) -> list[tuple[StoredGame, Span]]:
     """The stored games of ``spans``."""
     store = Store(db)
     try:
@@ -75,7 +77,7 @@ def load(db: Path, spans: list[Span]) -> list[tuple[StoredGame, Span]]:
         for span in spans:
             stored = store.load(span.game)
             if stored is None:
-                raise RuntimeError(f"game {span.game} is not in {db}")
+                raise RuntimeError(f"game {span.game} is not in the store")
             out.append((stored, span))
         return out
     finally:

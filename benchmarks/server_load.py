@@ -6,7 +6,8 @@ Run it from the repository root (about two minutes; keep the machine otherwise q
     .venv/bin/python benchmarks/server_load.py --actions 20000 --games 16 --think-ms 200 \\
         --clients-procs 2 --max-seconds 120 --py-spy /tmp/server.txt
 
-Every server is ``python -m app.cli serve`` on 127.0.0.1 with a fresh SQLite file, its log
+Every server is ``python -m app.cli serve`` on 127.0.0.1 with a fresh SQLite file (with
+``--db POSTGRESQL_URL``, a fresh database made on that PostgreSQL server), its log
 (``--log-level``, ``info`` as deployed) written to a file; each is stopped before the next
 starts. The clients run in ``--clients-procs`` processes, each holding many websocket
 connections in asyncio (msgpack, compression as the SDK negotiates it); they read frames
@@ -60,6 +61,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection as Pipe
@@ -74,9 +76,10 @@ import msgpack  # noqa: E402
 from _server_parts import (  # noqa: E402
     PARTS,
     WRITER_PARTS,
+    Marks,
     breakdown,
     engine_seconds,
-    last_rowid,
+    marks,
     spy_parts,
     window,
 )
@@ -341,7 +344,8 @@ def _free_port() -> int:
 class Server:
     proc: subprocess.Popen[bytes]
     url: str
-    db: Path
+    db: str
+    """Its database: a SQLite file's path or a PostgreSQL URL."""
 
     def cpu(self) -> float:
         """CPU seconds of the whole process, every thread."""
@@ -352,16 +356,36 @@ class Server:
         return _cpu_seconds(self.proc.pid, self.proc.pid)
 
 
+POSTGRES: str | None = None
+"""``--db``: the PostgreSQL server each server gets a fresh database on (None: SQLite
+files)."""
+
+
+def _fresh_database(scratch: Path, name: str) -> str:
+    """A new, empty database for one server: a SQLite file in ``scratch``, or a database
+    made on :data:`POSTGRES` (its URL)."""
+    if POSTGRES is None:
+        return str(scratch / f"{name}.db")
+    import psycopg
+
+    made = f"hexhaven_load_{os.getpid()}_{name.replace('-', '_')}"
+    with psycopg.connect(POSTGRES, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {made}")
+        conn.execute(f"CREATE DATABASE {made}")
+    parts = urllib.parse.urlsplit(POSTGRES)
+    return urllib.parse.urlunsplit(parts._replace(path=f"/{made}"))
+
+
 @contextlib.contextmanager
 def serving(scratch: Path, name: str, log_level: str) -> Iterator[Server]:
     """A ``hexhaven serve`` process on 127.0.0.1 with a fresh database; stopped on exit."""
     port = _free_port()
-    db = scratch / f"{name}.db"
+    db = _fresh_database(scratch, name)
     with (scratch / f"{name}.log").open("wb") as log:
         proc = subprocess.Popen(
             [
                 sys.executable, "-m", "app.cli", "serve", "--host", "127.0.0.1",
-                "--port", str(port), "--db", str(db), "--log-level", log_level,
+                "--port", str(port), "--db", db, "--log-level", log_level,
             ],
             cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log,
         )  # fmt: skip
@@ -409,7 +433,7 @@ class Sample:
     clients: float
     own: float
     machine: tuple[float, float, float]
-    stored: int
+    stored: Marks
 
     @classmethod
     def take(cls, server: Server, pool: ClientPool) -> Sample:
@@ -420,7 +444,7 @@ class Sample:
             pool.cpu(),
             time.process_time(),
             _machine(),
-            last_rowid(server.db),
+            marks(server.db),
         )
 
     def others(self, before: Sample) -> tuple[float, float, float]:
@@ -448,19 +472,21 @@ class Saturation:
     clients_cpu: float
     others: tuple[float, float, float]
     """The shares of a core other processes, interrupts and steal took meanwhile."""
-    after: int
-    upto: int
-    db: Path
+    before: Marks
+    after: Marks
+    """What the store held when the measured window began and ended."""
+    db: str
     refused: int
     failures: list[str]
     deflate: bool
 
 
-def _wait_rowid(db: Path, at_least: int, until: float) -> int:
+def _wait_stored(db: str, at_least: int, until: float) -> int:
+    """Wait until the store holds ``at_least`` actions (or ``until``); how many it holds."""
     while True:
-        rowid = last_rowid(db)
-        if rowid >= at_least or time.monotonic() > until:
-            return rowid
+        stored = sum(marks(db).values())
+        if stored >= at_least or time.monotonic() > until:
+            return stored
         time.sleep(0.05)
 
 
@@ -477,12 +503,11 @@ def saturate(
     until = time.monotonic() + seconds
     with serving(scratch, "saturation", log_level) as server:
         pool.start(server.url, games, (0.0, 0.0), 0.2)
-        after = _wait_rowid(server.db, max(200, actions // 10), until)
+        warm = _wait_stored(server.db, max(200, actions // 10), until)
         first = Sample.take(server, pool)
         spying = _py_spy(server.proc.pid, spy) if spy else None
-        upto = _wait_rowid(server.db, after + actions, until)
+        _wait_stored(server.db, warm + actions, until)
         last = Sample.take(server, pool)
-        upto = min(upto, last_rowid(server.db))
         if spying is not None:
             spying.send_signal(signal.SIGINT)
             try:
@@ -492,14 +517,14 @@ def saturate(
                 spying.wait(5)
         runs = pool.finish()
     return Saturation(
-        actions=upto - after,
+        actions=_stored_between(first, last),
         seconds=last.wall - first.wall,
         server_cpu=last.server - first.server,
         loop_cpu=last.loop - first.loop,
         clients_cpu=last.clients - first.clients,
         others=last.others(first),
-        after=after,
-        upto=upto,
+        before=first.stored,
+        after=last.stored,
         db=server.db,
         refused=sum(r.refused for r in runs),
         failures=[f for r in runs for f in r.failures],
@@ -575,12 +600,17 @@ def paced_level(
         p99=_quantile(lat, 0.99) * 1000 if lat else math.inf,
         actions_per_s=len(lat) / wall,
         server_share=(last.server - first.server) / wall,
-        server_us=1e6 * (last.server - first.server) / max(1, last.stored - first.stored),
+        server_us=1e6 * (last.server - first.server) / max(1, _stored_between(first, last)),
         clients_share=(last.clients - first.clients) / wall,
         others=last.others(first),
         failures=sum(len(r.failures) for r in runs) + (pool.ready.value < games),
         samples=len(lat),
     )
+
+
+def _stored_between(first: Sample, last: Sample) -> int:
+    """Actions the store took between two samples."""
+    return sum(s.last - s.first + 1 for s in window(first.stored, last.stored))
 
 
 def _quantile(ordered: list[float], q: float) -> float:
@@ -696,7 +726,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--py-spy", type=Path, default=None, help="sample the server to FILE")
     parser.add_argument("--no-paced", action="store_true", help="skip part 3")
     parser.add_argument("--seed", type=int, default=0, help="the clients' choices")
+    parser.add_argument(
+        "--db",
+        default=None,
+        metavar="POSTGRESQL_URL",
+        help="serve from PostgreSQL: each server gets a fresh database made on this server "
+        "(its user may create databases); default: a fresh SQLite file each",
+    )
     args = parser.parse_args(argv)
+    global POSTGRES
+    POSTGRES = args.db
     began = time.monotonic()
     until = began + args.max_seconds
     load = Path("/proc/loadavg").read_text().split()[:3]
@@ -734,7 +773,7 @@ def main(argv: list[str] | None = None) -> None:
                 ),
                 flush=True,
             )
-            games = load_games(sat.db, window(sat.db, sat.after, sat.upto))
+            games = load_games(sat.db, window(sat.before, sat.after))
             engine_s, replayed = engine_seconds(games)
             if replayed != sat.actions:
                 raise SystemExit(f"replayed {replayed} actions of the window's {sat.actions}")

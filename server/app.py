@@ -18,8 +18,10 @@ import time
 from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Awaitable, Iterable
 from dataclasses import dataclass, field
+from http import HTTPStatus
 
 import structlog
+from websockets import http11
 from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
 from websockets.exceptions import ConnectionClosed
 from websockets.protocol import State
@@ -45,6 +47,7 @@ from protocol.server_session import (
     frame_bytes,
 )
 from server.limits import ServerLimits
+from server.metrics import CONTENT_TYPE, Census, ServerMetrics
 from server.room import SERVER_PEER, Disconnected, GameRoom, ProcessExited
 from server.store import Store, game_abandoned, game_record, hash_token, is_played_out
 
@@ -93,6 +96,8 @@ class Connection:
     address: str = ""
     """The client's IP address (what the per-address limits count)."""
     max_bytes: int = ServerLimits.outbox_bytes
+    metrics: ServerMetrics | None = None
+    """Where refusals sent to this connection are counted."""
     closer: asyncio.Task[None] | None = None
     """The closing handshake begun by :meth:`close`."""
 
@@ -128,6 +133,9 @@ class Connection:
         connection, nobody else's)."""
         if self.closing:
             return
+        if type(message) is m.Error and self.metrics is not None:
+            limit = message.detail if message.code == ErrorCode.LIMIT_REACHED else None
+            self.metrics.refused(message.code.value, limit)
         try:
             frame = _encoded(self.session, message)
         except Exception:
@@ -319,6 +327,12 @@ class HexhavenServer:
         self._tasks: set[asyncio.Task[None]] = set()
         self.log = structlog.get_logger("hexhaven.server")
         self.url = ""
+        self._connections = 0
+        self._actions_closed = 0
+        """Actions played in games closed since the server started."""
+        self.metrics = ServerMetrics(self)
+        """``/metrics``: what the server reports of itself."""
+        self.store.on_commit = self.metrics.committed
 
     @contextlib.asynccontextmanager
     async def running(self, host: str = "127.0.0.1", port: int = 0) -> AsyncIterator[Server]:
@@ -344,6 +358,7 @@ class HexhavenServer:
                 # cost a compression; the protocol's messages are small.
                 compression=None,
                 ping_interval=20,
+                process_request=self._http,
             ) as ws_server,
         ):
             self.url = f"ws://{host}:{self.port_of(ws_server)}"
@@ -372,6 +387,53 @@ class HexhavenServer:
         await asyncio.gather(*self._tasks, return_exceptions=True)
         self._tasks.clear()
 
+    # --- what the server reports ----------------------------------------------------------
+    def _http(self, ws: ServerConnection, request: http11.Request) -> http11.Response | None:
+        """Answer a plain HTTP request for ``/healthz`` or ``/metrics``; anything else goes
+        on to the websocket handshake."""
+        path = request.path.partition("?")[0]
+        if path == "/healthz":
+            if self.store.reachable:
+                return ws.respond(HTTPStatus.OK, "ok\n")
+            return ws.respond(
+                HTTPStatus.SERVICE_UNAVAILABLE,
+                "the database is unreachable; games wait until it is back\n",
+            )
+        if path == "/metrics":
+            response = ws.respond(HTTPStatus.OK, self.metrics.text().decode())
+            del response.headers["Content-Type"]
+            response.headers["Content-Type"] = CONTENT_TYPE
+            return response
+        return None
+
+    def census(self) -> Census:
+        """The server's counts now (read by its metrics)."""
+        games: dict[str, int] = {}
+        actions = self._actions_closed
+        waiting = 0
+        for room in self.rooms.values():
+            state = (
+                "stopped"
+                if room.stopped
+                else "over"
+                if room.over
+                else "playing"
+                if room.started
+                else "lobby"
+            )
+            games[state] = games.get(state, 0) + 1
+            actions += room.actions
+            waiting += room.inbox.qsize()
+        return Census(
+            connections=self._connections,
+            games=games,
+            actions=actions,
+            room_queue=waiting,
+            store_queue=self.store.waiting(),
+            store_reachable=self.store.reachable,
+            bot_processes=sum(len(bots) for bots in self._bots.values()),
+        )
+
     # --- one connection ---------------------------------------------------------------------
     async def handle(self, ws: ServerConnection) -> None:
         address = _address_of(ws, self.proxies)
@@ -388,10 +450,15 @@ class HexhavenServer:
             shared=shared,
         )
         conn = Connection(
-            ws=ws, session=session, address=address, max_bytes=self.limits.outbox_bytes
+            ws=ws,
+            session=session,
+            address=address,
+            max_bytes=self.limits.outbox_bytes,
+            metrics=self.metrics,
         )
         log = self.log.bind(conn=conn.id)
         log.info("conn.open", subprotocol=ws.subprotocol)
+        self._connections += 1
         try:
             strikes, last = 0, -FLOOD_WINDOW
             async for frame in ws:
@@ -416,6 +483,7 @@ class HexhavenServer:
                 room = self.rooms.get(game_id)
                 if room is not None:
                     room.submit(conn, Disconnected())
+            self._connections -= 1
             if conn.closer is not None:
                 with contextlib.suppress(asyncio.CancelledError):
                     await conn.closer
@@ -766,4 +834,5 @@ class HexhavenServer:
         if task is not None:
             task.cancel()
         self._end_bots(room.id)
+        self._actions_closed += room.actions
         self.log.info("game.closed", game=room.id, finished=room.over)

@@ -171,6 +171,8 @@ class GameRoom:
         """Chat lines the game takes; later ones are refused."""
         self.chat_lines = 0
         """Chat lines said in this room since the server started."""
+        self.actions = 0
+        """Actions played in this room since the server started."""
         self.options = options
         self.seed = seed
         self.table = Table(game_id, game_config(options), seed, max_actions=MAX_ACTIONS)
@@ -677,6 +679,7 @@ class GameRoom:
         table = self.table
         index = table.state_id
         told = table.act(seat, action, self._listening())
+        self.actions += 1
         # Stored before anyone hears of it: a restart resumes from exactly here.
         events = table.played[-1].events
         dice = next((e.dice for e in events if isinstance(e, engine.DiceRolled)), None)

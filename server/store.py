@@ -10,7 +10,10 @@ While a server runs, one thread, the writer (:meth:`Store.writing`), holds the c
 the rooms queue their writes (:class:`Write`) without waiting, the writer commits whatever
 has queued, from every game, in one transaction (a group commit), and each room hears on
 its event loop when its writes are stored. Reads go through the same queue, so they see
-every write queued before them.
+every write queued before them. When a PostgreSQL server goes away (restarted, or the
+connection dropped), the writer waits for it and connects again, trying with growing pauses;
+meanwhile every game waits where it is, and once the database is back its batch is
+committed and play goes on: nothing needs restarting.
 
 A seat is kept by the hash of its token (:func:`hash_token`), never the token: whoever
 reads the database cannot take a seat with what it holds. The schema is numbered
@@ -328,6 +331,10 @@ COLLECT = 0.001
 """Seconds the writer waits for more writes before a commit, while it finds several
 waiting each time (under load: bigger transactions, fewer commits); an idle store commits
 a lone write at once."""
+RECONNECT_FIRST = 0.1
+RECONNECT_MAX = 5.0
+"""Seconds between tries to reach a lost database server: the first pause, doubled after
+each failed try up to the last."""
 DRAIN_TIMEOUT = 60.0
 """Seconds the end of :meth:`Store.writing` (and :meth:`Store.close`) waits for the writer
 to commit what is queued."""
@@ -357,6 +364,9 @@ class Store:
         self.db = connect(self.path, any_thread=True)
         self.postgres = self.db.postgres
         self._writer: _Writer | None = None
+        self.on_commit: Callable[[int, float], None] | None = None
+        """Told of each group commit the writer makes: its writes and its seconds (the
+        server's metrics); called on the writer's thread."""
         try:
             found = migrate(self.db, STORE_NAME, MIGRATIONS)
             if found < _HASHED:
@@ -406,6 +416,18 @@ class Store:
         self.db.close()
 
     # --- the writer ---------------------------------------------------------------------------
+    def waiting(self) -> int:
+        """Jobs queued for the writer and not taken yet (0 without a writer)."""
+        writer = self._writer
+        return 0 if writer is None else writer.waiting()
+
+    @property
+    def reachable(self) -> bool:
+        """Whether the database is there: False while the writer waits for a lost
+        PostgreSQL server to be back."""
+        writer = self._writer
+        return writer is None or not writer.reconnecting
+
     @contextlib.asynccontextmanager
     async def writing(self) -> AsyncIterator[None]:
         """Run the writer for the block: one thread that holds the connection and commits
@@ -623,6 +645,14 @@ class _Writer:
         self._thread = threading.Thread(target=self._serve, name="store-writer", daemon=True)
         self._failed: set[str] = set()
         """Games with a write not stored (touched on the thread only)."""
+        self._stopping = threading.Event()
+        """Set when the writer is asked to stop: it waits no more for a lost database."""
+        self.reconnecting = False
+        """Whether the writer waits for a lost database server."""
+
+    def waiting(self) -> int:
+        """Jobs queued and not taken yet."""
+        return self._jobs.qsize()
 
     def start(self) -> None:
         self._thread.start()
@@ -648,6 +678,7 @@ class _Writer:
         """Commit everything queued and end the thread; whether it ended within
         ``timeout`` seconds (if not, that is logged)."""
         done: concurrent.futures.Future[None] = concurrent.futures.Future()
+        self._stopping.set()
         self._jobs.put(_Stop(done))
         try:
             async with asyncio.timeout(timeout):
@@ -662,6 +693,7 @@ class _Writer:
         """As :meth:`drain`, for a caller off the event loop (or at its end): blocks."""
         if self.is_current():
             raise StoreError("the store's writer cannot stop itself")
+        self._stopping.set()
         self._jobs.put(_Stop(concurrent.futures.Future()))
         self._thread.join(timeout)
         if self._thread.is_alive():
@@ -705,6 +737,8 @@ class _Writer:
             if isinstance(job, _Stop):
                 stops.append(job)
             elif job.done.set_running_or_notify_cancel():
+                if self._store.db.lost:
+                    self._reconnect()
                 try:
                     job.done.set_result(job.fn())
                 except BaseException as exc:
@@ -713,17 +747,27 @@ class _Writer:
         return stops
 
     def _commit(self, writes: list[_Queued]) -> None:
-        """Commit ``writes`` as one transaction and settle their futures. If it fails, each
-        write is tried alone, in order; a write that fails alone is logged with its game
-        and fails, and so does every later write of that game."""
+        """Commit ``writes`` as one transaction and settle their futures. If the database
+        server was lost, the whole batch is tried again once it is back (a commit that took
+        though its answer was lost is then refused as a duplicate, and its games stop as
+        below). If it fails otherwise, each write is tried alone, in order; a write that
+        fails alone is logged with its game and fails, and so does every later write of
+        that game."""
         if not writes:
             return
         live = [q.write for q in writes if q.write.game not in self._failed]
         whole = True
-        if live:
+        while live:
             try:
+                began = time.perf_counter()
                 self._store._commit(live)
+                observe = self._store.on_commit
+                if observe is not None:
+                    observe(len(live), time.perf_counter() - began)
+                break
             except Exception as exc:
+                if self._store.db.lost and self._reconnect():
+                    continue  # the database is back: the whole batch again
                 whole = False
                 _log.warning(
                     "store.batch_failed",
@@ -731,6 +775,7 @@ class _Writer:
                     games=sorted({w.game for w in live}),
                     error=repr(exc),
                 )
+                break
         outcomes: list[tuple[asyncio.Future[None], BaseException | None]] = []
         for queued in writes:
             write = queued.write
@@ -743,6 +788,31 @@ class _Writer:
             outcomes.append((queued.stored, error))
         with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits any more
             self._loop.call_soon_threadsafe(_settle, outcomes)
+
+    def _reconnect(self) -> bool:
+        """Wait for a lost database server to be back, trying again and again with a
+        growing pause (:data:`RECONNECT_FIRST` up to :data:`RECONNECT_MAX`); meanwhile
+        nothing is committed, so every game waits where it is (its events leave only once
+        stored). False when the writer is asked to stop first."""
+        db = self._store.db
+        _log.error("store.disconnected", db=db.where)
+        pause = RECONNECT_FIRST
+        tries = 0
+        self.reconnecting = True
+        try:
+            while not self._stopping.wait(pause):
+                tries += 1
+                try:
+                    db.reconnect()
+                except StoreError as exc:
+                    _log.warning("store.reconnect_failed", db=db.where, tries=tries, error=str(exc))
+                    pause = min(pause * 2, RECONNECT_MAX)
+                    continue
+                _log.info("store.reconnected", db=db.where, tries=tries)
+                return True
+            return False
+        finally:
+            self.reconnecting = False
 
     def _alone(self, write: Write) -> WriteFailed | None:
         """Commit one write by itself; the failure (logged, its game marked) or None."""

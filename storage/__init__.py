@@ -52,11 +52,34 @@ class Database:
     """One connection in autocommit mode, SQLite or PostgreSQL, speaking ``?`` placeholders.
     Open it with :func:`connect`."""
 
-    def __init__(self, conn: Any, *, postgres: bool, where: str) -> None:
+    def __init__(
+        self,
+        conn: Any,
+        *,
+        postgres: bool,
+        where: str,
+        reopen: Callable[[], Any] | None = None,
+    ) -> None:
         self._conn = conn
         self.postgres = postgres
         self.where = where
         """The database as it may be shown: a file path, or a URL without its password."""
+        self._reopen = reopen
+
+    @property
+    def lost(self) -> bool:
+        """Whether the connection to a database server is gone (dropped, or the server
+        restarted); a SQLite file is never lost."""
+        return self.postgres and bool(self._conn.broken or self._conn.closed)
+
+    def reconnect(self) -> None:
+        """Open a new connection to the database server in place of a lost one. Raises
+        :class:`StoreError` when it cannot (yet), and for a database with no server."""
+        if self._reopen is None:
+            raise StoreError(f"{self.where} cannot be reconnected")
+        with suppress(Exception):
+            self._conn.close()
+        self._conn = self._reopen()
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
         """Run one statement with ``?`` placeholders; returns the cursor."""
@@ -117,11 +140,14 @@ def connect(
             import psycopg
         except ImportError as exc:
             raise StoreError(f"a PostgreSQL database needs psycopg 3: {POSTGRES_EXTRA}") from exc
-        try:
-            pg = psycopg.connect(where, autocommit=True)
-        except psycopg.Error as exc:
-            raise StoreError(f"cannot connect to {redact(where)}: {exc}") from exc
-        return Database(pg, postgres=True, where=redact(where))
+
+        def reopen() -> Any:
+            try:
+                return psycopg.connect(where, autocommit=True)
+            except psycopg.Error as exc:
+                raise StoreError(f"cannot connect to {redact(where)}: {exc}") from exc
+
+        return Database(reopen(), postgres=True, where=redact(where), reopen=reopen)
     lite = sqlite3.connect(
         where, isolation_level=None, timeout=busy_timeout, check_same_thread=not any_thread
     )

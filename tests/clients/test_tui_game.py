@@ -17,6 +17,21 @@ from server.store import Store
 from tests.server.client import Client
 
 SIZE = (100, 30)
+
+
+async def shown(pilot: Any, condition: Any) -> None:
+    """Let the app run until ``condition()`` holds (at most 10 s)."""
+    for _ in range(500):
+        if condition():
+            return
+        await pilot.pause(0.02)
+    assert condition()
+
+
+def footer_of(app: HexhavenApp) -> str:
+    return " ".join(str(k.render()) for k in app.query("FooterKey"))
+
+
 AVOID = ("offer_trade", "counter_trade", "maritime_trade")
 """Left to the dialog tests: here the player builds, buys and plays cards."""
 
@@ -158,11 +173,11 @@ async def test_a_host_invites_a_friend_and_starts_the_game() -> None:
         assert friend.token is not None and friend.game == link.game
         app = HexhavenApp(link, note="friends type: hexhaven join ...", host=True)
         async with app.run_test(size=SIZE) as pilot:
-            await pilot.pause(0.2)
+            await shown(pilot, lambda: "start the game" in footer_of(app))
             assert not app.model.started
             hint = str(app.query_one("#hint").render())
             assert "Waiting to start: 2 of 3 seats taken" in hint and "Press s" in hint
-            footer = " ".join(str(k.render()) for k in app.query("FooterKey"))
+            footer = footer_of(app)
             assert "start the game" in footer and "trade" not in footer, footer
             await pilot.press("s")
             for _ in range(200):
@@ -194,14 +209,14 @@ async def test_a_host_back_by_its_token_can_still_start_the_game() -> None:
         assert game is not None and token is not None
         friend_app = HexhavenApp(friend)
         async with friend_app.run_test(size=SIZE) as pilot:
-            await pilot.pause(0.2)
+            await shown(pilot, lambda: "seats taken" in str(friend_app.query_one("#hint").render()))
             assert "Press s" not in str(friend_app.query_one("#hint").render())
             footer = " ".join(str(k.render()) for k in friend_app.query("FooterKey"))
             assert "start" not in footer and "trade" not in footer, footer
         back = Link(srv.url, Seating("rejoin", name="Ana", game=game, token=token))
         app = HexhavenApp(back)  # as `join --token-file` makes it: not told it is the host
         async with app.run_test(size=SIZE) as pilot:
-            await pilot.pause(0.2)
+            await shown(pilot, lambda: "Press s" in str(app.query_one("#hint").render()))
             assert app.model.may_start and "Press s" in str(app.query_one("#hint").render())
             await pilot.press("s")
             for _ in range(200):

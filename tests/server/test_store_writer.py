@@ -39,6 +39,8 @@ class HeldStore(Store):
         """Set by the writer when it waits at the closed gate with a batch."""
         self.batches: list[list[Write]] = []
         self.queued: list[Write] = []
+        self.refused: set[str] = set()
+        """Games whose writes the database refuses (a batch holding one fails)."""
         self._news = asyncio.Event()
         self.draining = asyncio.Event()
         """Set when the block run with the writer ends: the writer is being drained."""
@@ -69,6 +71,9 @@ class HeldStore(Store):
             self.at_gate.set()
             assert self.gate.wait(30), "the test never released the store"
         self.batches.append(list(writes))
+        refused = [w.what for w in writes if w.game in self.refused]
+        if refused:
+            raise RuntimeError(f"the test's database refuses {refused}")
         super()._commit(writes)
 
     async def until_queued(self, wanted: Callable[[list[Write]], bool]) -> None:
@@ -282,12 +287,15 @@ async def test_a_failed_write_stops_its_game_and_the_others_play_on(db: str) -> 
     assert stop["game"] == game_a and stop["write"].startswith("action 0 ")
 
 
-async def test_with_the_database_gone_games_stop_and_the_server_serves_on(db: str) -> None:
-    """The database goes away under a running server: the game whose action cannot be
-    stored stops, its players told, and the server goes on answering (the lobby; a new
+async def test_with_the_database_gone_games_stop_and_the_server_serves_on(
+    tmp_path: Path,
+) -> None:
+    """The SQLite database goes away under a running server: the game whose action cannot
+    be stored stops, its players told, and the server goes on answering (the lobby; a new
     game, refused, as it cannot be stored); the failure is logged with the game and the
-    action."""
-    store = HeldStore(db)
+    action. (A PostgreSQL server that goes away is waited for:
+    tests/server/test_database_restart.py.)"""
+    store = HeldStore(tmp_path / "games.db")
     with capture_logs() as logs:
         async with serving(store) as (srv, port):
             game, players = await seated_game(port, SUBPROTOCOL_MSGPACK, players=2)
@@ -392,7 +400,7 @@ async def test_a_stopped_game_ends_its_bot_processes(db: str) -> None:
                 roster = (await me.expect(m.Players)).players
                 if len(roster) == 2 and all(p.connected for p in roster):
                     break
-            await store.call(store.db.close)  # the database is gone
+            store.refused.add(game)  # the game's writes fail from now on
             await me.send(m.Chat(game=game, text="anyone?"))  # a write: it cannot be stored
             stopped = await me.expect(m.Error)
             assert (stopped.code, stopped.game) == (m.ErrorCode.INTERNAL, game)
