@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import ipaddress
 import secrets
+import socket
 import sys
 import time
 from collections import OrderedDict, deque
@@ -49,7 +50,15 @@ from protocol.server_session import (
 from server.limits import ServerLimits
 from server.metrics import CONTENT_TYPE, Census, ServerMetrics
 from server.room import SERVER_PEER, Disconnected, GameRoom, ProcessExited
-from server.store import Store, game_abandoned, game_record, hash_token, is_played_out
+from server.store import (
+    Store,
+    StoredGame,
+    game_abandoned,
+    game_record,
+    hash_token,
+    is_played_out,
+    lease_taken,
+)
 
 __all__ = [
     "BURST",
@@ -77,6 +86,11 @@ FLOOD_WINDOW = 1.0
 """A connection refused ``rate_limited`` this many times, each within this many seconds of
 the one before (it was over its rate again right after each pause), is cut off: a flood,
 whose frames the server would otherwise hold until it had read them all."""
+LEASE = 3.0
+LEASE_RENEW = 1.0
+"""On PostgreSQL each game is played by the one process holding its lease: taken for
+:data:`LEASE` seconds, renewed every :data:`LEASE_RENEW`. A process that dies leaves its
+games' leases to lapse; another takes them over within ``LEASE + LEASE_RENEW`` seconds."""
 ROOM_RESTARTS = 3
 """How many times a room's task that failed is started again before its game is closed."""
 
@@ -327,6 +341,9 @@ class HexhavenServer:
         self._tasks: set[asyncio.Task[None]] = set()
         self.log = structlog.get_logger("hexhaven.server")
         self.url = ""
+        self.owner = ""
+        """This process's name in the games' leases (PostgreSQL): ``HOST:PORT`` unless
+        set, so a process restarted on its port takes its games back at once."""
         self._connections = 0
         self._actions_closed = 0
         """Actions played in games closed since the server started."""
@@ -338,13 +355,13 @@ class HexhavenServer:
     async def running(self, host: str = "127.0.0.1", port: int = 0) -> AsyncIterator[Server]:
         """Serve until the block exits; then close connections (1001), stop every room, and
         let the store's writer commit what is queued before it stops. Unfinished games in
-        the store are resumed first (read at once: nothing else runs yet)."""
-        for stored in self.store.unfinished():
-            room = GameRoom.restore(stored, self.store)
-            room.away_grace = self.away_grace
-            room.launcher = self._launch_bot
-            room.chat_limit = self.limits.chat_per_game
-            self._add_room(room)
+        the store are resumed first: on SQLite every one (read at once: nothing else runs
+        yet); on PostgreSQL those whose lease this process takes, as soon as it listens (see
+        :meth:`_hold_leases`)."""
+        leased = self.store.postgres
+        if not leased:
+            for stored in self.store.unfinished():
+                self._resume(stored)
         async with (
             self.store.writing(),
             serve(
@@ -363,8 +380,15 @@ class HexhavenServer:
         ):
             self.url = f"ws://{host}:{self.port_of(ws_server)}"
             self.log.info("server.listening", url=self.url)
-            for room in self.rooms.values():
-                room.launch_bots()  # bots of games resumed from the store
+            if leased:
+                self.owner = self.owner or f"{socket.gethostname()}:{self.port_of(ws_server)}"
+                await self._hold_leases()
+                keeper = asyncio.create_task(self._keep_leases(), name="leases")
+                self._tasks.add(keeper)
+                keeper.add_done_callback(self._tasks.discard)
+            else:
+                for room in self.rooms.values():
+                    room.launch_bots()  # bots of games resumed from the store
             reaper = asyncio.create_task(self._reap_idle(), name="reaper")
             self._tasks.add(reaper)
             reaper.add_done_callback(self._tasks.discard)
@@ -374,7 +398,64 @@ class HexhavenServer:
                 ws_server.close(close_connections=True)
                 await ws_server.wait_closed()
                 await self._stop_rooms()
+                if leased:  # its games are free for another process at once...
+                    with contextlib.suppress(Exception):  # ...or once their leases lapse
+                        async with asyncio.timeout(LEASE):
+                            await self.store.call(self.store.release_leases, self.owner)
                 self.log.info("server.stopped")
+
+    def _resume(self, stored: StoredGame) -> GameRoom:
+        """Open a room for a stored game, at the state its actions lead to."""
+        room = GameRoom.restore(stored, self.store)
+        room.away_grace = self.away_grace
+        room.launcher = self._launch_bot
+        room.chat_limit = self.limits.chat_per_game
+        self._add_room(room)
+        return room
+
+    # --- leases: which process plays a game (PostgreSQL) ------------------------------------
+    async def _hold_leases(self) -> None:
+        """Renew this process's leases and take those lapsed (their process is gone); resume
+        each game newly held, and give up each room whose game another process has taken
+        (this one was cut off from the database longer than a lease)."""
+        now = time.time()
+        held = set(await self.store.call(self.store.claim, self.owner, self.url, now, LEASE))
+        for game in sorted(held - set(self.rooms)):
+            stored = await self.store.call(self.store.load, game)
+            if stored is None or stored.finished or game in self.rooms:
+                continue
+            room = self._resume(stored)
+            room.launch_bots()
+            self.log.info("game.taken", game=game, state_id=room.table.state_id)
+        for game, room in list(self.rooms.items()):
+            if game in held or room.over or room.stopped:
+                continue
+            lease = await self.store.call(self.store.lease, game)
+            if lease is not None and lease[0] != self.owner and self.rooms.get(game) is room:
+                self._give_up(room, lease[1])
+
+    async def _keep_leases(self) -> None:
+        """Hold the leases every :data:`LEASE_RENEW` seconds while the server runs."""
+        while True:
+            await asyncio.sleep(LEASE_RENEW)
+            try:
+                await self._hold_leases()
+            except Exception:
+                self.log.exception("lease.failure")
+
+    def _give_up(self, room: GameRoom, url: str) -> None:
+        """Another process plays ``room``'s game now: tell its connections, and close it
+        here without writing anything more of it."""
+        self.log.warning("game.lost", game=room.id, now_at=url)
+        notice = m.Error(
+            code=ErrorCode.INTERNAL,
+            message=f"another server plays this game now ({url}); rejoin it there with your token",
+            game=room.id,
+        )
+        for peer, _ in room._audience():
+            peer.send(notice)
+        room.stopped = True  # nothing more of it is written here
+        self._close_room(room)
 
     @staticmethod
     def port_of(ws_server: Server) -> int:
@@ -720,7 +801,11 @@ class HexhavenServer:
             launcher=self._launch_bot,
             chat_limit=self.limits.chat_per_game,
         )
-        room.open(conn)  # stored first; `game_created` once it is
+        # Stored first (with its lease, on PostgreSQL); `game_created` once it is.
+        if self.store.postgres:
+            room.open(conn, lease_taken(game_id, self.owner, self.url, time.time() + LEASE))
+        else:
+            room.open(conn)
         self._add_room(room)
         self.log.info("game.created", game=game_id, players=options.players)
 

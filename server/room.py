@@ -227,11 +227,14 @@ class GameRoom:
         room.log.info("room.restored", state_id=room.table.state_id)
         return room
 
-    def open(self, host: Peer) -> None:
-        """Store this new game; ``host`` is told ``game_created`` once it is stored, before
-        anything else the room says. Call once, before the room's task runs."""
+    def open(self, host: Peer, *also: Write) -> None:
+        """Store this new game (and ``also``, such as its lease); ``host`` is told
+        ``game_created`` once it is stored, before anything else the room says. Call once,
+        before the room's task runs."""
         hashed = seed_hash(self.seed)
         self._store(game_created(self.id, self.options, self.seed, hashed, self.invite))
+        for write in also:
+            self._store(write)
         self._send(host, m.GameCreated(game=self.id, invite=self.invite, seed_hash=hashed))
 
     # --- facts for the lobby ------------------------------------------------------------

@@ -150,9 +150,18 @@ def _hash_tokens(db: Database) -> None:
         )
 
 
+def _lease_table(db: Database) -> None:
+    """Version 3: which server process plays each game (``leases``), for several
+    processes on one PostgreSQL database."""
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS leases (game TEXT PRIMARY KEY, owner TEXT NOT NULL, "
+        "url TEXT NOT NULL, expires DOUBLE PRECISION NOT NULL)"
+    )
+
+
 STORE_NAME = "games"
 """The games store's name in the database's table of schema versions."""
-MIGRATIONS: tuple[Migration, ...] = (_create_tables, _hash_tokens)
+MIGRATIONS: tuple[Migration, ...] = (_create_tables, _hash_tokens, _lease_table)
 """The schema's versions in order: step ``i`` makes version ``i + 1``. A new version is a
 new step at the end; a step once released never changes."""
 _HASHED = 2
@@ -292,6 +301,18 @@ def game_finished(game_id: str, winner: int | None, points: list[int]) -> Write:
         "the end",
         "UPDATE games SET finished=?, winner=?, points=? WHERE id=?",
         (time.time(), winner, json.dumps(points), game_id),
+    )
+
+
+def lease_taken(game_id: str, owner: str, url: str, expires: float) -> Write:
+    """A new game's lease, held by the process that opened it."""
+    return Write(
+        game_id,
+        "its lease",
+        "INSERT INTO leases (game, owner, url, expires) VALUES (?,?,?,?) "
+        "ON CONFLICT (game) DO UPDATE SET owner=excluded.owner, url=excluded.url, "
+        "expires=excluded.expires",
+        (game_id, owner, url, expires),
     )
 
 
@@ -571,6 +592,45 @@ class Store:
             return [(r[0], r[1], r[2], json.loads(r[3])) for r in rows]
 
         return self._on_connection(read)
+
+    # --- leases: which process plays a game -----------------------------------------------
+    def claim(self, owner: str, url: str, now: float, lease: float) -> list[str]:
+        """Take or keep, for ``owner`` (a server process, reached at ``url``), the lease of
+        every unfinished game whose lease is ``owner``'s, lapsed, or missing, until
+        ``now + lease``; the games ``owner`` holds now, oldest first. One statement: two
+        processes claiming at once never both get a game."""
+
+        def run() -> list[str]:
+            self._execute(
+                "INSERT INTO leases (game, owner, url, expires) "
+                "SELECT id, ?, ?, ? FROM games WHERE finished IS NULL "
+                "ON CONFLICT (game) DO UPDATE SET owner=excluded.owner, url=excluded.url, "
+                "expires=excluded.expires "
+                "WHERE leases.owner = excluded.owner OR leases.expires < ?",
+                (owner, url, now + lease, now),
+            )
+            rows = self._execute(
+                "SELECT l.game FROM leases l JOIN games g ON g.id = l.game "
+                "WHERE l.owner = ? AND g.finished IS NULL ORDER BY g.created",
+                (owner,),
+            ).fetchall()
+            return [str(r[0]) for r in rows]
+
+        return self._on_connection(run)
+
+    def lease(self, game_id: str) -> tuple[str, str, float] | None:
+        """Who holds ``game_id``'s lease: (owner, url, expires), or None."""
+        row = self._on_connection(
+            lambda: self._execute(
+                "SELECT owner, url, expires FROM leases WHERE game=?", (game_id,)
+            ).fetchone()
+        )
+        return None if row is None else (str(row[0]), str(row[1]), float(row[2]))
+
+    def release_leases(self, owner: str) -> None:
+        """Give up every lease ``owner`` holds (a server stopping cleanly: another process
+        takes its games over at once)."""
+        self._on_connection(lambda: self._execute("DELETE FROM leases WHERE owner=?", (owner,)))
 
     def unfinished(self) -> Iterator[StoredGame]:
         """Every game not yet over, oldest first."""
