@@ -13,7 +13,12 @@ its event loop when its writes are stored. Reads go through the same queue, so t
 every write queued before them. When a PostgreSQL server goes away (restarted, or the
 connection dropped), the writer waits for it and connects again, trying with growing pauses;
 meanwhile every game waits where it is, and once the database is back its batch is
-committed and play goes on: nothing needs restarting.
+committed and play goes on: nothing needs restarting. Each PostgreSQL commit also stores a
+mark of its own, so a commit whose answer was lost with the connection is known to have
+taken (and is not made twice) or not (and is made again).
+
+On PostgreSQL several server processes may share the database: each game is played by the
+process holding its lease (``leases``; see ``HexhavenServer``).
 
 A seat is kept by the hash of its token (:func:`hash_token`), never the token: whoever
 reads the database cannot take a seat with what it holds. The schema is numbered
@@ -159,9 +164,15 @@ def _lease_table(db: Database) -> None:
     )
 
 
+def _batch_table(db: Database) -> None:
+    """Version 4: the marks of the writer's recent commits (``batches``), so that a commit
+    whose answer was lost with the connection is known to have taken or not."""
+    db.execute("CREATE TABLE IF NOT EXISTS batches (id TEXT PRIMARY KEY, at DOUBLE PRECISION)")
+
+
 STORE_NAME = "games"
 """The games store's name in the database's table of schema versions."""
-MIGRATIONS: tuple[Migration, ...] = (_create_tables, _hash_tokens, _lease_table)
+MIGRATIONS: tuple[Migration, ...] = (_create_tables, _hash_tokens, _lease_table, _batch_table)
 """The schema's versions in order: step ``i`` makes version ``i + 1``. A new version is a
 new step at the end; a step once released never changes."""
 _HASHED = 2
@@ -301,6 +312,25 @@ def game_finished(game_id: str, winner: int | None, points: list[int]) -> Write:
         "the end",
         "UPDATE games SET finished=?, winner=?, points=? WHERE id=?",
         (time.time(), winner, json.dumps(points), game_id),
+    )
+
+
+MARKS_KEPT = 1000
+"""Every this many commits, the writer deletes the marks older than an hour."""
+
+
+def _marked(mark: str, prune: bool) -> Write:
+    """The mark of one commit (see ``_Writer._surely``); with ``prune``, old ones go."""
+    if prune:
+        return Write(
+            "",
+            "the commit's mark",
+            "WITH old AS (DELETE FROM batches WHERE at < ?) INSERT INTO batches (id, at) "
+            "VALUES (?, ?)",
+            (time.time() - 3600, mark, time.time()),
+        )
+    return Write(
+        "", "the commit's mark", "INSERT INTO batches (id, at) VALUES (?, ?)", (mark, time.time())
     )
 
 
@@ -491,6 +521,11 @@ class Store:
         if writer is None:
             return fn(*args, **kwargs)
         return await asyncio.wrap_future(writer.call(functools.partial(fn, *args, **kwargs)))
+
+    def _marked(self, mark: str) -> bool:
+        """Whether the commit that stored ``mark`` took."""
+        row = self._execute("SELECT 1 FROM batches WHERE id=?", (mark,)).fetchone()
+        return row is not None
 
     def _commit(self, writes: Sequence[Write]) -> None:
         """The writer's group commit: ``writes`` in one transaction, all stored or, if any
@@ -709,6 +744,9 @@ class _Writer:
         """Set when the writer is asked to stop: it waits no more for a lost database."""
         self.reconnecting = False
         """Whether the writer waits for a lost database server."""
+        self._id = secrets.token_hex(8)
+        self._marks = 0
+        """Marks of commits made (:meth:`_surely`)."""
 
     def waiting(self) -> int:
         """Jobs queued and not taken yet."""
@@ -808,26 +846,22 @@ class _Writer:
 
     def _commit(self, writes: list[_Queued]) -> None:
         """Commit ``writes`` as one transaction and settle their futures. If the database
-        server was lost, the whole batch is tried again once it is back (a commit that took
-        though its answer was lost is then refused as a duplicate, and its games stop as
-        below). If it fails otherwise, each write is tried alone, in order; a write that
-        fails alone is logged with its game and fails, and so does every later write of
-        that game."""
+        server was lost, the whole batch is tried again once it is back, unless it took
+        (:meth:`_surely`). If it fails otherwise, each write is tried alone, in order; a
+        write that fails alone is logged with its game and fails, and so does every later
+        write of that game."""
         if not writes:
             return
         live = [q.write for q in writes if q.write.game not in self._failed]
         whole = True
-        while live:
+        if live:
             try:
                 began = time.perf_counter()
-                self._store._commit(live)
+                self._surely(live)
                 observe = self._store.on_commit
                 if observe is not None:
                     observe(len(live), time.perf_counter() - began)
-                break
             except Exception as exc:
-                if self._store.db.lost and self._reconnect():
-                    continue  # the database is back: the whole batch again
                 whole = False
                 _log.warning(
                     "store.batch_failed",
@@ -835,7 +869,6 @@ class _Writer:
                     games=sorted({w.game for w in live}),
                     error=repr(exc),
                 )
-                break
         outcomes: list[tuple[asyncio.Future[None], BaseException | None]] = []
         for queued in writes:
             write = queued.write
@@ -877,9 +910,31 @@ class _Writer:
     def _alone(self, write: Write) -> WriteFailed | None:
         """Commit one write by itself; the failure (logged, its game marked) or None."""
         try:
-            self._store._commit([write])
+            self._surely([write])
         except Exception as exc:
             self._failed.add(write.game)
             _log.error("store.write_failed", game=write.game, write=write.what, error=repr(exc))
             return WriteFailed(write, repr(exc))
         return None
+
+    def _surely(self, writes: list[Write]) -> None:
+        """Commit ``writes`` in one transaction; if the database server is lost meanwhile,
+        again once it is back, unless the lost commit took after all. On PostgreSQL the
+        transaction also stores a mark of its own (``batches``), which says so. Raises what
+        the commit raises with the server there."""
+        db = self._store.db
+        while True:
+            mark = None
+            batch = writes
+            if db.postgres:
+                self._marks += 1
+                mark = f"{self._id}:{self._marks}"
+                batch = [*writes, _marked(mark, self._marks % MARKS_KEPT == 0)]
+            try:
+                self._store._commit(batch)
+                return
+            except Exception:
+                if not (db.gone() and self._reconnect()):
+                    raise
+                if mark is not None and self._store._marked(mark):
+                    return  # the commit took; its answer was lost with the connection

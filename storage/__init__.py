@@ -72,6 +72,20 @@ class Database:
         restarted); a SQLite file is never lost."""
         return self.postgres and bool(self._conn.broken or self._conn.closed)
 
+    def gone(self) -> bool:
+        """Whether the connection to a database server is lost, asking the server when the
+        connection does not know yet (a statement that failed as the server went away may
+        leave it looking open); a SQLite file is never gone."""
+        if not self.postgres:
+            return False
+        if self.lost:
+            return True
+        try:
+            self._conn.execute("SELECT 1")
+        except Exception:
+            return True
+        return False
+
     def reconnect(self) -> None:
         """Open a new connection to the database server in place of a lost one. Raises
         :class:`StoreError` when it cannot (yet), and for a database with no server."""
