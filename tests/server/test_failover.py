@@ -8,15 +8,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 
-import engine
 from protocol import SUBPROTOCOL_MSGPACK
 from protocol import messages as m
-from protocol.options import game_config
-from server.store import Store
 from server.verify import verify_game
 from tests.server.client import Client
 from tests.server.test_play import seated_game
-from tests.server.test_restart import free_port, play_until, server_process
+from tests.server.test_restart import (
+    finished_as_replayed,
+    free_port,
+    play_until,
+    server_process,
+)
 
 TAKEOVER_WAIT = 30.0
 """Seconds the players keep trying to rejoin on the other process (it takes the game over
@@ -73,11 +75,4 @@ async def test_a_killed_process_games_are_taken_over_by_the_other(postgres_url: 
         for c in back:
             await c.close()
 
-    store = Store(postgres_url)
-    stored = store.load(game)
-    store.close()
-    assert stored is not None and stored.finished
-    state, _ = engine.replay(game_config(stored.options), stored.seed, stored.actions)
-    assert state.is_over and state.winner == overs[0].winner
-    assert [state.victory_points(q) for q in range(2)] == overs[0].points
-    assert verify_game(stored).ok
+    assert verify_game(finished_as_replayed(postgres_url, game, overs[0])).ok

@@ -19,7 +19,7 @@ import engine
 from protocol import SUBPROTOCOL_MSGPACK
 from protocol import messages as m
 from protocol.options import game_config
-from server.store import Store
+from server.store import Store, StoredGame
 from server.verify import verify_game
 from tests.server.client import Client
 from tests.server.test_play import seated_game
@@ -57,6 +57,19 @@ async def server_process(db: Path | str, port: int) -> AsyncIterator[subprocess.
         if proc.poll() is None:
             proc.send_signal(signal.SIGTERM)
             proc.wait(timeout=10)
+
+
+def finished_as_replayed(db: Path | str, game: str, over: m.GameOver) -> StoredGame:
+    """The stored game, checked: finished, and ended as a replay of its stored actions says
+    (winner and points as the players were told)."""
+    store = Store(db)
+    stored = store.load(game)
+    store.close()
+    assert stored is not None and stored.finished
+    state, _ = engine.replay(game_config(stored.options), stored.seed, stored.actions)
+    assert state.is_over and state.winner == over.winner
+    assert [state.victory_points(q) for q in range(state.n)] == over.points
+    return stored
 
 
 async def play_until(c: Client, game: str, seed: int, stop_at: int) -> None:
@@ -101,14 +114,7 @@ async def test_killed_server_resumes_and_the_game_verifies(db: str) -> None:
         for c in back:
             await c.close()
 
-    store = Store(db)
-    stored = store.load(game)
-    store.close()
-    assert stored is not None and stored.finished
-    state, _ = engine.replay(game_config(stored.options), stored.seed, stored.actions)
-    assert state.is_over
-    assert [state.victory_points(q) for q in range(4)] == overs[0].points
-    assert state.winner == overs[0].winner
+    stored = finished_as_replayed(db, game, overs[0])
     verdict = verify_game(stored)
     assert verdict.ok, verdict.problems
     assert verdict.rolls > 0
