@@ -128,7 +128,11 @@ async def play(
     A connection lost once the seat is taken (closed, cut, or silent to pings for
     ``ping_interval + ping_timeout`` seconds) is made again and the seat rejoined with its
     token, as ``reconnect`` allows (None: never); the server then sends the view and, if
-    the seat owes an action, the prompt again. Raises :class:`ConnectionLost` when that
+    the seat owes an action, the prompt again. Where several server processes share the
+    games, a server that does not play the game answers ``moved`` with the URL of the one
+    that does, which the SDK follows; after a loss it asks ``url`` again (which knows where
+    the game is by then), and a game between servers is asked for again as ``reconnect``
+    allows. Raises :class:`ConnectionLost` when that
     fails, :class:`SeatDeclined` when the agent's :meth:`Agent.on_seated` refuses the game,
     and ``OSError`` or a ``websockets`` error if the server cannot be reached at first.
 
@@ -155,6 +159,8 @@ async def play(
     session = _Session(agent, Table(game=game or "", token=token), log, client)
     lost_at: float | None = None  # when the connection was lost, while coming back
     attempts = 0  # tries in a row since then
+    moves = 0  # servers the game was found to be played at instead
+    entry = url  # where to come back after a loss: it knows where the game is now
     error = ""
     try:
         while True:
@@ -190,11 +196,21 @@ async def play(
                 if lost_at is None:
                     raise  # never connected: nothing to come back to
                 error = f"{type(exc).__name__}: {exc}"
+                url, moves = entry, 0  # the server it was sent to is gone: ask the entry
                 continue
             async with ws:
                 outcome = await session.run(ws)
             if isinstance(outcome, m.GameOver):
                 return outcome
+            moved = client.moved_to if outcome is _REFUSED else None
+            if moved is not None and moves < MAX_MOVES:
+                moves += 1  # another server plays the game: ask there
+                session.log.info("agent.moved", url=moved)
+                url = moved
+                continue
+            if outcome is _REFUSED and lost_at is not None and _between_servers(client.refusal):
+                error = "the game is between servers"  # taken over within seconds: again
+                continue
             if outcome is _REFUSED:
                 if lost_at is None:
                     return None
@@ -220,11 +236,24 @@ async def play(
                 lost_at = time.monotonic()
                 session.log.warning("agent.connection_lost", reason=str(outcome))
             error = str(outcome)
+            url = entry
     finally:
         await session.close()
 
 
 _REFUSED: Any = object()
+MAX_MOVES = 5
+"""How many times in one game the SDK follows ``moved`` to the server that plays it."""
+
+
+def _between_servers(refusal: m.Error | None) -> bool:
+    """Whether a refused rejoin says the game's server stopped and another takes it over
+    in a moment (asking again is worth it)."""
+    return (
+        refusal is not None
+        and refusal.code == m.ErrorCode.UNKNOWN_GAME
+        and refusal.detail == "moving"
+    )
 
 
 @dataclass(frozen=True)

@@ -206,7 +206,8 @@ class ClientSession:
         ``start``, followed by ``start_game``. Before the place is taken, a refused hello
         or ``create_game`` ends the attempt whatever its code, a refused seat request when
         its code is in :data:`NO_SEAT` (an unknown invite code is first tried as a game id
-        when the goal allows it); other errors change nothing. A message of a type this
+        when the goal allows it), and so does ``moved`` (:attr:`moved_to`); other errors change
+        nothing. A message of a type this
         client does not know is dropped. Raises
         :class:`~protocol.codec.ProtocolError` for a frame that is no server message."""
         message = self.codec.read_server(frame)
@@ -230,7 +231,7 @@ class ClientSession:
                 if retry is not None:
                     self._asked = retry
                     return Received(None, (self.codec.encode(retry),))
-                if is_no_seat(message):
+                if is_no_seat(message) or message.code == ErrorCode.MOVED:
                     self._refused(message)
         return Received(message, tuple(self.codec.encode(s) for s in send))
 
@@ -293,3 +294,12 @@ class ClientSession:
     def _refused(self, error: m.Error) -> None:
         self.phase = Phase.REFUSED
         self.refusal = error
+
+    @property
+    def moved_to(self) -> str | None:
+        """The URL of the server that plays the game, when the last refusal said the game
+        is played there (``moved``): connect there and ask again."""
+        refusal = self.refusal
+        if refusal is None or refusal.code != ErrorCode.MOVED or not refusal.detail:
+            return None
+        return refusal.detail

@@ -85,6 +85,7 @@ class ErrorCode(StrEnum):
     RATE_LIMITED = "rate_limited"
     GAME_NOT_OVER = "game_not_over"  # a game's record is public only once it is over
     LIMIT_REACHED = "limit_reached"  # a budget or a cap of the server; ``detail`` names it
+    MOVED = "moved"  # another server process plays the game; ``detail`` is its URL
     INTERNAL = "internal"
 
 

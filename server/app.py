@@ -312,8 +312,12 @@ class HexhavenServer:
         idle_timeout: float = 6 * 3600.0,
         limits: ServerLimits | None = None,
         proxies: Proxies = (),
+        public_url: str | None = None,
     ) -> None:
         self.store = store if store is not None else Store()
+        self.public_url = public_url
+        """How players reach this process (given to them in ``moved``); None: the address
+        it listens on."""
         self.proxies = proxies
         """Reverse proxies whose ``X-Forwarded-For`` names the client's address
         (:func:`trusted_proxies`); with none, a connection's address is its socket's peer."""
@@ -419,7 +423,8 @@ class HexhavenServer:
         each game newly held, and give up each room whose game another process has taken
         (this one was cut off from the database longer than a lease)."""
         now = time.time()
-        held = set(await self.store.call(self.store.claim, self.owner, self.url, now, LEASE))
+        reach = self.public_url or self.url
+        held = set(await self.store.call(self.store.claim, self.owner, reach, now, LEASE))
         for game in sorted(held - set(self.rooms)):
             stored = await self.store.call(self.store.load, game)
             if stored is None or stored.finished or game in self.rooms:
@@ -650,10 +655,33 @@ class HexhavenServer:
                 detail="over",
                 game=game_id,
             )
+        if not stored.finished and self.store.postgres:
+            return await self._elsewhere(game_id)
         return m.Error(
             code=ErrorCode.UNKNOWN_GAME,
             message=f"game {game_id!r} was closed unfinished, after everyone had left it",
             detail="unfinished",
+            game=game_id,
+        )
+
+    async def _elsewhere(self, game_id: str) -> m.Error:
+        """Where an unfinished game this process does not play is (PostgreSQL): with the
+        process holding its lease (``moved``, its URL in ``detail``), or with none for a
+        moment (its process stopped; one takes it over within seconds: ask again)."""
+        lease = await self.store.call(self.store.lease, game_id)
+        if lease is not None and lease[0] != self.owner and lease[2] > time.time():
+            return m.Error(
+                code=ErrorCode.MOVED,
+                message=f"game {game_id!r} is played by another server: connect to {lease[1]} "
+                "and ask again there",
+                detail=lease[1],
+                game=game_id,
+            )
+        return m.Error(
+            code=ErrorCode.UNKNOWN_GAME,
+            message=f"game {game_id!r} is between servers (the one playing it stopped); "
+            "another takes it over within seconds: ask again",
+            detail="moving",
             game=game_id,
         )
 
@@ -803,7 +831,8 @@ class HexhavenServer:
         )
         # Stored first (with its lease, on PostgreSQL); `game_created` once it is.
         if self.store.postgres:
-            room.open(conn, lease_taken(game_id, self.owner, self.url, time.time() + LEASE))
+            reach = self.public_url or self.url
+            room.open(conn, lease_taken(game_id, self.owner, reach, time.time() + LEASE))
         else:
             room.open(conn)
         self._add_room(room)

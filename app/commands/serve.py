@@ -65,7 +65,7 @@ def _serve(args: argparse.Namespace) -> int:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
-        server = HexhavenServer(store, limits=limits, proxies=proxies)
+        server = HexhavenServer(store, limits=limits, proxies=proxies, public_url=args.public_url)
         async with server.running(args.host, args.port):
             listening = True
             _short_collections()
@@ -136,6 +136,14 @@ def register(sub: Any) -> None:
         metavar="NAME=VALUE",
         help="change one of the server's limits (repeatable), e.g. games=500, chat=10/3 "
         "(a budget: per minute/at once), address.joins=40/20; docs/protocol.md lists them",
+    )
+    serve.add_argument(
+        "--public-url",
+        default=None,
+        metavar="URL",
+        help="how players reach this process (ws://HOST:PORT or wss://...), given to them "
+        "when they ask another process sharing the PostgreSQL database for one of this "
+        "one's games; default: the address it listens on",
     )
     serve.add_argument(
         "--trusted-proxy",

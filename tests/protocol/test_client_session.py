@@ -264,7 +264,7 @@ def test_each_no_seat_refusal_ends_the_attempt(code: ErrorCode, goal: Goal) -> N
     assert feed(session, WELCOME).send == ()  # nothing more is asked on this connection
 
 
-@pytest.mark.parametrize("code", sorted(set(ErrorCode) - NO_SEAT))
+@pytest.mark.parametrize("code", sorted(set(ErrorCode) - NO_SEAT - {ErrorCode.MOVED}))
 def test_other_errors_while_seating_do_not_end_it(code: ErrorCode) -> None:
     session = seating(JoinSeat(name="Bo", game=GAME))
     error = m.Error(code=code, message="not now")
@@ -272,6 +272,17 @@ def test_other_errors_while_seating_do_not_end_it(code: ErrorCode) -> None:
     assert not session.is_refused and session.phase is Phase.SEATING
     feed(session, joined())
     assert session.is_seated
+
+
+def test_moved_ends_the_attempt_here_and_says_where_to_ask() -> None:
+    session = seating(ResumeSeat(game=GAME, token="t"))
+    moved = m.Error(code=ErrorCode.MOVED, message="elsewhere", detail="ws://b:1", game=GAME)
+    assert feed(session, moved) == Received(moved)
+    assert session.is_refused and session.moved_to == "ws://b:1"
+    assert session.connect() and session.moved_to is None  # a new connection asks afresh
+    feed(session, WELCOME)
+    feed(session, m.Error(code=ErrorCode.UNKNOWN_GAME, message="no", game=GAME))
+    assert session.is_refused and session.moved_to is None
 
 
 @pytest.mark.parametrize("code", sorted(NO_SEAT))
