@@ -36,6 +36,18 @@ class SeatLost(Exception):
         self.error = error
 
 
+class _Moved(Exception):
+    """The server said another server plays the game, at ``url``."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__(url)
+        self.url = url
+
+
+MAX_MOVES = 5
+"""How many times in a row a link follows ``moved`` to the server that plays the game."""
+
+
 @dataclass(frozen=True)
 class Seating:
     """How to take a place in a game.
@@ -71,6 +83,9 @@ class Link:
         """Raises :class:`ValueError` for a join that names neither a game nor an invite
         code, or a subprotocol the protocol does not have."""
         self.url = url
+        """Where the link first connects, and connects again after a loss."""
+        self.at = url
+        """Where it is connected: ``url``, or the server that plays the game (``moved``)."""
         self.seating = seating
         self.subprotocol = subprotocol
         self.session = ClientSession(
@@ -116,15 +131,23 @@ class Link:
         """Connect and take the seat now, before the UI runs (so a refusal is reported
         at once); what arrives is kept for :meth:`run`. Raises :class:`SeatLost`, or
         OSError and the websockets errors when the server cannot be reached."""
-        ws = await connect(self.url, subprotocols=[self.subprotocol])  # type: ignore[list-item]
-        self._ws = ws
-        try:
-            await self._greet(ws, self._early.append)
-        except BaseException:
+        moves = 0
+        while True:
+            ws = await connect(self.at, subprotocols=[self.subprotocol])  # type: ignore[list-item]
+            self._ws = ws
+            try:
+                await self._greet(ws, self._early.append, follow=moves < MAX_MOVES)
+                return
+            except _Moved as moved:
+                self.at, moves = moved.url, moves + 1  # the game is played there: ask there
+            except BaseException:
+                await ws.close()
+                self._ws = None
+                self.session.connection_lost()
+                raise
             await ws.close()
             self._ws = None
             self.session.connection_lost()
-            raise
 
     async def run(self, deliver: Callable[[Any], None], status: Callable[[str, str], None]) -> None:
         """Take the seat (unless :meth:`open` did) and pass on every message until
@@ -134,25 +157,31 @@ class Link:
         for item in self._early:
             deliver(item)
         self._early.clear()
-        attempt = 0
+        attempt = moves = 0
         first = self._ws is None
         while not self.closing:
             ws = self._ws
+            sent_on = False
             try:
                 if ws is None:
-                    ws = await connect(self.url, subprotocols=[self.subprotocol])  # type: ignore[list-item]
+                    ws = await connect(self.at, subprotocols=[self.subprotocol])  # type: ignore[list-item]
                     self._ws = ws
-                    await self._greet(ws, deliver)
+                    await self._greet(ws, deliver, follow=moves < MAX_MOVES)
                 first = False
-                attempt = 0
-                status("connected", self.url)
+                attempt = moves = 0
+                status("connected", self.at)
                 async for frame in ws:
                     message = await self._receive(ws, frame)
                     if message is not None:
                         deliver(message)
                 why = "the server closed the connection"
-            except SeatLost:
-                raise
+            except _Moved as moved:
+                self.at, moves = moved.url, moves + 1  # the game is played there: ask there
+                why, sent_on = f"the game is played at {moved.url}", True
+            except SeatLost as lost:
+                if first or not _between_servers(lost.error):
+                    raise
+                why = lost.error.message  # its server stopped; another takes it over
             except (OSError, ConnectionClosed, InvalidHandshake, TimeoutError) as exc:
                 if first and self.seating.mode == "create":
                     raise  # nothing was created: say so rather than retry forever
@@ -165,6 +194,9 @@ class Link:
                         await ws.close()
             if self.closing:
                 return
+            if sent_on:
+                continue  # straight to the server that plays it
+            self.at = self.url  # after a loss, ask the first address where the game is now
             delay = RETRY_DELAYS[min(attempt, len(RETRY_DELAYS) - 1)]
             status("lost", f"{why}; reconnecting in {delay:g} s")
             attempt += 1
@@ -178,21 +210,32 @@ class Link:
             await ws.send(out)
         return received.message
 
-    async def _greet(self, ws: ClientConnection, deliver: Callable[[Any], None]) -> None:
+    async def _greet(
+        self, ws: ClientConnection, deliver: Callable[[Any], None], *, follow: bool = True
+    ) -> None:
         """The handshake, then the seat (on reconnecting, always the token, or the game to
         watch), delivering what arrives until the seat is taken. Raises :class:`SeatLost`
-        on any error before then."""
+        on any error before then, but ``moved`` when ``follow`` (:class:`_Moved`)."""
         session = self.session
         for out in session.connect(ws.subprotocol):
             await ws.send(out)
         while not session.is_seated:
             message = await self._receive(ws, await ws.recv())
+            moved = session.moved_to
+            if moved is not None and follow:
+                raise _Moved(moved)
             if message is not None:
                 deliver(message)
             if session.refusal is not None:
                 raise SeatLost(session.refusal)
             if isinstance(message, m.Error):
                 raise SeatLost(message)  # the UI takes any error before its seat as final
+
+
+def _between_servers(error: m.Error) -> bool:
+    """Whether a refusal says the game's server stopped and another takes it over in a
+    moment (worth asking again)."""
+    return error.code == m.ErrorCode.UNKNOWN_GAME and error.detail == "moving"
 
 
 def _goal(seating: Seating) -> Goal:

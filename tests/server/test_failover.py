@@ -10,6 +10,7 @@ import contextlib
 
 from bots.random_player import RandomAgent
 from clients.sdk import Reconnect, play
+from clients.tui.link import Link, Seating
 from protocol import SUBPROTOCOL_MSGPACK
 from protocol import messages as m
 from server.app import HexhavenServer
@@ -103,5 +104,23 @@ async def test_moved_gives_the_url_players_reach_the_process_at(postgres_url: st
         assert refused.detail == "wss://play.example.org/a/"
         for c in players:
             await c.close()
+    a.store.close()
+    b.store.close()
+
+
+async def test_the_terminal_client_follows_moved_to_the_server_that_plays_the_game(
+    postgres_url: str,
+) -> None:
+    a = HexhavenServer(Store(postgres_url))
+    b = HexhavenServer(Store(postgres_url))
+    async with a.running("127.0.0.1", 0) as at_a, b.running("127.0.0.1", 0):
+        game, players = await seated_game(a.port_of(at_a), SUBPROTOCOL_MSGPACK, players=2)
+        token = players[1].token()
+        await players[1].close()
+        link = Link(b.url, Seating("rejoin", name="p1", game=game, token=token))
+        await link.open()  # B sends it to A, where the seat is taken back
+        assert link.at == a.url and link.session.is_seated and link.session.seat == 1
+        await link.close()
+        await players[0].close()
     a.store.close()
     b.store.close()
