@@ -23,7 +23,13 @@ from websockets.exceptions import ConnectionClosed, WebSocketException
 
 from protocol import SUBPROTOCOL_MSGPACK, ProtocolError
 from protocol import messages as m
-from protocol.client_session import ClientSession, Goal, JoinSeat, ResumeSeat
+from protocol.client_session import (
+    ClientSession,
+    Goal,
+    JoinSeat,
+    ResumeSeat,
+    is_between_servers,
+)
 from protocol.codec import Frame
 from protocol.payloads import ViewPayload, WireModel
 
@@ -208,7 +214,7 @@ async def play(
                 session.log.info("agent.moved", url=moved)
                 url = moved
                 continue
-            if outcome is _REFUSED and lost_at is not None and _between_servers(client.refusal):
+            if outcome is _REFUSED and lost_at is not None and is_between_servers(client.refusal):
                 error = "the game is between servers"  # taken over within seconds: again
                 continue
             if outcome is _REFUSED:
@@ -244,16 +250,6 @@ async def play(
 _REFUSED: Any = object()
 MAX_MOVES = 5
 """How many times in one game the SDK follows ``moved`` to the server that plays it."""
-
-
-def _between_servers(refusal: m.Error | None) -> bool:
-    """Whether a refused rejoin says the game's server stopped and another takes it over
-    in a moment (asking again is worth it)."""
-    return (
-        refusal is not None
-        and refusal.code == m.ErrorCode.UNKNOWN_GAME
-        and refusal.detail == "moving"
-    )
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,12 @@ def is_no_seat(error: m.Error) -> bool:
     return error.code in NO_SEAT
 
 
+def is_between_servers(error: m.Error | None) -> bool:
+    """Whether a refused seat request says the game's server stopped and another takes it
+    over in a moment (``unknown_game``, ``detail`` ``moving``): asking again is worth it."""
+    return error is not None and error.code == ErrorCode.UNKNOWN_GAME and error.detail == "moving"
+
+
 @dataclass(frozen=True, slots=True)
 class JoinSeat:
     """Take a seat under ``name``, in game ``game`` or by ``invite`` code (the invite wins

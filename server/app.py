@@ -449,17 +449,10 @@ class HexhavenServer:
                 self.log.exception("lease.failure")
 
     def _give_up(self, room: GameRoom, url: str) -> None:
-        """Another process plays ``room``'s game now: tell its connections, and close it
-        here without writing anything more of it."""
+        """Another process plays ``room``'s game now: the room hands it over, and it is
+        closed here."""
         self.log.warning("game.lost", game=room.id, now_at=url)
-        notice = m.Error(
-            code=ErrorCode.INTERNAL,
-            message=f"another server plays this game now ({url}); rejoin it there with your token",
-            game=room.id,
-        )
-        for peer, _ in room._audience():
-            peer.send(notice)
-        room.stopped = True  # nothing more of it is written here
+        room.hand_over(url)
         self._close_room(room)
 
     @staticmethod

@@ -828,6 +828,19 @@ class GameRoom:
         if self.on_stop is not None:
             self.on_stop(self.id)
 
+    def hand_over(self, url: str) -> None:
+        """Another server process plays this game now (at ``url``): tell every connection
+        of the game, and write nothing more of it here."""
+        self.stopped = True
+        self._held.clear()
+        self.deadlines.clear()
+        notice = self._error(
+            ErrorCode.INTERNAL,
+            f"another server plays this game now ({url}); rejoin it there with your token",
+        )
+        for p, _ in self._audience():
+            p.send(notice)
+
     def _stopped_notice(self) -> m.Error:
         return self._error(
             ErrorCode.INTERNAL,

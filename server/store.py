@@ -319,7 +319,7 @@ MARKS_KEPT = 1000
 """Every this many commits, the writer deletes the marks older than an hour."""
 
 
-def _marked(mark: str, prune: bool) -> Write:
+def _mark_write(mark: str, prune: bool) -> Write:
     """The mark of one commit (see ``_Writer._surely``); with ``prune``, old ones go."""
     if prune:
         return Write(
@@ -440,7 +440,7 @@ class Store:
         return self.db.where
 
     def _execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
-        """Run one statement (autocommit) with ``?`` placeholders on the calling thread;
+        """Run one statement (autocommit) with ``?`` marking its parameters, on the calling thread;
         returns the cursor. Only where the connection is the caller's: no writer runs, or
         this is its thread."""
         return self.db.execute(sql, params)
@@ -522,7 +522,7 @@ class Store:
             return fn(*args, **kwargs)
         return await asyncio.wrap_future(writer.call(functools.partial(fn, *args, **kwargs)))
 
-    def _marked(self, mark: str) -> bool:
+    def _has_mark(self, mark: str) -> bool:
         """Whether the commit that stored ``mark`` took."""
         row = self._execute("SELECT 1 FROM batches WHERE id=?", (mark,)).fetchone()
         return row is not None
@@ -929,12 +929,12 @@ class _Writer:
             if db.postgres:
                 self._marks += 1
                 mark = f"{self._id}:{self._marks}"
-                batch = [*writes, _marked(mark, self._marks % MARKS_KEPT == 0)]
+                batch = [*writes, _mark_write(mark, self._marks % MARKS_KEPT == 0)]
             try:
                 self._store._commit(batch)
                 return
             except Exception:
                 if not (db.gone() and self._reconnect()):
                     raise
-                if mark is not None and self._store._marked(mark):
+                if mark is not None and self._store._has_mark(mark):
                     return  # the commit took; its answer was lost with the connection

@@ -3,7 +3,7 @@
 one SQL dialect on SQLite and PostgreSQL alike, transactions, and URLs with their password
 removed for messages and logs, and numbered schema migrations (:func:`migrate`).
 
-Statements are written with ``?`` placeholders and the SQL both databases take; the
+Statements are written with ``?`` for their parameters and the SQL both databases take; the
 :class:`Database` turns them into psycopg's ``%s`` on PostgreSQL.
 """
 
@@ -49,7 +49,7 @@ def data_dir() -> Path:
 
 
 class Database:
-    """One connection in autocommit mode, SQLite or PostgreSQL, speaking ``?`` placeholders.
+    """One connection in autocommit mode, SQLite or PostgreSQL, with ``?`` for parameters.
     Open it with :func:`connect`."""
 
     def __init__(
@@ -96,7 +96,7 @@ class Database:
         self._conn = self._reopen()
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
-        """Run one statement with ``?`` placeholders; returns the cursor."""
+        """Run one statement (``?`` for its parameters); returns the cursor."""
         if self.postgres:
             sql = sql.replace("?", "%s")
         return self._conn.execute(sql, params)
@@ -116,7 +116,7 @@ class Database:
             raise
 
     def batch(self, statements: Sequence[tuple[str, Sequence[Any]]]) -> None:
-        """Run ``statements`` (``?`` placeholders) in one transaction and commit it: all of
+        """Run ``statements`` (``?`` for their parameters) in one transaction and commit it: all of
         them are stored, or, if any of them or the commit fails, none (the error is raised).
         On PostgreSQL they go in one pipeline, not a round trip each."""
         if not self.postgres:

@@ -20,7 +20,15 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from protocol import PROTOCOL_VERSION, SUBPROTOCOL_MSGPACK, Codec
 from protocol import messages as m
-from protocol.client_session import ClientSession, Goal, JoinSeat, NewGame, ResumeSeat, WatchGame
+from protocol.client_session import (
+    ClientSession,
+    Goal,
+    JoinSeat,
+    NewGame,
+    ResumeSeat,
+    WatchGame,
+    is_between_servers,
+)
 from protocol.payloads import WireModel
 
 CLIENT_NAME = "hexhaven-tui 0.1"
@@ -179,7 +187,7 @@ class Link:
                 self.at, moves = moved.url, moves + 1  # the game is played there: ask there
                 why, sent_on = f"the game is played at {moved.url}", True
             except SeatLost as lost:
-                if first or not _between_servers(lost.error):
+                if first or not is_between_servers(lost.error):
                     raise
                 why = lost.error.message  # its server stopped; another takes it over
             except (OSError, ConnectionClosed, InvalidHandshake, TimeoutError) as exc:
@@ -230,12 +238,6 @@ class Link:
                 raise SeatLost(session.refusal)
             if isinstance(message, m.Error):
                 raise SeatLost(message)  # the UI takes any error before its seat as final
-
-
-def _between_servers(error: m.Error) -> bool:
-    """Whether a refusal says the game's server stopped and another takes it over in a
-    moment (worth asking again)."""
-    return error.code == m.ErrorCode.UNKNOWN_GAME and error.detail == "moving"
 
 
 def _goal(seating: Seating) -> Goal:
