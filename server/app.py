@@ -114,6 +114,11 @@ class Connection:
     """Where refusals sent to this connection are counted."""
     closer: asyncio.Task[None] | None = None
     """The closing handshake begun by :meth:`close`."""
+    handed: int = 0
+    """Bytes handed to the socket so far (frames with their headers)."""
+    _taken: int = 0
+    """Of those, how many the reader had taken when it last made progress."""
+    _stuck_since: float | None = None
 
     @property
     def wants_views(self) -> bool:
@@ -158,10 +163,24 @@ class Connection:
         if self.ws.state is not State.OPEN:
             return  # closing: its reader finds out and ends the connection
         broadcast((self.ws,), frame)  # written now; the rest waits in the transport
+        self.handed += _frame_size(frame)
         waiting = self.waiting
         if waiting > self.max_bytes:
             _log.warning("conn.too_slow", conn=self.id, bytes=waiting)
             self.cut_off()
+
+    def stalled(self, now: float, limit: float) -> bool:
+        """Whether bytes have waited for this connection's reader for ``limit`` seconds
+        with none of them taken (asked now and then, at ``now``)."""
+        waiting = self.waiting
+        taken = self.handed - waiting
+        if waiting == 0 or taken > self._taken:
+            self._taken = max(self._taken, taken)
+            self._stuck_since = None if waiting == 0 else now
+            return False
+        if self._stuck_since is None:
+            self._stuck_since = now
+        return now - self._stuck_since >= limit
 
     def cut_off(self) -> None:
         """Drop the connection at once, with what waits to be sent to it."""
@@ -176,6 +195,13 @@ class Connection:
             if self.ws.state is not State.OPEN:
                 return  # gone meanwhile: the reader finds out and ends the connection
             await asyncio.sleep(0.005)
+
+
+def _frame_size(frame: Frame) -> int:
+    """The bytes a frame takes on the wire: its payload and its header (server frames are
+    not masked)."""
+    size = len(frame) if isinstance(frame, bytes) else len(frame.encode())
+    return size + (2 if size < 126 else 4 if size < 65536 else 10)
 
 
 ENCODED_KEPT = 4
@@ -348,7 +374,7 @@ class HexhavenServer:
         self.owner = ""
         """This process's name in the games' leases (PostgreSQL): ``HOST:PORT`` unless
         set, so a process restarted on its port takes its games back at once."""
-        self._connections = 0
+        self._connections: set[Connection] = set()
         self._actions_closed = 0
         """Actions played in games closed since the server started."""
         self.metrics = ServerMetrics(self)
@@ -393,9 +419,10 @@ class HexhavenServer:
             else:
                 for room in self.rooms.values():
                     room.launch_bots()  # bots of games resumed from the store
-            reaper = asyncio.create_task(self._reap_idle(), name="reaper")
-            self._tasks.add(reaper)
-            reaper.add_done_callback(self._tasks.discard)
+            for name, job in (("reaper", self._reap_idle()), ("stalls", self._cut_stalled())):
+                task = asyncio.create_task(job, name=name)
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
             try:
                 yield ws_server
             finally:
@@ -504,7 +531,7 @@ class HexhavenServer:
             actions += room.actions
             waiting += room.inbox.qsize()
         return Census(
-            connections=self._connections,
+            connections=len(self._connections),
             games=games,
             actions=actions,
             room_queue=waiting,
@@ -537,7 +564,7 @@ class HexhavenServer:
         )
         log = self.log.bind(conn=conn.id)
         log.info("conn.open", subprotocol=ws.subprotocol)
-        self._connections += 1
+        self._connections.add(conn)
         try:
             strikes, last = 0, -FLOOD_WINDOW
             async for frame in ws:
@@ -562,7 +589,7 @@ class HexhavenServer:
                 room = self.rooms.get(game_id)
                 if room is not None:
                     room.submit(conn, Disconnected())
-            self._connections -= 1
+            self._connections.discard(conn)
             if conn.closer is not None:
                 with contextlib.suppress(asyncio.CancelledError):
                     await conn.closer
@@ -926,6 +953,19 @@ class HexhavenServer:
                     continue
                 if room.over or now - room.last_active > self.idle_timeout:
                     self._close_room(room)
+
+    async def _cut_stalled(self) -> None:
+        """Cut off connections whose readers have taken nothing of what waits for them for
+        ``stalled_seconds`` (a stopped reader under the byte bound would otherwise hold
+        its buffer until the keepalive gives up on it)."""
+        limit = self.limits.stalled_seconds
+        while True:
+            await asyncio.sleep(min(1.0, max(0.05, limit / 4)))
+            now = time.monotonic()
+            for conn in list(self._connections):
+                if not conn.closing and conn.stalled(now, limit):
+                    self.log.warning("conn.stalled", conn=conn.id, bytes=conn.waiting)
+                    conn.cut_off()
 
     def _close_room(self, room: GameRoom) -> None:
         if not room.over and not room.stopped:  # a stopped game resumes after a restart

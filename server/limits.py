@@ -41,6 +41,9 @@ class ServerLimits:
     outbox_bytes: int = 8 * 1024 * 1024
     """Bytes waiting to be sent to one connection; past it the connection is closed (a
     reader that slow loses its own connection, nobody else's)."""
+    stalled_seconds: int = 60
+    """Seconds a reader may leave bytes waiting without taking any of them; past it the
+    connection is closed (a client that stopped reading, under the byte bound)."""
     chat_per_game: int = 2000
     """Chat lines one game keeps taking; later lines are refused."""
 

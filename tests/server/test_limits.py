@@ -172,6 +172,48 @@ async def test_a_reader_too_slow_is_cut_off_by_the_bytes_it_leaves_waiting() -> 
     assert ws.written == sent
 
 
+def test_a_reader_that_takes_nothing_for_the_stall_limit_is_stalled() -> None:
+    ws = _StalledSocket()
+    session = ServerSession(SUBPROTOCOL_MSGPACK, clock=lambda: 0.0, server_name="t")
+    conn = Connection(ws=ws, session=session, max_bytes=10**6)  # type: ignore[arg-type]
+    chat = m.ChatMessage(game="g", seat=None, name="spectator", text="x" * 40)
+    assert not conn.stalled(0.0, 10)  # nothing waits
+    conn.send(chat)
+    assert not conn.stalled(1.0, 10)  # waiting since 1.0
+    conn.send(chat)  # more sent, nothing taken: still stuck since 1.0
+    assert not conn.stalled(10.5, 10)
+    ws.buffered -= 5  # the reader takes a little: the clock starts again
+    assert not conn.stalled(11.0, 10)
+    assert not conn.stalled(20.5, 10)
+    assert conn.stalled(21.0, 10)
+    ws.buffered = 0  # it caught up
+    assert not conn.stalled(40.0, 10)
+    conn.send(chat)
+    assert not conn.stalled(45.0, 10) and not conn.stalled(54.0, 10)
+    assert conn.stalled(55.0, 10)
+
+
+async def test_the_server_cuts_off_a_connection_stalled_past_its_limit() -> None:
+    """A connection whose reader takes nothing is cut off once ``stalled_seconds`` pass
+    (here a stand-in socket among the server's connections), and the server goes on."""
+    srv = HexhavenServer(limits=ServerLimits(stalled_seconds=1))
+    async with srv.running("127.0.0.1", 0) as ws_server:
+        ws = _StalledSocket()
+        session = ServerSession(SUBPROTOCOL_MSGPACK, clock=lambda: 0.0, server_name="t")
+        conn = Connection(ws=ws, session=session)  # type: ignore[arg-type]
+        srv._connections.add(conn)
+        conn.send(m.ChatMessage(game="g", seat=None, name="spectator", text="hello"))
+        async with asyncio.timeout(10):
+            while not ws.aborted:
+                await asyncio.sleep(0.05)
+        assert conn.closing
+        srv._connections.discard(conn)
+        c = await client(srv.port_of(ws_server))  # others are served as before
+        await c.send(m.ListGames())
+        assert isinstance(await c.expect(m.GameList), m.GameList)
+        await c.close()
+
+
 def test_limits_are_set_by_name() -> None:
     limits = ServerLimits().with_settings(
         {"games": "50", "chat": "10/3", "address.joins": "40/8", "rate": "20", "max_frame": "1024"}
