@@ -115,9 +115,10 @@ def tls_problem(exc: BaseException, url: str) -> str | None:
             "signed it with --cafile FILE, or add it to the system's trust store"
         )
     if secure and isinstance(exc, ssl.SSLError | ConnectionResetError):
+        what = exc.reason if isinstance(exc, ssl.SSLError) else None
         return (
-            f"the TLS handshake failed ({exc.reason if isinstance(exc, ssl.SSLError) else exc!r}):"
-            " if the server does not serve TLS, its URL starts with ws://"
+            f"the TLS handshake failed ({what or 'the server closed the connection'}): if the "
+            "server does not serve TLS, its URL starts with ws://"
         )
     if not secure and isinstance(exc, InvalidMessage):
         return f"no websocket answer ({exc}): if the server serves TLS, its URL starts with wss://"

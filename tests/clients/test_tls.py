@@ -1,25 +1,31 @@
 """What clients trust over TLS, against an in-process server serving the test CA's
 certificate for ``localhost``: the CA file (by name), exactly the server's certificate
 (by any address, as the server's bots do) and nothing else; the terminal client's link and
-record fetch over ``wss://``; and the commands' ``--cafile`` mistakes."""
+record fetch over ``wss://``; the commands' ``--cafile`` mistakes, ``wss://`` to a server
+without TLS, and what ``hexhaven host`` and ``join`` say to type with a CA file."""
 
 from __future__ import annotations
 
 import ssl
 from collections.abc import AsyncIterator
 from pathlib import Path
+from types import SimpleNamespace
+from typing import cast
 
 import pytest
 
 from app.cli import main
+from app.play import _farewell, invite_lines
 from bots.random_player import RandomAgent
 from clients.sdk import play
 from clients.tls import TrustError, connect_options, pinned, tls_problem, trusting
+from clients.tui.app import HexhavenApp
 from clients.tui.link import Link, Seating, SeatLost, fetch_record
 from protocol import messages as m
 from server.app import HexhavenServer
 from server.tls import ServerTLS
 from tests.certs import Certs, make_certs
+from tests.threaded_server import server_in_thread
 
 
 @pytest.fixture(scope="module")
@@ -152,3 +158,34 @@ def test_commands_say_what_is_wrong_with_a_cafile(
     paths = {"ca": certs.ca, "key": certs.key, "missing": tmp_path / "missing.pem"}
     assert main([arg.format(**paths) for arg in argv]) == 2
     assert capsys.readouterr().err.strip() == said.format(**paths)
+
+
+def test_wss_to_a_server_without_tls_says_which_scheme_it_takes(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with server_in_thread() as (url, _):
+        wss = url.replace("ws://", "wss://")
+        assert main(["bot", f"--url={wss}", "--invite=CODE"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"hexhaven bot: cannot reach the server at {wss}: the TLS handshake failed (the "
+        "server closed the connection): if the server does not serve TLS, its URL starts "
+        "with ws://"
+    )
+
+
+def test_a_host_trusting_a_ca_file_tells_friends_and_itself_to_give_it_too(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    url = "wss://play.example.org:8765"
+    lines = invite_lines(url, "K7", m.GameOptions(), "certs/ca.pem")
+    assert lines[:2] == [
+        f"  hexhaven join {url} K7 --name NAME --cafile CA_FILE",
+        "  (CA_FILE: a copy of certs/ca.pem, the CA certificate that signed the server's)",
+    ]
+    assert invite_lines(url, "K7", m.GameOptions())[0] == f"  hexhaven join {url} K7 --name NAME"
+    left = SimpleNamespace(model=SimpleNamespace(over=None, game="g1", token="secret"))
+    _farewell(cast(HexhavenApp, left), url, Path("g1.token"), ours=True, cafile="certs/ca.pem")
+    assert capsys.readouterr().out == (
+        "Your seat is kept. Back with:\n"
+        f"  hexhaven join {url} g1 --cafile certs/ca.pem --token-file g1.token\n"
+    )
