@@ -20,6 +20,10 @@ _PEM_CERTIFICATE = re.compile(
     r"-----BEGIN CERTIFICATE-----\r?\n.+?\r?\n-----END CERTIFICATE-----", re.DOTALL
 )
 
+_NAME_MISMATCH = (62, 64)
+"""OpenSSL's verify codes for a certificate that names neither the host nor the address
+connected to (``X509_V_ERR_HOSTNAME_MISMATCH``, ``X509_V_ERR_IP_ADDRESS_MISMATCH``)."""
+
 Where = str | os.PathLike[str]
 """A file's path."""
 
@@ -110,6 +114,11 @@ def tls_problem(exc: BaseException, url: str) -> str | None:
     secure = url.lower().startswith("wss://")
     if isinstance(exc, ssl.SSLCertVerificationError):
         why = getattr(exc, "verify_message", None) or exc.reason or str(exc)
+        if getattr(exc, "verify_code", None) in _NAME_MISMATCH:
+            return (
+                f"the server's certificate does not carry the name in {url} ({why}): connect "
+                "by a name it carries"
+            )
         return (
             f"the server's certificate is not trusted ({why}): give the CA certificate that "
             "signed it with --cafile FILE, or add it to the system's trust store"

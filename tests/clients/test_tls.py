@@ -52,8 +52,12 @@ async def test_the_ca_file_trusts_the_server_by_the_name_its_certificate_carries
     """Joining an unknown game returns None (the seat refused): the connection was made."""
     by_name, by_address = f"wss://localhost:{port}", f"wss://127.0.0.1:{port}"
     assert await play(RandomAgent(), by_name, "nosuchgame", cafile=certs.ca) is None
-    with pytest.raises(ssl.SSLCertVerificationError, match="IP address mismatch"):
+    with pytest.raises(ssl.SSLCertVerificationError, match="IP address mismatch") as refused:
         await play(RandomAgent(), by_address, "nosuchgame", cafile=certs.ca)
+    assert tls_problem(refused.value, by_address) == (
+        f"the server's certificate does not carry the name in {by_address} (IP address "
+        "mismatch, certificate is not valid for '127.0.0.1'.): connect by a name it carries"
+    )
     with pytest.raises(ValueError, match="not both"):
         await play(RandomAgent(), by_name, "g", cafile=certs.ca, tls=trusting())
 
