@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import shlex
+import ssl
 import sys
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from websockets.exceptions import WebSocketException
 
 from app.tokens import STDIN, TokenError, save_token
 from clients.sdk import Agent, ConnectionLost, SeatDeclined, Table, play
+from clients.tls import tls_problem
 from protocol import messages as m
 
 
@@ -83,19 +85,25 @@ def result_line(name: str, over: m.GameOver, seat: int | None) -> str:
     return f"{name}: game {over.game} over: {who}; points {points}"
 
 
-def run_bot(args: argparse.Namespace, agent: Agent, token: str | None) -> int:
+def run_bot(
+    args: argparse.Namespace, agent: Agent, token: str | None, tls: ssl.SSLContext | None = None
+) -> int:
     """Play ``agent`` in the seat ``args`` name (by invite, or the game with ``token``, read
-    from ``args.token_file``); 0 when the game was played to its end, 1 when the seat was
+    from ``args.token_file``), verifying a ``wss://`` server with ``tls`` (None: the
+    system's trust store); 0 when the game was played to its end, 1 when the seat was
     refused or lost, 2 when the server cannot be reached."""
     save_to = Path(args.save_token) if args.save_token else None
     told = TellingAgent(agent, token_file=args.token_file, save_to=save_to)
     try:
-        over = asyncio.run(play(told, args.url, args.game, token=token, invite=args.invite))
+        over = asyncio.run(
+            play(told, args.url, args.game, token=token, invite=args.invite, tls=tls)
+        )
     except (ConnectionLost, SeatDeclined) as exc:
         print(f"hexhaven bot: {exc}", file=sys.stderr)
         return 1
     except (OSError, TimeoutError, WebSocketException) as exc:
-        print(f"hexhaven bot: cannot reach the server at {args.url}: {exc}", file=sys.stderr)
+        why = tls_problem(exc, args.url) or exc
+        print(f"hexhaven bot: cannot reach the server at {args.url}: {why}", file=sys.stderr)
         return 2
     if over is None:
         why = told.refusal.message if told.refusal is not None else "no reason given"

@@ -8,6 +8,7 @@ import asyncio
 import ipaddress
 import json
 import shlex
+import ssl
 import sys
 from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
@@ -20,6 +21,7 @@ from websockets.uri import parse_uri
 from app.board_choice import board_fields
 from app.log import configure_logging
 from app.tokens import STDIN, TokenError, read_token, save_token, seat_file, write_private
+from clients.tls import tls_problem
 from clients.tui.app import HexhavenApp
 from clients.tui.link import Link, Seating, SeatLost, fetch_record
 from protocol import messages as m
@@ -122,10 +124,10 @@ def _run(main: Callable[[], Coroutine[Any, Any, int]], url: str) -> int:
         print(f"hexhaven: the server refused: {exc.error.message}", file=sys.stderr)
         return 2
     except (OSError, TimeoutError) as exc:
-        print(f"hexhaven: cannot reach the server: {exc}", file=sys.stderr)
+        print(f"hexhaven: cannot reach the server: {tls_problem(exc, url) or exc}", file=sys.stderr)
         return 2
     except WebSocketException as exc:  # a URL it cannot use, or not a Hexhaven server there
-        print(f"hexhaven: cannot connect to {url}: {exc}", file=sys.stderr)
+        print(f"hexhaven: cannot connect to {url}: {tls_problem(exc, url) or exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
@@ -197,32 +199,50 @@ def _result_line(app: HexhavenApp) -> str:
     return f"Game {over.game}: {winner} won ({scores}); seed {over.seed}."
 
 
-def host(*, url: str, options: m.GameOptions, name: str) -> int:
+def host(
+    *,
+    url: str,
+    options: m.GameOptions,
+    name: str,
+    tls: ssl.SSLContext | None = None,
+    cafile: str | None = None,
+) -> int:
     """``hexhaven host``: create a private game on a running server, print how friends
-    join, and open the UI for the host's seat (the host starts the game with ``s``)."""
+    join, and open the UI for the host's seat (the host starts the game with ``s``).
+    ``tls`` verifies a ``wss://`` server (made from ``cafile``, if given: friends need
+    that CA certificate too)."""
 
     async def main() -> int:
-        link = Link(url, Seating("create", name=name, options=options))
+        link = Link(url, Seating("create", name=name, options=options), tls=tls)
         await link.open()
         kept = _keep_token(link, None)
         created = link.created
         code = created.invite if created is not None and created.invite else str(link.game)
-        told = invite_lines(url, code, options)
+        told = invite_lines(url, code, options, cafile)
         print(f"Game {link.game} created; invite code {code}.")
         print("Friends join with:\n" + "\n".join(told))
         note = f"Invite code {code}. Friends type:\n" + "\n".join(told)
         app = await _run_ui(link, note=note, host=True)
-        _farewell(app, url, kept, ours=True)
+        _farewell(app, url, kept, ours=True, cafile=cafile)
         return 0
 
     return _run(main, url)
 
 
-def invite_lines(url: str, code: str, options: m.GameOptions) -> list[str]:
-    """What ``hexhaven host`` tells the host: the command friends type; if ``url`` names
-    this machine by a loopback address, that friends elsewhere need its network address;
-    and how many seats, people and bots the game has, so when it can start."""
-    lines = [f"  hexhaven join {url} {code} --name NAME"]
+def invite_lines(
+    url: str, code: str, options: m.GameOptions, cafile: str | None = None
+) -> list[str]:
+    """What ``hexhaven host`` tells the host: the command friends type (with ``--cafile``
+    when the host trusts the server by a CA file: they need a copy of it); if ``url``
+    names this machine by a loopback address, that friends elsewhere need its network
+    address; and how many seats, people and bots the game has, so when it can start."""
+    trust = " --cafile CA_FILE" if cafile else ""
+    lines = [f"  hexhaven join {url} {code} --name NAME{trust}"]
+    if cafile:
+        lines.append(
+            f"  (CA_FILE: a copy of {shlex.quote(cafile)}, the CA certificate that signed "
+            "the server's)"
+        )
     here = parse_uri(url)
     if _is_loopback(here.host):
         scheme = "wss" if here.secure else "ws"
@@ -261,10 +281,20 @@ def _seats_line(players: int, bots: int) -> str:
     return head + wait + "; the seats still empty then go to the bots."
 
 
-def join(*, url: str, code: str, name: str, token_file: str | None) -> int:
+def join(
+    *,
+    url: str,
+    code: str,
+    name: str,
+    token_file: str | None,
+    tls: ssl.SSLContext | None = None,
+    cafile: str | None = None,
+) -> int:
     """``hexhaven join``: take a seat by invite code (or game id), or come back to one with
     the token in ``token_file`` (``-``: asked for on the terminal). The token of a seat
-    taken is kept in a file of the data directory, which the farewell names."""
+    taken is kept in a file of the data directory, which the farewell names. ``tls``
+    verifies a ``wss://`` server (made from ``cafile``, if given, which the farewell's
+    command names again)."""
     if token_file is not None:
         try:
             token = read_token(token_file)
@@ -276,26 +306,27 @@ def join(*, url: str, code: str, name: str, token_file: str | None) -> int:
         seating = Seating("join", name=name, invite=code)
 
     async def main() -> int:
-        link = Link(url, seating)
+        link = Link(url, seating, tls=tls)
         try:
             await link.open()
         except SeatLost as exc:
             return _no_game(exc, url, code)
         kept = _keep_token(link, token_file)
         app = await _run_ui(link)
-        _farewell(app, url, kept, ours=token_file is None or token_file == STDIN)
+        ours = token_file is None or token_file == STDIN
+        _farewell(app, url, kept, ours=ours, cafile=cafile)
         return 0
 
     return _run(main, url)
 
 
-def watch(*, url: str, game: str) -> int:
+def watch(*, url: str, game: str, tls: ssl.SSLContext | None = None) -> int:
     """``hexhaven watch``: follow a game as a spectator (from its start: the log tells
-    what happened before)."""
+    what happened before); ``tls`` verifies a ``wss://`` server."""
 
     async def main() -> int:
         try:
-            await run_app(Link(url, Seating("watch", game=game)))
+            await run_app(Link(url, Seating("watch", game=game), tls=tls))
         except SeatLost as exc:
             return _no_game(exc, url, game)
         return 0
@@ -315,17 +346,20 @@ def _no_game(exc: SeatLost, url: str, game: str) -> int:
     return 2
 
 
-def _farewell(app: HexhavenApp, url: str, kept: Path | None, *, ours: bool) -> None:
+def _farewell(
+    app: HexhavenApp, url: str, kept: Path | None, *, ours: bool, cafile: str | None = None
+) -> None:
     """The result of a game over (and the file that kept the seat's token, if ``ours``,
     removed), or the command that comes back to the seat, naming the file ``kept`` that
-    holds its token."""
+    holds its token (and ``cafile``, if the server was trusted by it)."""
     model = app.model
     if model.over is not None:
         print(_result_line(app))
         if kept is not None and ours:
             kept.unlink(missing_ok=True)
     elif model.game and model.token:
-        back = f"hexhaven join {shlex.quote(url)} {shlex.quote(model.game)} --token-file"
+        trust = f"--cafile {shlex.quote(cafile)} " if cafile else ""
+        back = f"hexhaven join {shlex.quote(url)} {shlex.quote(model.game)} {trust}--token-file"
         if kept is not None:
             print(f"Your seat is kept. Back with:\n  {back} {shlex.quote(str(kept))}")
         else:
@@ -406,9 +440,16 @@ def replay_listing(rows: list[tuple[str, str, str]]) -> str:
     return "\n".join(f"  {gid:<{width}}  {when}  {result}" for gid, when, result in rows)
 
 
-def replay(*, game: str | None, url: str | None, db: Path | None, seat: int | None) -> int:
+def replay(
+    *,
+    game: str | None,
+    url: str | None,
+    db: Path | None,
+    seat: int | None,
+    tls: ssl.SSLContext | None = None,
+) -> int:
     """``hexhaven replay``: step through a finished game from the local store (or list
-    its finished games), or from a server."""
+    its finished games), or from a server (``tls`` verifies a ``wss://`` one)."""
     from clients.tui.replay import ReplayApp, ReplayError, ReplayGame
 
     if url is not None:
@@ -416,15 +457,17 @@ def replay(*, game: str | None, url: str | None, db: Path | None, seat: int | No
             print("hexhaven replay: give the game id after the server's URL", file=sys.stderr)
             return 2
         try:
-            record = asyncio.run(fetch_record(url, game))
+            record = asyncio.run(fetch_record(url, game, tls=tls))
         except SeatLost as exc:
             print(f"hexhaven replay: the server refused: {exc.error.message}", file=sys.stderr)
             return 2
         except (OSError, TimeoutError) as exc:
-            print(f"hexhaven replay: cannot reach the server: {exc}", file=sys.stderr)
+            why = tls_problem(exc, url) or str(exc)
+            print(f"hexhaven replay: cannot reach the server: {why}", file=sys.stderr)
             return 2
         except WebSocketException as exc:  # a URL it cannot use, or not a Hexhaven server
-            print(f"hexhaven replay: cannot connect to {url}: {exc}", file=sys.stderr)
+            why = tls_problem(exc, url) or str(exc)
+            print(f"hexhaven replay: cannot connect to {url}: {why}", file=sys.stderr)
             return 2
     else:
         found = _local_record(db or default_db(), game, named=db is not None)

@@ -29,6 +29,7 @@ import json
 import os
 import queue
 import shlex
+import ssl
 import subprocess
 import threading
 import time
@@ -482,11 +483,13 @@ async def run_bridge(
     timeout: float = DEFAULT_TIMEOUT,
     reconnect: Reconnect | None = RECONNECT,
     on_seated: Callable[[Table], None] | None = None,
+    tls: ssl.SSLContext | None = None,
 ) -> m.GameOver | None:
     """Start the program, seat it (rejoin ``game`` with ``token``, or join by ``invite`` or
     by ``game``; ``on_seated`` is told the table once the seat is taken, its token with it)
     and play to the end with :func:`clients.sdk.play`, which comes back after a
-    lost connection as ``reconnect`` allows. Returns the game-over message, or None if the
+    lost connection as ``reconnect`` allows (``tls`` verifies a ``wss://`` server; None: the
+    system's trust store). Returns the game-over message, or None if the
     connection could not be resumed (logged as ``bridge.disconnected``) or the server
     refused the seat (``bridge.not_seated``). Raises :class:`BridgeError` if the program
     cannot be started, or (after the game) if it ended before its first answer (a broken
@@ -502,7 +505,7 @@ async def run_bridge(
     try:
         try:
             over = await play(
-                agent, url, game or None, token=token, invite=invite, reconnect=reconnect
+                agent, url, game or None, token=token, invite=invite, reconnect=reconnect, tls=tls
             )
         except ConnectionLost as exc:
             agent.log.warning("bridge.disconnected", error=str(exc))

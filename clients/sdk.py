@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ssl
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
@@ -21,6 +22,7 @@ import structlog
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, WebSocketException
 
+from clients.tls import Where, connect_options, trusting
 from protocol import SUBPROTOCOL_MSGPACK, ProtocolError
 from protocol import messages as m
 from protocol.client_session import (
@@ -123,6 +125,8 @@ async def play(
     reconnect: Reconnect | None = RECONNECT,
     ping_interval: float | None = PING_INTERVAL,
     ping_timeout: float | None = PING_TIMEOUT,
+    cafile: Where | None = None,
+    tls: ssl.SSLContext | None = None,
 ) -> m.GameOver | None:
     """Play one game to its end: join by ``invite`` code (``play(agent, url,
     invite=CODE)``), come back to a seat of ``game`` with its ``token`` (``play(agent, url,
@@ -130,6 +134,14 @@ async def play(
     ``asyncio.run``. Returns the game-over message, or None if the server refused the seat.
     Raises ``ValueError`` before connecting if given neither ``invite`` nor ``game``, or a
     ``token`` without its ``game`` (an empty string counts as not given).
+
+    A ``wss://`` server is verified with the system's trust store (``SSL_CERT_FILE`` and
+    ``SSL_CERT_DIR`` may name it, as in Python's ssl), or with the CA certificates in
+    ``cafile`` alone, or as the context ``tls`` says (:mod:`clients.tls` makes them).
+    Raises :class:`clients.tls.TrustError` (a ``ValueError``) for a ``cafile`` that cannot
+    be read or holds no certificate, ``ValueError`` when given both ``cafile`` and
+    ``tls``, and ``ssl.SSLCertVerificationError`` (an ``OSError``) for a server whose
+    certificate is not trusted.
 
     A connection lost once the seat is taken (closed, cut, or silent to pings for
     ``ping_interval + ping_timeout`` seconds) is made again and the seat rejoined with its
@@ -150,6 +162,10 @@ async def play(
         raise ValueError("play: a token comes back to a seat of a game: give the game too")
     if not invite and not game:
         raise ValueError("play: give an invite code, or a game (with a token to rejoin)")
+    if cafile is not None:
+        if tls is not None:
+            raise ValueError("play: give a cafile or a TLS context, not both")
+        tls = trusting(cafile)
     log = structlog.get_logger("hexhaven.agent").bind(agent=agent.name)
     if game:
         log = log.bind(game=game)  # until the server seats us: then game and seat
@@ -197,6 +213,7 @@ async def play(
                     subprotocols=[client.subprotocol],  # type: ignore[list-item]
                     ping_interval=ping_interval,
                     ping_timeout=ping_timeout,
+                    **connect_options(url, tls),
                 )
             except (OSError, WebSocketException, TimeoutError) as exc:
                 if lost_at is None:

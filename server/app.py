@@ -59,6 +59,7 @@ from server.store import (
     is_played_out,
     lease_taken,
 )
+from server.tls import ServerTLS
 
 __all__ = [
     "BURST",
@@ -240,11 +241,14 @@ def _encoded(session: ServerSession, message: WireModel) -> Frame:
     return frame
 
 
-def bot_command(url: str, game: str, kind: str, name: str) -> list[str]:
+def bot_command(
+    url: str, game: str, kind: str, name: str, server_cert: str | None = None
+) -> list[str]:
     """The command line of a bot process (``kind`` may be ``kind:strength``). It carries no
     token: the process reads its seat's token from its standard input (``--token-file -``),
-    where the server writes it. Values go as ``--opt=value`` so a name that starts with a
-    dash is not taken for an option."""
+    where the server writes it. Over TLS it trusts exactly the certificate in the file
+    ``server_cert`` (the server's own). Values go as ``--opt=value`` so a name that starts
+    with a dash is not taken for an option."""
     kind, _, strength = kind.partition(":")
     return [
         sys.executable,
@@ -257,6 +261,7 @@ def bot_command(url: str, game: str, kind: str, name: str) -> list[str]:
         f"--kind={kind}",
         f"--name={name}",
         *([f"--strength={strength}"] if strength else []),
+        *([f"--server-cert={server_cert}"] if server_cert else []),
     ]
 
 
@@ -339,8 +344,12 @@ class HexhavenServer:
         limits: ServerLimits | None = None,
         proxies: Proxies = (),
         public_url: str | None = None,
+        tls: ServerTLS | None = None,
     ) -> None:
         self.store = store if store is not None else Store()
+        self.tls = tls
+        """The certificate and key to serve ``wss://`` (and ``https://``) with; None: plain
+        ``ws://``."""
         self.public_url = public_url
         """How players reach this process (given to them in ``moved``); None: the address
         it listens on."""
@@ -406,9 +415,11 @@ class HexhavenServer:
                 compression=None,
                 ping_interval=20,
                 process_request=self._http,
+                ssl=self.tls.context if self.tls is not None else None,
             ) as ws_server,
         ):
-            self.url = f"ws://{host}:{self.port_of(ws_server)}"
+            scheme = "ws" if self.tls is None else "wss"
+            self.url = f"{scheme}://{host}:{self.port_of(ws_server)}"
             self.log.info("server.listening", url=self.url)
             if leased:
                 self.owner = self.owner or f"{socket.gethostname()}:{self.port_of(ws_server)}"
@@ -879,7 +890,9 @@ class HexhavenServer:
         process on its standard input (one line, then the end of input), never on its
         command line, where any local user could read it."""
         proc = await asyncio.create_subprocess_exec(
-            *bot_command(self.url, game, kind, name),
+            *bot_command(
+                self.url, game, kind, name, str(self.tls.bots_trust) if self.tls else None
+            ),
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.DEVNULL,
             stderr=asyncio.subprocess.PIPE,

@@ -1,5 +1,6 @@
-"""What the ``hexhaven`` subcommands share: checking a server URL and opening the games
-database, each saying on standard error what is wrong in a sentence."""
+"""What the ``hexhaven`` subcommands share: checking a server URL, the certificates a
+``wss://`` connection trusts, and opening the games database, each saying on standard
+error what is wrong in a sentence."""
 
 from __future__ import annotations
 
@@ -7,12 +8,19 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from clients.urls import server_url_problem
 
 if TYPE_CHECKING:
+    import ssl
+
     from server.store import Store
+
+CAFILE_HELP = (
+    "trust the CA certificates in FILE (PEM) for a wss:// server, instead of the system's "
+    "trust store (which SSL_CERT_FILE may also name)"
+)
 
 
 def bad_url(command: str, url: str) -> bool:
@@ -21,6 +29,31 @@ def bad_url(command: str, url: str) -> bool:
     if problem is not None:
         print(f"hexhaven {command}: {problem}", file=sys.stderr)
     return problem is not None
+
+
+def add_cafile(parser: Any) -> None:
+    """Add ``--cafile FILE`` to a command that connects to a server."""
+    parser.add_argument("--cafile", default=None, metavar="FILE", help=CAFILE_HELP)
+
+
+def client_tls(
+    url: str, cafile: str | None, server_cert: str | None = None
+) -> ssl.SSLContext | None:
+    """The context a connection to ``url`` verifies its server with: the CA certificates
+    in ``cafile``, exactly the certificate in ``server_cert``, or (None) the system's trust
+    store. Raises :class:`clients.tls.TrustError` naming the option, for a file that
+    cannot be used or a ``ws://`` URL (no TLS to verify)."""
+    from clients.tls import TrustError, pinned, trusting
+
+    option, path = ("--server-cert", server_cert) if server_cert else ("--cafile", cafile)
+    if path is None:
+        return None
+    if not url.lower().startswith("wss://"):
+        raise TrustError(f"{option} is for a server that serves TLS, whose URL starts with wss://")
+    try:
+        return pinned(path) if server_cert else trusting(path)
+    except TrustError as exc:
+        raise TrustError(f"{option}: {exc}") from exc
 
 
 def _store_problem(path: Path, exc: Exception) -> str:

@@ -8,7 +8,7 @@ import argparse
 import sys
 from typing import Any
 
-from app.commands.common import bad_url, name_values
+from app.commands.common import add_cafile, bad_url, client_tls, name_values
 
 TOKEN_FILE_HELP = "the file holding the seat's token, to come back to it (-: standard input)"
 
@@ -29,12 +29,14 @@ def _bot(args: argparse.Namespace) -> int:
     from app.log import configure_logging
     from app.tokens import TokenError
     from bots import make_agent
+    from clients.tls import TrustError
 
     if bad_url("bot", args.url):
         return 2
     try:
         token = _token(args)
-    except TokenError as exc:
+        tls = client_tls(args.url, args.cafile, args.server_cert)
+    except (TokenError, TrustError) as exc:
         print(f"hexhaven bot: {exc}", file=sys.stderr)
         return 2
     configure_logging("warning")
@@ -52,7 +54,7 @@ def _bot(args: argparse.Namespace) -> int:
         agent.name = args.name
     from app.bot import run_bot
 
-    return run_bot(args, agent, token)
+    return run_bot(args, agent, token, tls)
 
 
 def _agent(args: argparse.Namespace) -> int:
@@ -60,10 +62,13 @@ def _agent(args: argparse.Namespace) -> int:
     import shlex
     from pathlib import Path
 
+    from websockets.exceptions import WebSocketException
+
     from app.log import configure_logging
     from app.tokens import TokenError, save_token
     from clients.bridge import BridgeError, run_bridge
     from clients.sdk import Table
+    from clients.tls import TrustError, tls_problem
 
     configure_logging(args.log_level)
     if bad_url("agent", args.url):
@@ -84,7 +89,8 @@ def _agent(args: argparse.Namespace) -> int:
         return 2
     try:
         token = _token(args)
-    except TokenError as exc:
+        tls = client_tls(args.url, args.cafile)
+    except (TokenError, TrustError) as exc:
         print(f"hexhaven agent: {exc}", file=sys.stderr)
         return 2
 
@@ -107,13 +113,15 @@ def _agent(args: argparse.Namespace) -> int:
                 name=args.name,
                 timeout=args.timeout,
                 on_seated=seated,
+                tls=tls,
             )
         )
     except BridgeError as exc:
         print(f"hexhaven agent: {exc}", file=sys.stderr)
         return 2
-    except OSError as exc:
-        print(f"hexhaven agent: cannot reach {args.url}: {exc}", file=sys.stderr)
+    except (OSError, WebSocketException) as exc:
+        why = tls_problem(exc, args.url) or exc
+        print(f"hexhaven agent: cannot reach {args.url}: {why}", file=sys.stderr)
         return 1
     return 0 if over is not None else 1
 
@@ -150,6 +158,15 @@ def register(sub: Any) -> None:
         help="a parameter of the bot (repeatable), e.g. rollouts=1000, cp=0.25, trees=4; "
         "catanatron: player=module:Class",
     )
+    trust = bot.add_mutually_exclusive_group()
+    add_cafile(trust)
+    trust.add_argument(
+        "--server-cert",
+        default=None,
+        metavar="FILE",
+        help="trust exactly the first certificate in FILE (the server's own), whatever "
+        "address the server is reached by; how a server's own bots reach it over TLS",
+    )
     bot.add_argument("--name", default="", help="the name to sit under")
     bot.add_argument("--seed", type=int, default=None, help="the bot's own random seed")
     bot.set_defaults(run=_bot)
@@ -178,6 +195,7 @@ def register(sub: Any) -> None:
     agent_cmd.add_argument(
         "--cmd", required=True, metavar="'PROGRAM ARGS'", help="the program, as one string"
     )
+    add_cafile(agent_cmd)
     agent_cmd.add_argument("--name", default="agent", help="the name to sit under")
     agent_cmd.add_argument(
         "--timeout",

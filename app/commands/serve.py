@@ -36,6 +36,7 @@ def _serve(args: argparse.Namespace) -> int:
     from server.app import HexhavenServer, trusted_proxies
     from server.limits import ServerLimits
     from server.store import is_postgres
+    from server.tls import ServerTLS, TLSError
 
     settings = name_values("serve", "--limit", args.limit)
     if settings is None:
@@ -52,10 +53,25 @@ def _serve(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"hexhaven serve: --trusted-proxy: {exc}", file=sys.stderr)
         return 2
+    if (args.tls_cert is None) != (args.tls_key is None):
+        given, missing = "--tls-cert", "--tls-key"
+        if args.tls_cert is None:
+            given, missing = missing, given
+        print(f"hexhaven serve: {given} needs {missing} too", file=sys.stderr)
+        return 2
+    tls = None
+    if args.tls_cert is not None:
+        try:
+            tls = ServerTLS(args.tls_cert, args.tls_key)
+        except TLSError as exc:
+            print(f"hexhaven serve: {exc}", file=sys.stderr)
+            return 2
     configure_logging(args.log_level)
     made = not is_postgres(args.db) and not Path(args.db).exists()
     store = open_store("serve", args.db)
     if store is None:
+        if tls is not None:
+            tls.close()
         return 2
     listening = False
 
@@ -65,7 +81,9 @@ def _serve(args: argparse.Namespace) -> int:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
-        server = HexhavenServer(store, limits=limits, proxies=proxies, public_url=args.public_url)
+        server = HexhavenServer(
+            store, limits=limits, proxies=proxies, public_url=args.public_url, tls=tls
+        )
         async with server.running(args.host, args.port):
             listening = True
             _short_collections()
@@ -80,6 +98,8 @@ def _serve(args: argparse.Namespace) -> int:
         problem = listen_problem(exc)
     finally:
         store.close()
+        if tls is not None:
+            tls.close()
     if problem is None:
         return 0
     where = f"[{args.host}]:{args.port}" if ":" in args.host else f"{args.host}:{args.port}"
@@ -144,6 +164,19 @@ def register(sub: Any) -> None:
         help="how players reach this process (ws://HOST:PORT or wss://...), given to them "
         "when they ask another process sharing the PostgreSQL database for one of this "
         "one's games; default: the address it listens on",
+    )
+    serve.add_argument(
+        "--tls-cert",
+        default=None,
+        metavar="FILE",
+        help="serve TLS (wss://, and https:// for /healthz and /metrics) with the "
+        "certificate in FILE (PEM: the server's certificate, then its chain); with --tls-key",
+    )
+    serve.add_argument(
+        "--tls-key",
+        default=None,
+        metavar="FILE",
+        help="the certificate's private key (PEM, unencrypted); with --tls-cert",
     )
     serve.add_argument(
         "--trusted-proxy",

@@ -6,13 +6,27 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from app.board_choice import BOARD_HELP
-from app.commands.common import bad_url
+from app.commands.common import add_cafile, bad_url, client_tls
 
 if TYPE_CHECKING:
+    import ssl
+
     from protocol.messages import GameOptions
+
+
+def _trust(command: str, url: str, cafile: str | None) -> ssl.SSLContext | Literal[False] | None:
+    """The context ``--cafile`` asks for (None: the system's trust store), or False after
+    saying on stderr why it cannot be had."""
+    from clients.tls import TrustError
+
+    try:
+        return client_tls(url, cafile)
+    except TrustError as exc:
+        print(f"hexhaven {command}: {exc}", file=sys.stderr)
+        return False
 
 
 def _tui_options(args: argparse.Namespace, *, private: bool = False) -> GameOptions:
@@ -52,12 +66,15 @@ def _host(args: argparse.Namespace) -> int:
         return 2
     from app.play import host
 
+    tls = _trust("host", args.url, args.cafile)
+    if tls is False:
+        return 2
     try:
         options = _tui_options(args, private=True)
     except ValueError as exc:
         print(f"hexhaven host: {exc}", file=sys.stderr)
         return 2
-    return host(url=args.url, options=options, name=args.name)
+    return host(url=args.url, options=options, name=args.name, tls=tls, cafile=args.cafile)
 
 
 def _join(args: argparse.Namespace) -> int:
@@ -70,17 +87,30 @@ def _join(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    tls = _trust("join", args.url, args.cafile)
+    if tls is False:
+        return 2
     from app.play import join
 
-    return join(url=args.url, code=args.code, name=args.name, token_file=args.token_file)
+    return join(
+        url=args.url,
+        code=args.code,
+        name=args.name,
+        token_file=args.token_file,
+        tls=tls,
+        cafile=args.cafile,
+    )
 
 
 def _watch(args: argparse.Namespace) -> int:
     if bad_url("watch", args.url):
         return 2
+    tls = _trust("watch", args.url, args.cafile)
+    if tls is False:
+        return 2
     from app.play import watch
 
-    return watch(url=args.url, game=args.game)
+    return watch(url=args.url, game=args.game, tls=tls)
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -88,16 +118,27 @@ def _replay(args: argparse.Namespace) -> int:
 
     target = list(args.target)
     url = None
+    tls: ssl.SSLContext | None = None
     if len(target) == 2 or (target and "://" in target[0]):
         url = target.pop(0)  # URL GAME, or a URL alone
         if bad_url("replay", url):
             return 2
+        trusted = _trust("replay", url, args.cafile)
+        if trusted is False:
+            return 2
+        tls = trusted
+    elif args.cafile is not None:
+        print(
+            "hexhaven replay: --cafile is for a game fetched from a server (URL GAME)",
+            file=sys.stderr,
+        )
+        return 2
     if len(target) > 1:
         print("hexhaven replay: give [URL] GAME", file=sys.stderr)
         return 2
     game = target[0] if target else None
     db = Path(args.db) if args.db else None
-    return replay(game=game, url=url, db=db, seat=args.seat)
+    return replay(game=game, url=url, db=db, seat=args.seat, tls=tls)
 
 
 def _add_game_options(p: argparse.ArgumentParser, bots: int, *, host: bool = False) -> None:
@@ -176,6 +217,7 @@ def register(sub: Any) -> None:
         "--bots 1 you can start at once.",
     )
     host_cmd.add_argument("url", help="the server, e.g. ws://HOST:8765")
+    add_cafile(host_cmd)
     _add_game_options(host_cmd, bots=0, host=True)
     host_cmd.set_defaults(run=_host)
     join_cmd = sub.add_parser(
@@ -183,6 +225,7 @@ def register(sub: Any) -> None:
     )
     join_cmd.add_argument("url", help="the server, e.g. ws://HOST:8765")
     join_cmd.add_argument("code", help="the invite code (or the game id)")
+    add_cafile(join_cmd)
     join_cmd.add_argument("--name", default="guest", help="your name at the table")
     join_cmd.add_argument(
         "--token-file",
@@ -196,6 +239,7 @@ def register(sub: Any) -> None:
     watch_cmd = sub.add_parser("watch", help="watch a game as a spectator")
     watch_cmd.add_argument("url", help="the server, e.g. ws://HOST:8765")
     watch_cmd.add_argument("game", help="the game id")
+    add_cafile(watch_cmd)
     watch_cmd.set_defaults(run=_watch)
     replay_cmd = sub.add_parser(
         "replay",
@@ -213,6 +257,7 @@ def register(sub: Any) -> None:
     replay_cmd.add_argument(
         "--db", default=None, help="the SQLite file of games (default: hexhaven play's)"
     )
+    add_cafile(replay_cmd)
     replay_cmd.add_argument(
         "--seat", type=int, default=None, help="see the game as this seat saw it (its hand)"
     )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ssl
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -18,6 +19,7 @@ from typing import Any, Protocol
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
+from clients.tls import connect_options
 from protocol import PROTOCOL_VERSION, SUBPROTOCOL_MSGPACK, Codec
 from protocol import messages as m
 from protocol.client_session import (
@@ -87,15 +89,23 @@ class Transport(Protocol):
 class Link:
     """A connection that keeps its seat: see the module docstring."""
 
-    def __init__(self, url: str, seating: Seating, subprotocol: str = SUBPROTOCOL_MSGPACK) -> None:
-        """Raises :class:`ValueError` for a join that names neither a game nor an invite
-        code, or a subprotocol the protocol does not have."""
+    def __init__(
+        self,
+        url: str,
+        seating: Seating,
+        subprotocol: str = SUBPROTOCOL_MSGPACK,
+        tls: ssl.SSLContext | None = None,
+    ) -> None:
+        """``tls`` verifies ``wss://`` servers (None: the system's trust store). Raises
+        :class:`ValueError` for a join that names neither a game nor an invite code, or a
+        subprotocol the protocol does not have."""
         self.url = url
         """Where the link first connects, and connects again after a loss."""
         self.at = url
         """Where it is connected: ``url``, or the server that plays the game (``moved``)."""
         self.seating = seating
         self.subprotocol = subprotocol
+        self.tls = tls
         self.session = ClientSession(
             _goal(seating), client=CLIENT_NAME, subprotocol=subprotocol, views=True, history=True
         )
@@ -141,7 +151,7 @@ class Link:
         OSError and the websockets errors when the server cannot be reached."""
         moves = 0
         while True:
-            ws = await connect(self.at, subprotocols=[self.subprotocol])  # type: ignore[list-item]
+            ws = await self._connect()
             self._ws = ws
             try:
                 await self._greet(ws, self._early.append, follow=moves < MAX_MOVES)
@@ -156,6 +166,13 @@ class Link:
             await ws.close()
             self._ws = None
             self.session.connection_lost()
+
+    async def _connect(self) -> ClientConnection:
+        return await connect(
+            self.at,
+            subprotocols=[self.subprotocol],  # type: ignore[list-item]
+            **connect_options(self.at, self.tls),
+        )
 
     async def run(self, deliver: Callable[[Any], None], status: Callable[[str, str], None]) -> None:
         """Take the seat (unless :meth:`open` did) and pass on every message until
@@ -172,7 +189,7 @@ class Link:
             sent_on = False
             try:
                 if ws is None:
-                    ws = await connect(self.at, subprotocols=[self.subprotocol])  # type: ignore[list-item]
+                    ws = await self._connect()
                     self._ws = ws
                     await self._greet(ws, deliver, follow=moves < MAX_MOVES)
                 first = False
@@ -263,11 +280,21 @@ async def wait_closed(link: Link) -> None:
         await link.close()
 
 
-async def fetch_record(url: str, game: str, subprotocol: str = SUBPROTOCOL_MSGPACK) -> m.GameRecord:
-    """A finished game's record from a server. Raises :class:`SeatLost` with the server's
-    error (``unknown_game``, ``game_not_over``), or OSError and the websockets errors when
-    the server cannot be reached."""
-    async with connect(url, subprotocols=[subprotocol]) as ws:  # type: ignore[list-item]
+async def fetch_record(
+    url: str,
+    game: str,
+    subprotocol: str = SUBPROTOCOL_MSGPACK,
+    tls: ssl.SSLContext | None = None,
+) -> m.GameRecord:
+    """A finished game's record from a server (``tls`` verifies a ``wss://`` one; None:
+    the system's trust store). Raises :class:`SeatLost` with the server's error
+    (``unknown_game``, ``game_not_over``), or OSError and the websockets errors when the
+    server cannot be reached."""
+    async with connect(
+        url,
+        subprotocols=[subprotocol],  # type: ignore[list-item]
+        **connect_options(url, tls),
+    ) as ws:
         codec = Codec(ws.subprotocol)
         await ws.send(codec.encode(m.Hello(protocol=PROTOCOL_VERSION, client=CLIENT_NAME)))
         await ws.send(codec.encode(m.GetRecord(game=game)))

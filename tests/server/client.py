@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import random
+import ssl
 from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
 
+from clients.tls import connect_options
 from engine import Event
 from protocol import SUBPROTOCOL_MSGPACK, Codec
 from protocol import messages as m
@@ -28,11 +30,17 @@ class Client:
         port: int,
         subprotocol: str = SUBPROTOCOL_MSGPACK,
         headers: dict[str, str] | None = None,
+        *,
+        url: str | None = None,
+        tls: ssl.SSLContext | None = None,
     ) -> Client:
+        """A connection to the server on 127.0.0.1 at ``port``, or at ``url`` (``tls``
+        verifies a ``wss://`` one)."""
         ws = await connect(
-            f"ws://127.0.0.1:{port}",
+            url or f"ws://127.0.0.1:{port}",
             subprotocols=[subprotocol],  # type: ignore[list-item]
             additional_headers=headers,
+            **connect_options(url or "", tls),
         )
         return cls(ws, Codec(ws.subprotocol))
 
