@@ -171,6 +171,50 @@ async def test_the_terminal_client_joins_by_an_invite_code_of_the_other_process(
     b.store.close()
 
 
+async def test_a_game_leaves_every_lobby_when_closed_and_keeps_its_place_when_taken_over(
+    postgres_url: str,
+) -> None:
+    """A game closed on A (everyone left it) goes from B's lobby; A's other games, taken
+    over by B when A stops, come back in their places there."""
+    a = HexhavenServer(Store(postgres_url), idle_timeout=0.3)
+    lists = Budgets(game_lists=Rate(per_minute=6000, burst=100))
+    limits = ServerLimits(budgets=lists, address_budgets=lists)
+    b = HexhavenServer(Store(postgres_url), limits=limits)
+    async with b.running("127.0.0.1", 0) as at_b:
+        at_b_port = b.port_of(at_b)
+        watcher = await connected(at_b_port)
+        async with a.running("127.0.0.1", 0) as at_a:
+            host, leaver = await connected(a.port_of(at_a)), await connected(a.port_of(at_a))
+            guest = await connected(at_b_port)
+            order = [
+                (await created(host, name="a1")).game,
+                (await created(guest, name="b1")).game,
+                (await created(leaver, name="gone")).game,
+                (await created(host, name="a2")).game,
+            ]
+            for c, game in ((host, order[0]), (leaver, order[2]), (host, order[3])):
+                await c.send(m.JoinGame(game=game, name="p"))  # a game nobody is in closes
+                await c.expect(m.Joined)
+            await lobby_when(watcher, 2, lambda gs: [g.game for g in gs] == order)
+            await leaver.close()  # nobody is in its game now: A closes it
+            kept = [order[0], order[1], order[3]]
+            await lobby_when(watcher, 2, lambda gs: [g.game for g in gs] == kept)
+            await host.close()
+        # A stopped, its leases given up: B takes its games over and lists them as before
+        games = await lobby_when(
+            watcher,
+            2,
+            lambda gs: [g.game for g in gs] == kept and {kept[0], kept[2]} <= set(b.rooms),
+        )
+        assert [g.name for g in games] == ["a1", "b1", "a2"]
+        await watcher.send(m.JoinGame(game=kept[0], name="w"))
+        assert (await watcher.expect(m.Joined)).game == kept[0]  # played at B now
+        for c in (watcher, guest):
+            await c.close()
+    a.store.close()
+    b.store.close()
+
+
 class _Clock:
     def __init__(self) -> None:
         self.now = 0.0
