@@ -10,6 +10,7 @@ a game go to that game's room through its queue, so only the room's task touches
 from __future__ import annotations
 
 import asyncio
+import bisect
 import contextlib
 import ipaddress
 import secrets
@@ -48,13 +49,17 @@ from protocol.server_session import (
     frame_bytes,
 )
 from server.limits import ServerLimits
+from server.lobby import Entry, SharedLobby, page
 from server.metrics import CONTENT_TYPE, Census, ServerMetrics
 from server.room import SERVER_PEER, Disconnected, GameRoom, ProcessExited
 from server.store import (
+    Listed,
     Store,
     StoredGame,
     game_abandoned,
+    game_listed,
     game_record,
+    game_unlisted,
     hash_token,
     is_played_out,
     lease_taken,
@@ -92,6 +97,9 @@ LEASE_RENEW = 1.0
 """On PostgreSQL each game is played by the one process holding its lease: taken for
 :data:`LEASE` seconds, renewed every :data:`LEASE_RENEW`. A process that dies leaves its
 games' leases to lapse; another takes them over within ``LEASE + LEASE_RENEW`` seconds."""
+LOBBY_SWEEP = 60.0
+"""On PostgreSQL each process takes out of the shared lobby, this often, the games whose
+lease has lapsed this long (their process died while they were over or closing)."""
 ROOM_RESTARTS = 3
 """How many times a room's task that failed is started again before its game is closed."""
 
@@ -321,6 +329,14 @@ def _message_type(request: Request) -> str:
             return request.type
 
 
+def _number(listed: Listed) -> int:
+    return listed.number
+
+
+def _no_invite() -> m.Error:
+    return m.Error(code=ErrorCode.UNKNOWN_GAME, message="no game has that invite code")
+
+
 def _bot_problem(bots: list[m.BotSeat]) -> str | None:
     """Why these bot seats cannot be filled, or None."""
     for bot in bots:
@@ -365,6 +381,11 @@ class HexhavenServer:
         self._listed: dict[int, GameRoom] = {}
         """The open games by the number of their opening (``list_games`` pages by it)."""
         self._opened = 0
+        self.lobby = SharedLobby(self.store)
+        """On PostgreSQL, the public games of every process (``list_games``)."""
+        self._published: dict[str, tuple[int, bool]] = {}
+        """On PostgreSQL, this process's games as their lobby entries say: (seats taken,
+        started)."""
         self._making: dict[str, tuple[str, str, int]] = {}
         """Games whose board is being made: (connection id, address, bot seats)."""
         self.away_grace = away_grace
@@ -478,20 +499,40 @@ class HexhavenServer:
                 self._give_up(room, lease[1])
 
     async def _keep_leases(self) -> None:
-        """Hold the leases every :data:`LEASE_RENEW` seconds while the server runs."""
+        """Hold the leases every :data:`LEASE_RENEW` seconds while the server runs, and keep
+        this process's entries in the shared lobby up to date."""
+        swept = time.monotonic()
         while True:
             await asyncio.sleep(LEASE_RENEW)
             try:
                 await self._hold_leases()
             except Exception:
                 self.log.exception("lease.failure")
+            self._publish()
+            if time.monotonic() - swept >= LOBBY_SWEEP:
+                swept = time.monotonic()
+                try:
+                    await self.store.call(self.store.sweep_lobby, time.time() - LOBBY_SWEEP)
+                except Exception:
+                    self.log.exception("lobby.sweep_failure")
+
+    def _publish(self) -> None:
+        """Queue the lobby entries of this process's public games whose seats or state
+        changed since they were last written (PostgreSQL)."""
+        for game, room in self.rooms.items():
+            if room.invite is not None or room.stopped:
+                continue
+            now = (room.seated, room.started)
+            if self._published.get(game) != now:
+                self._published[game] = now
+                self.store.queue(game_listed(room.summary()))  # a failure: the writer logs it
 
     def _give_up(self, room: GameRoom, url: str) -> None:
         """Another process plays ``room``'s game now: the room hands it over, and it is
-        closed here."""
+        closed here (its lobby entry is the other process's now)."""
         self.log.warning("game.lost", game=room.id, now_at=url)
         room.hand_over(url)
-        self._close_room(room)
+        self._close_room(room, unlist=False)
 
     @staticmethod
     def port_of(ws_server: Server) -> int:
@@ -624,43 +665,81 @@ class HexhavenServer:
     def _dispatch(self, conn: Connection, request: Request) -> None:
         match request:
             case m.ListGames():
-                conn.send(self._game_list(request))
+                if not self.store.postgres:
+                    conn.send(self._game_list(request))
+                    return
+                games = self.lobby.current()
+                if games is not None:
+                    conn.send(self._shared_list(games, request))
+                else:
+                    self._answer_later(conn, request.type, self._read_lobby(request))
             case m.CreateGame():
                 self._create(conn, request.options)
             case m.GetRecord():
                 self._answer_later(conn, request.type, self._record(request.game))
             case JoinByInvite():
                 game_id = self.invites.get(request.invite)
-                if game_id is None:
-                    conn.send(
-                        m.Error(code=ErrorCode.UNKNOWN_GAME, message="no game has that invite code")
-                    )
-                else:
+                if game_id is not None:
                     self._to_room(conn, game_id, request.message)
+                elif self.store.postgres:
+                    self._answer_later(conn, request.message.type, self._invited(conn, request))
+                else:
+                    conn.send(_no_invite())
             case ForGame():
                 self._to_room(conn, request.game, request.message)
 
     def _game_list(self, request: m.ListGames) -> m.GameList:
-        """A page of the public games, in the order they were opened."""
-        after = -1 if request.after is None else request.after
-        page: list[m.GameSummary] = []
-        last = None
-        for number, room in self._listed.items():
-            if number <= after or room.invite is not None:
-                continue
-            if len(page) == request.limit:
-                return m.GameList(games=page, next=last)
-            page.append(room.summary())
-            last = number
-        return m.GameList(games=page)
+        """A page of this process's public games, in the order they were opened."""
+        return page(
+            ((n, room.summary) for n, room in self._listed.items() if room.invite is None),
+            request,
+        )
 
-    def _answer_later(self, conn: Connection, kind: str, answer: Awaitable[WireModel]) -> None:
+    def _shared_list(self, games: list[Listed], request: m.ListGames) -> m.GameList:
+        """A page of the shared lobby's games (PostgreSQL), this process's own as they are
+        now (those it has closed since left out)."""
+
+        def entries() -> Iterable[Entry]:
+            after = -1 if request.after is None else request.after
+            for listed in games[bisect.bisect_right(games, after, key=_number) :]:
+                room = self.rooms.get(listed.summary.game)
+                if room is not None and room.invite is None:
+                    yield listed.number, room.summary
+                elif room is None and listed.owner != self.owner:
+                    yield listed.number, listed.summary
+
+        return page(entries(), request)
+
+    async def _read_lobby(self, request: m.ListGames) -> m.GameList:
+        """A page of the shared lobby, read again first if the copy is too old."""
+        return self._shared_list(await self.lobby.read(), request)
+
+    async def _invited(self, conn: Connection, request: JoinByInvite) -> m.Error | None:
+        """Where the game of an invite code this process does not know is (PostgreSQL):
+        found in the store, it is played by another process (``moved``) or between two
+        (``unknown_game``, ``moving``); or it is this process's after all, and the join
+        goes to its room (None: nothing to answer here)."""
+        game_id = await self.store.call(self.store.invited, request.invite)
+        if game_id is None:
+            return _no_invite()
+        if self.invites.get(request.invite) == game_id:  # taken over here meanwhile
+            if conn.ws.state is State.OPEN and not conn.closing:
+                self._to_room(conn, game_id, request.message)
+            return None
+        return await self._elsewhere(game_id)
+
+    def _answer_later(
+        self, conn: Connection, kind: str, answer: Awaitable[WireModel | None]
+    ) -> None:
         """Send ``conn`` the answer to a message of type ``kind`` once the store has read it
-        (a task of the server's; a failure is logged and answered ``internal``)."""
+        (a task of the server's; None: nothing to send; a failure is logged and answered
+        ``internal``)."""
 
         async def send() -> None:
             try:
-                conn.send(await answer)
+                message = await answer
+                if message is not None:
+                    conn.send(message)
             except Exception:
                 self.log.exception("conn.failure", conn=conn.id, message_type=kind)
                 conn.send(
@@ -863,7 +942,13 @@ class HexhavenServer:
         # Stored first (with its lease, on PostgreSQL); `game_created` once it is.
         if self.store.postgres:
             reach = self.public_url or self.url
-            room.open(conn, lease_taken(game_id, self.owner, reach, time.time() + LEASE))
+            lease = lease_taken(game_id, self.owner, reach, time.time() + LEASE)
+            if invite is None:  # listed in every process's lobby once stored
+                self._published[game_id] = (room.seated, room.started)
+                room.open(conn, lease, game_listed(room.summary()))
+                self.lobby.changed()
+            else:
+                room.open(conn, lease)
         else:
             room.open(conn)
         self._add_room(room)
@@ -980,9 +1065,13 @@ class HexhavenServer:
                     self.log.warning("conn.stalled", conn=conn.id, bytes=conn.waiting)
                     conn.cut_off()
 
-    def _close_room(self, room: GameRoom) -> None:
+    def _close_room(self, room: GameRoom, unlist: bool = True) -> None:
+        """Close ``room`` here; with ``unlist``, it leaves the shared lobby too
+        (PostgreSQL)."""
         if not room.over and not room.stopped:  # a stopped game resumes after a restart
             self.store.queue(game_abandoned(room.id))  # a failure is the writer's to log
+        if self._published.pop(room.id, None) is not None and unlist:
+            self.store.queue(game_unlisted(room.id))
         self.rooms.pop(room.id, None)
         self._creators.pop(room.id, None)
         for number, listed in list(self._listed.items()):

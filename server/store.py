@@ -18,7 +18,8 @@ mark of its own, so a commit whose answer was lost with the connection is known 
 taken (and is not made twice) or not (and is made again).
 
 On PostgreSQL several server processes may share the database: each game is played by the
-process holding its lease (``leases``; see ``HexhavenServer``).
+process holding its lease (``leases``; see ``HexhavenServer``), and the lobby shows the
+public games of them all (``lobby``: each process keeps its own games' entries).
 
 A seat is kept by the hash of its token (:func:`hash_token`), never the token: whoever
 reads the database cannot take a seat with what it holds. The schema is numbered
@@ -53,6 +54,7 @@ from storage import Database, Migration, StoreError, connect, is_postgres, migra
 __all__ = [
     "DRAIN_TIMEOUT",
     "MIGRATIONS",
+    "Listed",
     "STORE_NAME",
     "Store",
     "StoreError",
@@ -64,8 +66,10 @@ __all__ = [
     "game_abandoned",
     "game_created",
     "game_finished",
+    "game_listed",
     "game_record",
     "game_started",
+    "game_unlisted",
     "hash_token",
     "is_played_out",
     "is_postgres",
@@ -170,13 +174,46 @@ def _batch_table(db: Database) -> None:
     db.execute("CREATE TABLE IF NOT EXISTS batches (id TEXT PRIMARY KEY, at DOUBLE PRECISION)")
 
 
+def _lobby_table(db: Database) -> None:
+    """Version 5: the public games of every process (``lobby``, numbered in the order they
+    were listed: the order ``list_games`` pages by), and games found by invite code
+    (``games_invite``), for several processes on one PostgreSQL database."""
+    number = (
+        "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"
+        if db.postgres
+        else "INTEGER PRIMARY KEY AUTOINCREMENT"
+    )
+    db.execute(
+        f"CREATE TABLE IF NOT EXISTS lobby (number {number}, "
+        "game TEXT NOT NULL UNIQUE REFERENCES games(id), summary TEXT NOT NULL)"
+    )
+    db.execute("CREATE INDEX IF NOT EXISTS games_invite ON games (invite)")
+
+
 STORE_NAME = "games"
 """The games store's name in the database's table of schema versions."""
-MIGRATIONS: tuple[Migration, ...] = (_create_tables, _hash_tokens, _lease_table, _batch_table)
+MIGRATIONS: tuple[Migration, ...] = (
+    _create_tables,
+    _hash_tokens,
+    _lease_table,
+    _batch_table,
+    _lobby_table,
+)
 """The schema's versions in order: step ``i`` makes version ``i + 1``. A new version is a
 new step at the end; a step once released never changes."""
 _HASHED = 2
 """The first version that keeps hashes of tokens."""
+
+
+@dataclass(frozen=True)
+class Listed:
+    """A public game in the lobby shared by the processes on one database."""
+
+    number: int
+    """Its place in the lobby's order (``list_games`` pages by it)."""
+    summary: m.GameSummary
+    owner: str
+    """The process that plays it (its name in the leases)."""
 
 
 @dataclass(frozen=True)
@@ -344,6 +381,23 @@ def lease_taken(game_id: str, owner: str, url: str, expires: float) -> Write:
         "expires=excluded.expires",
         (game_id, owner, url, expires),
     )
+
+
+def game_listed(summary: m.GameSummary) -> Write:
+    """A public game as the lobby of every process shows it: listed, or brought up to date
+    in its place (a game keeps its place in the lobby's order whichever process plays it)."""
+    return Write(
+        summary.game,
+        "its lobby entry",
+        "INSERT INTO lobby (game, summary) VALUES (?, ?) "
+        "ON CONFLICT (game) DO UPDATE SET summary=excluded.summary",
+        (summary.game, summary.model_dump_json()),
+    )
+
+
+def game_unlisted(game_id: str) -> Write:
+    """A game out of the lobby (closed)."""
+    return Write(game_id, "its lobby exit", "DELETE FROM lobby WHERE game=?", (game_id,))
 
 
 def game_abandoned(game_id: str) -> Write:
@@ -666,6 +720,44 @@ class Store:
         """Give up every lease ``owner`` holds (a server stopping cleanly: another process
         takes its games over at once)."""
         self._on_connection(lambda: self._execute("DELETE FROM leases WHERE owner=?", (owner,)))
+
+    # --- the lobby and invite codes of every process -----------------------------------------
+    def lobby(self, now: float) -> list[Listed]:
+        """The games in the lobby whose lease is held at ``now`` (their process is alive),
+        in the lobby's order."""
+
+        def read() -> list[Listed]:
+            rows = self._execute(
+                "SELECT l.number, l.summary, s.owner FROM lobby l "
+                "JOIN leases s ON s.game = l.game WHERE s.expires > ? ORDER BY l.number",
+                (now,),
+            ).fetchall()
+            return [
+                Listed(int(number), m.GameSummary.model_validate_json(summary), str(owner))
+                for number, summary, owner in rows
+            ]
+
+        return self._on_connection(read)
+
+    def sweep_lobby(self, before: float) -> None:
+        """Take out of the lobby the games with no lease held since ``before`` (their
+        process died and none took them over: they were over, or closed)."""
+        self._on_connection(
+            lambda: self._execute(
+                "DELETE FROM lobby WHERE NOT EXISTS (SELECT 1 FROM leases "
+                "WHERE leases.game = lobby.game AND leases.expires > ?)",
+                (before,),
+            )
+        )
+
+    def invited(self, invite: str) -> str | None:
+        """The unfinished game whose invite code is ``invite``, or None."""
+        row = self._on_connection(
+            lambda: self._execute(
+                "SELECT id FROM games WHERE invite=? AND finished IS NULL", (invite,)
+            ).fetchone()
+        )
+        return None if row is None else str(row[0])
 
     def unfinished(self) -> Iterator[StoredGame]:
         """Every game not yet over, oldest first."""

@@ -35,9 +35,13 @@ def free_port() -> int:
 
 
 @contextlib.asynccontextmanager
-async def server_process(db: Path | str, port: int) -> AsyncIterator[subprocess.Popen[bytes]]:
+async def server_process(
+    db: Path | str, port: int, *options: str
+) -> AsyncIterator[subprocess.Popen[bytes]]:
+    """``hexhaven serve`` on ``port`` and ``db`` (with more ``options``) as its own
+    process, once it answers; stopped with SIGTERM at the end."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "app.cli", "serve", "--port", str(port), "--db", str(db)],
+        [sys.executable, "-m", "app.cli", "serve", "--port", str(port), "--db", str(db), *options],
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

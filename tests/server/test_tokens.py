@@ -111,7 +111,7 @@ async def test_a_first_schema_database_is_migrated_and_its_players_rejoin(db: st
     tokens = [f"first-schema-token-{seat}-{secrets.token_hex(8)}" for seat in range(2)]
     _first_schema_database(db, "g1", tokens)
     store = Store(db)
-    assert schema_version(store.db, STORE_NAME) == len(MIGRATIONS) == 4
+    assert schema_version(store.db, STORE_NAME) == len(MIGRATIONS) == 5
     stored = store.load("g1")
     assert stored is not None
     assert {seat: h for seat, (h, _, _) in stored.seats.items()} == {
@@ -139,7 +139,7 @@ async def test_a_first_schema_database_is_migrated_and_its_players_rejoin(db: st
     again = Store(db)  # up to date: opened again, nothing changes
     reloaded = again.load("g1")
     assert reloaded is not None and reloaded.seats == stored.seats and reloaded.finished
-    assert schema_version(again.db, STORE_NAME) == 4
+    assert schema_version(again.db, STORE_NAME) == 5
     again.close()
 
 
