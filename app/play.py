@@ -19,7 +19,7 @@ from websockets.uri import parse_uri
 
 from app.board_choice import board_fields
 from app.log import configure_logging
-from app.tokens import STDIN, TokenError, read_token, save_token, seat_file, write_private
+from app.tokens import STDIN, KeptSeat, TokenError, keep_seat, kept_seat, read_token, write_private
 from clients.tui.app import HexhavenApp
 from clients.tui.link import Link, Seating, SeatLost, fetch_record
 from protocol import messages as m
@@ -86,9 +86,12 @@ async def run_app(link: Link, *, note: str = "", host: bool = False) -> Hexhaven
     return await _run_ui(link, note=note, host=host)
 
 
-async def _run_ui(link: Link, *, note: str = "", host: bool = False) -> HexhavenApp:
-    """Run the UI on an open link until it quits, then close the link."""
-    app = HexhavenApp(link, note=note, host=host)
+async def _run_ui(
+    link: Link, *, note: str = "", host: bool = False, back: str | None = None
+) -> HexhavenApp:
+    """Run the UI on an open link until it quits, then close the link. ``back`` is the
+    command that comes back to the seat, for the help screen."""
+    app = HexhavenApp(link, note=note, host=host, back=back)
     try:
         await app.run_async()
     finally:
@@ -96,23 +99,22 @@ async def _run_ui(link: Link, *, note: str = "", host: bool = False) -> Hexhaven
     return app
 
 
-def _keep_token(link: Link, given: str | None) -> Path | None:
+def _keep_token(link: Link, given: str | None, code: str | None = None) -> Path | None:
     """The file that holds the token of the seat ``link`` took, for the way back to it:
-    ``given`` (the file it was read from), or else a file of the data directory
-    (:func:`app.tokens.seat_file`) written now. None for a link without a seat, or when
-    the file cannot be written (said on stderr)."""
+    ``given`` (the file it was read from), or else a file of the data directory written
+    now (:func:`app.tokens.keep_seat`: ``hexhaven join URL CODE`` finds it by ``code``,
+    the game id when None). None for a link without a seat, or when the file cannot be
+    written (said on stderr)."""
     token, game, seat = link.token, link.game, link.session.seat
     if token is None or game is None or seat is None:
         return None
     if given is not None and given != STDIN:
         return Path(given)
-    path = seat_file(game, seat)
     try:
-        save_token(path, token)
+        return keep_seat(link.url, game, seat, token, code or game)
     except TokenError as exc:
         print(f"hexhaven: {exc}", file=sys.stderr)
         return None
-    return path
 
 
 def _run(main: Callable[[], Coroutine[Any, Any, int]], url: str) -> int:
@@ -171,10 +173,12 @@ def play(*, options: m.GameOptions, name: str, resume: bool, db: Path | None = N
             else:
                 seating = Seating("create", name=name, options=options, start_now=True)
             link = Link(server.url, seating)
-            app = await run_app(link)
+            await link.open()
+            if link.game and link.token:  # kept from the start: a closed terminal loses nothing
+                write_private(saved_path, json.dumps({"game": link.game, "token": link.token}))
+            app = await _run_ui(link, back="hexhaven play --resume")
             model = app.model
             if model.over is None and model.game and model.token:
-                write_private(saved_path, json.dumps({"game": model.game, "token": model.token}))
                 print("The game is saved: `hexhaven play --resume` goes on with it.")
             else:
                 saved_path.unlink(missing_ok=True)
@@ -204,15 +208,15 @@ def host(*, url: str, options: m.GameOptions, name: str) -> int:
     async def main() -> int:
         link = Link(url, Seating("create", name=name, options=options))
         await link.open()
-        kept = _keep_token(link, None)
         created = link.created
         code = created.invite if created is not None and created.invite else str(link.game)
+        kept = _keep_token(link, None, code)
         told = invite_lines(url, code, options)
         print(f"Game {link.game} created; invite code {code}.")
         print("Friends join with:\n" + "\n".join(told))
         note = f"Invite code {code}. Friends type:\n" + "\n".join(told)
-        app = await _run_ui(link, note=note, host=True)
-        _farewell(app, url, kept, ours=True)
+        app = await _run_ui(link, note=note, host=True, back=_back_command(url, code))
+        _farewell(app, url, kept, code=code, ours=True)
         return 0
 
     return _run(main, url)
@@ -263,8 +267,11 @@ def _seats_line(players: int, bots: int) -> str:
 
 def join(*, url: str, code: str, name: str, token_file: str | None) -> int:
     """``hexhaven join``: take a seat by invite code (or game id), or come back to one with
-    the token in ``token_file`` (``-``: asked for on the terminal). The token of a seat
+    the token in ``token_file`` (``-``: asked for on the terminal) or, without one, with
+    the token kept for that code on this machine (:func:`app.tokens.kept_seat`: the same
+    command comes back to a seat after a quit or a closed terminal). The token of a seat
     taken is kept in a file of the data directory, which the farewell names."""
+    kept: KeptSeat | None = None
     if token_file is not None:
         try:
             token = read_token(token_file)
@@ -273,20 +280,51 @@ def join(*, url: str, code: str, name: str, token_file: str | None) -> int:
             return 2
         seating = Seating("rejoin", game=code, token=token)
     else:
+        kept = kept_seat(url, code)
         seating = Seating("join", name=name, invite=code)
 
     async def main() -> int:
-        link = Link(url, seating)
         try:
-            await link.open()
+            link = await open_seat(url, seating, kept)
         except SeatLost as exc:
             return _no_game(exc, url, code)
-        kept = _keep_token(link, token_file)
-        app = await _run_ui(link)
-        _farewell(app, url, kept, ours=token_file is None or token_file == STDIN)
+        file = _keep_token(link, token_file, code)
+        back = _back_command(url, code) if token_file in (None, STDIN) else None
+        app = await _run_ui(link, back=back)
+        _farewell(app, url, file, code=code, ours=token_file in (None, STDIN))
         return 0
 
     return _run(main, url)
+
+
+async def open_seat(url: str, seating: Seating, kept: KeptSeat | None = None) -> Link:
+    """An open link to the server at ``url``, seated as ``seating`` says, or, with a seat
+    ``kept`` on this machine for that game, back in that seat (a kept seat the server no
+    longer knows is forgotten, said on stderr, and ``seating`` tried instead). Raises
+    :class:`SeatLost` when the server refuses the seat."""
+    if kept is not None:
+        link = Link(url, Seating("rejoin", game=kept.game, token=kept.token))
+        try:
+            await link.open()
+        except SeatLost as exc:
+            await link.close()
+            kept.path.unlink(missing_ok=True)
+            print(
+                f"hexhaven: the seat kept in {kept.path} is no longer yours "
+                f"({exc.error.message}); joining as a newcomer",
+                file=sys.stderr,
+            )
+        else:
+            print(f"Back in your seat of game {kept.game}.")
+            return link
+    link = Link(url, seating)
+    await link.open()
+    return link
+
+
+def _back_command(url: str, code: str) -> str:
+    """The command that comes back to a seat taken by ``code`` on the server at ``url``."""
+    return f"hexhaven join {shlex.quote(url)} {shlex.quote(code)}"
 
 
 def watch(*, url: str, game: str) -> int:
@@ -315,10 +353,11 @@ def _no_game(exc: SeatLost, url: str, game: str) -> int:
     return 2
 
 
-def _farewell(app: HexhavenApp, url: str, kept: Path | None, *, ours: bool) -> None:
+def _farewell(app: HexhavenApp, url: str, kept: Path | None, *, code: str, ours: bool) -> None:
     """The result of a game over (and the file that kept the seat's token, if ``ours``,
-    removed), or the command that comes back to the seat, naming the file ``kept`` that
-    holds its token."""
+    removed), or the command that comes back to the seat: ``hexhaven join URL CODE`` on
+    this machine (``ours``: the token is kept where that finds it), and from elsewhere
+    with the file ``kept`` that holds the token."""
     model = app.model
     if model.over is not None:
         print(_result_line(app))
@@ -326,7 +365,11 @@ def _farewell(app: HexhavenApp, url: str, kept: Path | None, *, ours: bool) -> N
             kept.unlink(missing_ok=True)
     elif model.game and model.token:
         back = f"hexhaven join {shlex.quote(url)} {shlex.quote(model.game)} --token-file"
-        if kept is not None:
+        if kept is not None and ours:
+            print(f"Your seat is kept. Back with:\n  {_back_command(url, code)}")
+            print(f"(from another machine, with a copy of its token file:\n  {back} FILE)")
+            print(f"The token is in {kept}.")
+        elif kept is not None:
             print(f"Your seat is kept. Back with:\n  {back} {shlex.quote(str(kept))}")
         else:
             print(

@@ -144,7 +144,8 @@ class GameLog(RichLog):
 
 
 class HexhavenApp(App[None]):
-    """See the module docstring. ``note`` is shown in the lobby (e.g. how friends join)."""
+    """See the module docstring. ``note`` is shown in the lobby (e.g. how friends join);
+    ``back`` is the command that comes back to the seat, shown in the help."""
 
     TITLE = "Hexhaven"
     ENABLE_COMMAND_PALETTE = False
@@ -190,12 +191,20 @@ class HexhavenApp(App[None]):
         *[Binding(str(k), f"number({k})", str(k), show=False) for k in range(1, 10)],
     ]
 
-    def __init__(self, transport: Transport, *, note: str = "", host: bool = False) -> None:
+    def __init__(
+        self,
+        transport: Transport,
+        *,
+        note: str = "",
+        host: bool = False,
+        back: str | None = None,
+    ) -> None:
         super().__init__()
         self.transport = transport
         self.model = GameModel()
         self.note = note
         self.host = host
+        self.back = back
         self.choices: list[Choice] = []
         self._labels: list[str] = []
         self.sent_for: int | None = None
@@ -933,7 +942,7 @@ class HexhavenApp(App[None]):
     # --- other keys ---------------------------------------------------------------------------
     def action_help(self) -> None:
         if not isinstance(self.screen, HexhavenScreenTypes):
-            self.push_screen(HelpScreen())
+            self.push_screen(HelpScreen(None if self.model.spectator else self.back))
 
     def action_log(self) -> None:
         if not isinstance(self.screen, HexhavenScreenTypes):

@@ -276,14 +276,28 @@ HELP = """\
 
 
 class HelpScreen(ModalScreen[None]):
+    """The keys and the board's signs, and ``back``, if given: the command that comes back
+    to this seat after a quit or a closed terminal."""
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,question_mark,enter,q", "close", "close"),
     ]
+
+    def __init__(self, back: str | None = None) -> None:
+        super().__init__()
+        self.back = back
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog wide"):
             yield Static(Text("Keys", style="bold"), classes="dialog-title")
             yield Static(HELP.rstrip())
+            if self.back:
+                back = Text.assemble(
+                    ("Back to this seat", "bold"),
+                    " after a quit or a closed terminal:\n  ",
+                    (self.back, "bold #ffe14d"),
+                )
+                yield Static(back, id="back")
             yield Static("Esc close", classes="dialog-keys")
 
     def action_close(self) -> None:
