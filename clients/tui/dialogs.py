@@ -262,8 +262,8 @@ class ChoiceDialog(ModalScreen[int | None]):
 HELP = """\
 [b]Playing[/b]
   ↑/↓ Enter, 1-9  choose an action in the list
-  arrows, Tab     move between the legal spots on the board; Enter
-                  builds there (a click works too), Esc backs off
+  arrows, Tab     on the board: the neighbouring legal spot that way, or
+                  the next one; Enter builds there (a click too), Esc backs off
 [b]Any time[/b]
   t  offer a trade (your turn, after the roll; 1-3 tick whom to ask)
   b  trade with the bank     c  chat        l  the whole game log

@@ -3,7 +3,6 @@ player panels and the hand."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator, Sequence
 from itertools import pairwise
 from typing import ClassVar
@@ -22,10 +21,11 @@ from clients.narrate import plural
 from clients.tui.board import (
     SEAT_COLOURS,
     Marks,
-    edge_centre,
     layout,
     nearest,
     render_board,
+    spot_cell,
+    step_towards,
 )
 from clients.tui.model import GameModel, LiveView, LogLine, card_names, dev_names
 from protocol.payloads import RESOURCE_NAMES
@@ -94,8 +94,8 @@ def board_scale(screen: Size, radius: int) -> int:
 
 class BoardView(Widget, can_focus=True):
     """The island, doubled in size on a large screen. While a spot is being picked, arrows
-        move between the legal spots (Tab and Shift+Tab cycle in reading order), Enter or a
-        click chooses, Escape backs off. Its container is made as wide as the board, or wider
+    move between neighbouring legal spots (Tab and Shift+Tab cycle in reading order), Enter
+    or a click chooses, Escape backs off. Its container is made as wide as the board, or wider
     when the screen leaves the side panels more than they need."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -173,12 +173,7 @@ class BoardView(Widget, can_focus=True):
 
     def _cell(self, spot: int) -> tuple[int, int]:
         assert self.view is not None
-        lay = layout(self.view.radius, self.scale)
-        if self.kind == "vertex":
-            return lay.vertex_cells[spot]
-        if self.kind == "edge":
-            return edge_centre(self.view.radius, spot, self.scale)
-        return lay.hex_cells[spot]
+        return spot_cell(self.kind, self.view.radius, spot, self.scale)
 
     def pick(self, kind: str, spots: Sequence[int]) -> None:
         """Start picking one of ``spots`` (``vertex``, ``edge`` or ``hex`` ids)."""
@@ -202,23 +197,14 @@ class BoardView(Widget, can_focus=True):
             self.post_message(self.Moved())
 
     def action_move(self, dx: int, dy: int) -> None:
-        """To the nearest spot in that direction (on screen)."""
-        if not self.picking:
+        """To the neighbouring spot on the island whose direction on screen is closest to
+        the arrow's (:func:`~clients.tui.board.step_towards`)."""
+        if not self.picking or self.view is None:
             return
-        x0, y0 = self._cell(self.spots[self.index])
-        best: tuple[float, int] | None = None
-        for i, s in enumerate(self.spots):
-            x, y = self._cell(s)
-            ex, ey = x - x0, (y - y0) * 2
-            along = ex * dx + ey * dy
-            if along <= 0:
-                continue
-            across = abs(ex * dy - ey * dx)
-            score = math.hypot(ex, ey) + 2 * across
-            if best is None or score < best[0]:
-                best = (score, i)
-        if best is not None:
-            self.index = best[1]
+        here = self.spots[self.index]
+        there = step_towards(self.kind, self.view.radius, self.spots, here, dx, dy, self.scale)
+        if there is not None:
+            self.index = self.spots.index(there)
             self.refresh()
             self.post_message(self.Moved())
 
