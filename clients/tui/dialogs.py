@@ -267,7 +267,8 @@ HELP = """\
 [b]Any time[/b]
   t  offer a trade (your turn, after the roll; 1-3 tick whom to ask)
   b  trade with the bank     c  chat        l  the whole game log
-  s  start (the host)        ?  this help   q  quit
+  e  end the turn            s  start (the host)
+  ?  this help               q  quit
 [b]The board[/b]
   ▲ settlement  ■ city  bars: roads  ROB: the robber (? where it may go)
   ○ legal spot  ◆ chosen spot  [#35c3e0]•[/] harbour corner  · intersection
