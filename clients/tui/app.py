@@ -222,6 +222,8 @@ class HexhavenApp(App[None]):
         self.picked: Callable[[int], None] | None = None
         self.shown_over = False
         self.failure: str | None = None
+        self.waiting = False
+        """Whether the hint says whom the game waits for (and how long, updated)."""
         self.asking: tuple[ModalScreen[Any], str] | None = None
         """The open dialog that will send an action, and the kind of action it needs."""
 
@@ -434,6 +436,7 @@ class HexhavenApp(App[None]):
         model, v = self.model, self.model.view
         out = Text()
         board = self.query_one(BoardView)
+        self.waiting = False
         if board.picking and v is not None and board.current is not None:
             places = PlaceNames(v.radius, v.terrain, v.tokens, v.harbours)
             where = {"vertex": places.vertex, "edge": places.edge, "hex": places.hex}[board.kind]
@@ -507,6 +510,10 @@ class HexhavenApp(App[None]):
             if v is not None and v.to_act:
                 names = ", ".join(model.name(q) for q in v.to_act if q != model.seat)
                 out.append(f"Waiting for {names or 'the server'}…", style="dim")
+                self.waiting = True
+                waited = int(model.waited())
+                if waited >= 1:
+                    out.append(f" {waited} s", style="bold")
         else:
             out.append("Your move", style="bold #ffe14d")
             if not self._narrow_hint():
@@ -520,6 +527,8 @@ class HexhavenApp(App[None]):
         if self.model.deadline_left() is not None or self.model.clock:
             self.refresh_status()
             self.query_one(PlayersPanel).redraw()
+        if self.waiting:
+            self.refresh_hint()  # how long it has waited
 
     # --- the action list --------------------------------------------------------------------
     def build_choices(self) -> list[Choice]:

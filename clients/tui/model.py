@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -579,6 +579,10 @@ class GameModel:
     """The state id the log has told the game up to."""
     clock: dict[int, float] = field(default_factory=dict)
     """Seat -> when (time.monotonic) its time to act runs out, from the last ``clock``."""
+    now: Callable[[], float] = time.monotonic
+    """The clock that measures how long the game has waited (a test's own)."""
+    moved_at: float | None = None
+    """When (``now``) the game last moved: a view, events or a prompt came."""
     _pending_chat: list[m.ChatAt] = field(default_factory=list)
 
     def name(self, seat: int) -> str:
@@ -606,6 +610,10 @@ class GameModel:
         if self.prompt is None or self.prompt.deadline is None:
             return None
         return max(0.0, self.prompt.deadline - (time.monotonic() - self.prompt_at))
+
+    def waited(self) -> float:
+        """Seconds since the game last moved (0 before it has)."""
+        return 0.0 if self.moved_at is None else max(0.0, self.now() - self.moved_at)
 
     def time_left(self, seat: int) -> float | None:
         """Seconds ``seat`` has left to act, if it must act in a game with a turn timer."""
@@ -649,6 +657,8 @@ class GameModel:
     def handle(self, message: Any) -> list[LogLine]:
         """Fold one server message in; returns the log lines it added."""
         out: list[LogLine] = []
+        if isinstance(message, m.GameView | m.Events | m.Prompt):
+            self.moved_at = self.now()
         match message:
             case m.GameCreated():
                 self.game, self.invite, self.seed_hash = (

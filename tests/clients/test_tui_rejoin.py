@@ -217,3 +217,25 @@ async def test_the_lobby_shows_who_lost_their_connection() -> None:
         seated = str(app.query_one(PlayersPanel).render())
         assert "Ana," in seated and "Ana (not connected)" not in seated
         assert "Bo (not connected)" in seated
+
+
+async def test_the_wait_for_another_seat_counts_its_seconds() -> None:
+    state = engine.new_game(engine.GameConfig(players=3), SEED)  # Ana (seat 0) to place
+    roster = seats(3, started=True, bots=(0,))
+    transport = OfflineTransport([*taken(state, 1, roster), history([], 1)])
+    app = HexhavenApp(transport)
+    now = [1000.0]
+    app.model.now = lambda: now[0]
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert hint(app) == "Waiting for Ana…"
+        now[0] += 7.2
+        app._tick()  # the app's timer, once a second
+        assert hint(app) == "Waiting for Ana… 7 s"
+        now[0] += 5
+        app._tick()
+        assert hint(app) == "Waiting for Ana… 12 s"
+        view = m.GameView(game=GAME, view=view_from_engine(engine.view(state, 1)))
+        transport.push(view)  # the game moved: the count starts again
+        await pilot.pause()
+        assert hint(app) == "Waiting for Ana…"
