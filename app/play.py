@@ -11,7 +11,7 @@ import shlex
 import sys
 from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from pydantic import ValidationError
 from websockets.exceptions import WebSocketException
@@ -60,8 +60,14 @@ def game_options(
     if bot_kind not in m.BOT_KINDS:
         raise ValueError(f"unknown bot kind {bot_kind!r}; choose from {', '.join(m.BOT_KINDS)}")
     if strength is not None and strength not in m.BOT_KINDS[bot_kind]:
-        offered = ", ".join(m.BOT_KINDS[bot_kind]) or "none"
-        raise ValueError(f"bot kind {bot_kind!r} has no strength {strength!r} (offered: {offered})")
+        offered = ", ".join(m.BOT_KINDS[bot_kind])
+        if offered:
+            raise ValueError(f"--strength for {bot_kind} bots is one of {offered}, not {strength}")
+        strong = [kind for kind, strengths in m.BOT_KINDS.items() if strength in strengths]
+        raise ValueError(
+            f"--strength is for {' and '.join(strong)} bots: add --bot-kind {strong[0]} "
+            f"(the bots are {bot_kind} now, which have no strengths)"
+        )
     chosen = board_fields(board, min_fairness=min_fairness, balance=balance)
     try:
         return m.GameOptions(
@@ -74,9 +80,43 @@ def game_options(
             name=name,
         )
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(x) for x in first["loc"])
-        raise ValueError(f"those options are not playable: {where}: {first['msg']}") from exc
+        raise ValueError(_option_problem(exc)) from exc
+
+
+OPTIONS = {
+    "victory_points": ("--vp", "the points to win"),
+    "turn_timer": ("--timer", "the seconds per action"),
+    "min_fairness": ("--min-fairness", "the fairness the board reaches"),
+}
+"""Game options a person gives with a number: the option and what the number is."""
+
+
+def _bounds(name: str) -> str:
+    """The range of a game option, in words: ``3 to 20``, ``more than 0 and at most 3600``."""
+    field = m.GameOptions.model_fields[name]
+    rules = list(field.metadata)
+    for arg in get_args(field.annotation):  # an optional number: its bounds are inside
+        for extra in getattr(arg, "__metadata__", ()):
+            rules.extend(getattr(extra, "metadata", ()))
+    low = next((f"{r.ge}" for r in rules if hasattr(r, "ge")), None)
+    above = next((f"more than {r.gt}" for r in rules if hasattr(r, "gt")), None)
+    high = next((r.le for r in rules if hasattr(r, "le")), None)
+    if low is not None and high is not None:
+        return f"{low} to {high}"
+    return " and ".join(x for x in (above or low, None if high is None else f"at most {high}") if x)
+
+
+def _option_problem(exc: ValidationError) -> str:
+    """A game option out of its range, as a sentence naming the option and its range."""
+    first = exc.errors()[0]
+    name = str(first["loc"][0]) if first["loc"] else ""
+    if name in OPTIONS:
+        flag, what = OPTIONS[name]
+        value = first.get("input")
+        shown = f"{value:g}" if isinstance(value, float) else str(value)
+        return f"{flag} {shown}: {what} must be {_bounds(name)}"
+    where = ".".join(str(x) for x in first["loc"])
+    return f"those options are not playable: {where}: {first['msg']}"
 
 
 async def run_app(link: Link, *, note: str = "", host: bool = False) -> HexhavenApp:

@@ -316,11 +316,16 @@ class HexhavenApp(App[None]):
         was = self.connection
         self.connection, self.connection_note = state, note
         if state == "lost":
-            self.set_banner(f"Connection lost: {note}. Your seat is kept; rejoining…")
+            if self.model.spectator:
+                self.set_banner(f"Connection lost: {note}. Reconnecting…")
+            else:
+                self.set_banner(f"Connection lost: {note}. Your seat is kept; rejoining…")
         else:
             self.set_banner(None)
             if was == "lost":
-                self.say("info", "reconnected: back in your seat")
+                self.say(
+                    "info", "reconnected" + ("" if self.model.spectator else ": back in your seat")
+                )
         self.refresh_status()
 
     def set_banner(self, text: str | None) -> None:
@@ -1029,7 +1034,11 @@ class HexhavenApp(App[None]):
             if yes:
                 self.exit()
 
-        self.push_screen(ConfirmScreen("Leave the game? Your seat is kept for you."), done)
+        if self.model.spectator:
+            question = "Stop watching this game?"
+        else:
+            question = "Leave the game? Your seat is kept for you."
+        self.push_screen(ConfirmScreen(question), done)
 
     def show_game_over(self) -> None:
         over = self.model.over

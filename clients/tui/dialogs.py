@@ -263,7 +263,7 @@ HELP = """\
 [b]Playing[/b]
   ↑/↓ Enter, 1-9  choose an action in the list
   arrows, Tab     on the board: the neighbouring legal spot that way, or
-                  the next one; Enter builds there (a click too), Esc backs off
+                  the next; Enter builds there (or a click), Esc backs off
 [b]Any time[/b]
   t  offer a trade (your turn, after the roll; 1-3 tick whom to ask)
   b  trade with the bank     c  chat        l  the whole game log

@@ -238,3 +238,46 @@ async def test_the_wait_for_another_seat_counts_its_seconds() -> None:
         transport.push(view)  # the game moved: the count starts again
         await pilot.pause()
         assert hint(app) == "Waiting for Ana…"
+
+
+async def test_a_spectator_is_not_told_of_a_seat() -> None:
+    from clients.tui.dialogs import ConfirmScreen
+
+    state = engine.new_game(engine.GameConfig(players=3), SEED)
+    transport = OfflineTransport([*taken(state, None, seats(3, started=True)), history([], None)])
+    app = HexhavenApp(transport)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        transport.set_status("lost", "the server went away")
+        await pilot.pause()
+        banner = str(app.query_one("#banner").render())
+        assert "Reconnecting" in banner and "seat" not in banner
+        transport.set_status("connected")
+        await pilot.pause()
+        assert app.model.log[-1].text == "reconnected"
+        await pilot.press("q")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        assert app.screen.question == "Stop watching this game?"
+        await pilot.press("y")
+        await pilot.pause()
+        assert app.return_code == 0
+
+
+async def test_the_help_shows_the_way_back_to_the_seat_even_at_80x24() -> None:
+    from clients.tui.dialogs import HelpScreen
+
+    back = "hexhaven join ws://192.168.1.20:8765 A1B2C3"
+    state = engine.new_game(engine.GameConfig(players=3), SEED)
+    transport = OfflineTransport([*taken(state, 1, seats(3, started=True)), history([], 1)])
+    app = HexhavenApp(transport, back=back)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        shown = app.screen.query_one("#back")
+        assert back in str(shown.render())
+        box = app.screen.query_one(".dialog").region
+        assert box.bottom <= 24 and shown.region.bottom <= box.bottom
+        assert app.screen.query_one(".dialog-keys").region.bottom <= box.bottom
