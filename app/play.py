@@ -329,7 +329,9 @@ def join(*, url: str, code: str, name: str, token_file: str | None) -> int:
         except SeatLost as exc:
             return _no_game(exc, url, code)
         file = _keep_token(link, token_file, code)
-        back = _back_command(url, code) if token_file in (None, STDIN) else None
+        back = _back_command(url, code)
+        if token_file not in (None, STDIN):  # their own file: the way back reads it again
+            back += f" --token-file {shlex.quote(str(token_file))}"
         app = await _run_ui(link, back=back)
         _farewell(app, url, file, code=code, ours=token_file in (None, STDIN))
         return 0

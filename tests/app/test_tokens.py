@@ -125,9 +125,12 @@ def test_join_keeps_the_token_in_a_file_and_comes_back_with_it(
     shows the token."""
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
 
+    backs: list[str | None] = []
+
     async def no_ui(app: HexhavenApp) -> None:  # the person quits at once
         link = cast(Link, app.transport)
         app.model.game, app.model.seat, app.model.token = link.game, 0, link.token
+        backs.append(app.back)
 
     monkeypatch.setattr(HexhavenApp, "run_async", no_ui)
     with server_in_thread() as (url, server):
@@ -152,6 +155,10 @@ def test_join_keeps_the_token_in_a_file_and_comes_back_with_it(
         again = capsys.readouterr().out
         assert f"  hexhaven join {url} {game} --token-file {mine}" in again.splitlines()
         assert token not in out + again
+    assert backs == [  # what the help shows
+        f"hexhaven join {url} {created.invite}",
+        f"hexhaven join {url} {game} --token-file {mine}",
+    ]
 
 
 def test_the_same_join_comes_back_to_the_seat_after_a_closed_terminal(
