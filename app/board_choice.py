@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import fields
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
@@ -88,6 +89,11 @@ def board_fields(
     try:
         loaded = load_board(board)
     except BoardFileError as exc:
+        if not Path(board).exists():  # not a board this knows, nor a file
+            raise ValueError(
+                f"--board {board}: no such board or file; --board takes {BOARD_HELP} "
+                f"(presets: {', '.join(preset_names())})"
+            ) from exc
         raise ValueError(f"--board {board}: {exc}") from exc
     layout = board_to_payload(loaded.to_dict())
     return {"board": "layout", "layout": layout, "radius": loaded.radius}

@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from bots.heuristic import HeuristicAgent
-from clients.narrate import Narrator, cards_text
+from clients.narrate import cards_text
+from clients.tui.model import Discarding, PlaceNames, TableNarrator
 from engine import Event, GameConfig, GameState, new_game
-from engine.constants import Terrain
+from engine import events as ev
+from protocol.payloads import board_to_payload
 from tournament.local import MAX_ACTIONS, play_local
 
 NAMES = ("Ana", "Bo", "Cy", "Di")
@@ -20,29 +22,29 @@ def play_demo(
     *,
     quiet: bool = False,
 ) -> GameState:
-    """Play one match of heuristic bots to the end and tell it through ``out``; returns the
-    final state."""
+    """Play one match of heuristic bots to the end and tell it through ``out``, naming
+    places as the terminal client does (by the hexes around them); returns the final
+    state."""
     names = NAMES[: config.players]
-    narrator = Narrator(names)
+    board = new_game(config, seed).board
+    island = board_to_payload(board.to_dict())
+    places = PlaceNames(board.radius, island.terrain, island.tokens, island.harbours)
+    narrator = TableNarrator(names, None, places, Discarding())
     out(
         f"Hexhaven demo: {config.players} heuristic bots, seed {seed}, first to "
         f"{config.victory_points} points"
     )
     if not quiet:
-        board = new_game(config, seed).board
         for ring in range(board.radius):
-            cells = [
-                f"{h}:{Terrain(board.terrain[h]).name.lower()}"
-                + (f"/{board.tokens[h]}" if board.tokens[h] else "")
-                for h, k in enumerate(board.topo.hex_ring)
-                if k == ring
-            ]
-            out(f"ring {ring}: " + "  ".join(cells))
+            hexes = [places.hex(h) for h, k in enumerate(board.topo.hex_ring) if k == ring]
+            out(f"ring {ring}: " + ", ".join(hexes))
 
     def tell(event: Event) -> None:
+        if quiet or isinstance(event, ev.GameWon):  # the result is told once, below
+            return
         line = narrator.describe(event)
-        if line and not quiet:
-            out(line)
+        if line:
+            out(narrator.capital(line))
 
     agents = [HeuristicAgent(seed * 10 + q) for q in range(config.players)]
     state = play_local(agents, config, seed, watch=tell).state

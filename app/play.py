@@ -12,7 +12,7 @@ import ssl
 import sys
 from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from pydantic import ValidationError
 from websockets.exceptions import WebSocketException
@@ -20,7 +20,7 @@ from websockets.uri import parse_uri
 
 from app.board_choice import board_fields
 from app.log import configure_logging
-from app.tokens import STDIN, TokenError, read_token, save_token, seat_file, write_private
+from app.tokens import STDIN, KeptSeat, TokenError, keep_seat, kept_seat, read_token, write_private
 from clients.tls import tls_problem
 from clients.tui.app import HexhavenApp
 from clients.tui.link import Link, Seating, SeatLost, fetch_record
@@ -62,8 +62,14 @@ def game_options(
     if bot_kind not in m.BOT_KINDS:
         raise ValueError(f"unknown bot kind {bot_kind!r}; choose from {', '.join(m.BOT_KINDS)}")
     if strength is not None and strength not in m.BOT_KINDS[bot_kind]:
-        offered = ", ".join(m.BOT_KINDS[bot_kind]) or "none"
-        raise ValueError(f"bot kind {bot_kind!r} has no strength {strength!r} (offered: {offered})")
+        offered = ", ".join(m.BOT_KINDS[bot_kind])
+        if offered:
+            raise ValueError(f"--strength for {bot_kind} bots is one of {offered}, not {strength}")
+        strong = [kind for kind, strengths in m.BOT_KINDS.items() if strength in strengths]
+        raise ValueError(
+            f"--strength is for {' and '.join(strong)} bots: add --bot-kind {strong[0]} "
+            f"(the bots are {bot_kind} now, which have no strengths)"
+        )
     chosen = board_fields(board, min_fairness=min_fairness, balance=balance)
     try:
         return m.GameOptions(
@@ -76,9 +82,43 @@ def game_options(
             name=name,
         )
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(x) for x in first["loc"])
-        raise ValueError(f"those options are not playable: {where}: {first['msg']}") from exc
+        raise ValueError(_option_problem(exc)) from exc
+
+
+OPTIONS = {
+    "victory_points": ("--vp", "the points to win"),
+    "turn_timer": ("--timer", "the seconds per action"),
+    "min_fairness": ("--min-fairness", "the fairness the board reaches"),
+}
+"""Game options a person gives with a number: the option and what the number is."""
+
+
+def _bounds(name: str) -> str:
+    """The range of a game option, in words: ``3 to 20``, ``more than 0 and at most 3600``."""
+    field = m.GameOptions.model_fields[name]
+    rules = list(field.metadata)
+    for arg in get_args(field.annotation):  # an optional number: its bounds are inside
+        for extra in getattr(arg, "__metadata__", ()):
+            rules.extend(getattr(extra, "metadata", ()))
+    low = next((f"{r.ge}" for r in rules if hasattr(r, "ge")), None)
+    above = next((f"more than {r.gt}" for r in rules if hasattr(r, "gt")), None)
+    high = next((r.le for r in rules if hasattr(r, "le")), None)
+    if low is not None and high is not None:
+        return f"{low} to {high}"
+    return " and ".join(x for x in (above or low, None if high is None else f"at most {high}") if x)
+
+
+def _option_problem(exc: ValidationError) -> str:
+    """A game option out of its range, as a sentence naming the option and its range."""
+    first = exc.errors()[0]
+    name = str(first["loc"][0]) if first["loc"] else ""
+    if name in OPTIONS:
+        flag, what = OPTIONS[name]
+        value = first.get("input")
+        shown = f"{value:g}" if isinstance(value, float) else str(value)
+        return f"{flag} {shown}: {what} must be {_bounds(name)}"
+    where = ".".join(str(x) for x in first["loc"])
+    return f"those options are not playable: {where}: {first['msg']}"
 
 
 async def run_app(link: Link, *, note: str = "", host: bool = False) -> HexhavenApp:
@@ -88,9 +128,12 @@ async def run_app(link: Link, *, note: str = "", host: bool = False) -> Hexhaven
     return await _run_ui(link, note=note, host=host)
 
 
-async def _run_ui(link: Link, *, note: str = "", host: bool = False) -> HexhavenApp:
-    """Run the UI on an open link until it quits, then close the link."""
-    app = HexhavenApp(link, note=note, host=host)
+async def _run_ui(
+    link: Link, *, note: str = "", host: bool = False, back: str | None = None
+) -> HexhavenApp:
+    """Run the UI on an open link until it quits, then close the link. ``back`` is the
+    command that comes back to the seat, for the help screen."""
+    app = HexhavenApp(link, note=note, host=host, back=back)
     try:
         await app.run_async()
     finally:
@@ -98,23 +141,22 @@ async def _run_ui(link: Link, *, note: str = "", host: bool = False) -> Hexhaven
     return app
 
 
-def _keep_token(link: Link, given: str | None) -> Path | None:
+def _keep_token(link: Link, given: str | None, code: str | None = None) -> Path | None:
     """The file that holds the token of the seat ``link`` took, for the way back to it:
-    ``given`` (the file it was read from), or else a file of the data directory
-    (:func:`app.tokens.seat_file`) written now. None for a link without a seat, or when
-    the file cannot be written (said on stderr)."""
+    ``given`` (the file it was read from), or else a file of the data directory written
+    now (:func:`app.tokens.keep_seat`: ``hexhaven join URL CODE`` finds it by ``code``,
+    the game id when None). None for a link without a seat, or when the file cannot be
+    written (said on stderr)."""
     token, game, seat = link.token, link.game, link.session.seat
     if token is None or game is None or seat is None:
         return None
     if given is not None and given != STDIN:
         return Path(given)
-    path = seat_file(game, seat)
     try:
-        save_token(path, token)
+        return keep_seat(link.url, game, seat, token, code or game)
     except TokenError as exc:
         print(f"hexhaven: {exc}", file=sys.stderr)
         return None
-    return path
 
 
 def _run(main: Callable[[], Coroutine[Any, Any, int]], url: str) -> int:
@@ -173,10 +215,12 @@ def play(*, options: m.GameOptions, name: str, resume: bool, db: Path | None = N
             else:
                 seating = Seating("create", name=name, options=options, start_now=True)
             link = Link(server.url, seating)
-            app = await run_app(link)
+            await link.open()
+            if link.game and link.token:  # kept from the start: a closed terminal loses nothing
+                write_private(saved_path, json.dumps({"game": link.game, "token": link.token}))
+            app = await _run_ui(link, back="hexhaven play --resume")
             model = app.model
             if model.over is None and model.game and model.token:
-                write_private(saved_path, json.dumps({"game": model.game, "token": model.token}))
                 print("The game is saved: `hexhaven play --resume` goes on with it.")
             else:
                 saved_path.unlink(missing_ok=True)
@@ -215,15 +259,15 @@ def host(
     async def main() -> int:
         link = Link(url, Seating("create", name=name, options=options), tls=tls)
         await link.open()
-        kept = _keep_token(link, None)
         created = link.created
         code = created.invite if created is not None and created.invite else str(link.game)
+        kept = _keep_token(link, None, code)
         told = invite_lines(url, code, options, cafile)
         print(f"Game {link.game} created; invite code {code}.")
         print("Friends join with:\n" + "\n".join(told))
         note = f"Invite code {code}. Friends type:\n" + "\n".join(told)
-        app = await _run_ui(link, note=note, host=True)
-        _farewell(app, url, kept, ours=True, cafile=cafile)
+        app = await _run_ui(link, note=note, host=True, back=_back_command(url, code, cafile))
+        _farewell(app, url, kept, code=code, ours=True, cafile=cafile)
         return 0
 
     return _run(main, url)
@@ -291,10 +335,13 @@ def join(
     cafile: str | None = None,
 ) -> int:
     """``hexhaven join``: take a seat by invite code (or game id), or come back to one with
-    the token in ``token_file`` (``-``: asked for on the terminal). The token of a seat
+    the token in ``token_file`` (``-``: asked for on the terminal) or, without one, with
+    the token kept for that code on this machine (:func:`app.tokens.kept_seat`: the same
+    command comes back to a seat after a quit or a closed terminal). The token of a seat
     taken is kept in a file of the data directory, which the farewell names. ``tls``
     verifies a ``wss://`` server (made from ``cafile``, if given, which the farewell's
     command names again)."""
+    kept: KeptSeat | None = None
     if token_file is not None:
         try:
             token = read_token(token_file)
@@ -303,21 +350,60 @@ def join(
             return 2
         seating = Seating("rejoin", game=code, token=token)
     else:
+        kept = kept_seat(url, code)
         seating = Seating("join", name=name, invite=code)
 
     async def main() -> int:
-        link = Link(url, seating, tls=tls)
         try:
-            await link.open()
+            link = await open_seat(url, seating, kept, tls=tls)
         except SeatLost as exc:
             return _no_game(exc, url, code)
-        kept = _keep_token(link, token_file)
-        app = await _run_ui(link)
-        ours = token_file is None or token_file == STDIN
-        _farewell(app, url, kept, ours=ours, cafile=cafile)
+        file = _keep_token(link, token_file, code)
+        back = _back_command(url, code, cafile)
+        if token_file not in (None, STDIN):  # their own file: the way back reads it again
+            back += f" --token-file {shlex.quote(str(token_file))}"
+        app = await _run_ui(link, back=back)
+        _farewell(app, url, file, code=code, ours=token_file in (None, STDIN), cafile=cafile)
         return 0
 
     return _run(main, url)
+
+
+async def open_seat(
+    url: str,
+    seating: Seating,
+    kept: KeptSeat | None = None,
+    tls: ssl.SSLContext | None = None,
+) -> Link:
+    """An open link to the server at ``url``, seated as ``seating`` says, or, with a seat
+    ``kept`` on this machine for that game, back in that seat (a kept seat the server no
+    longer knows is forgotten, said on stderr, and ``seating`` tried instead). Raises
+    :class:`SeatLost` when the server refuses the seat."""
+    if kept is not None:
+        link = Link(url, Seating("rejoin", game=kept.game, token=kept.token), tls=tls)
+        try:
+            await link.open()
+        except SeatLost as exc:
+            await link.close()
+            kept.path.unlink(missing_ok=True)
+            print(
+                f"hexhaven: the seat kept in {kept.path} is no longer yours "
+                f"({exc.error.message}); joining as a newcomer",
+                file=sys.stderr,
+            )
+        else:
+            print(f"Back in your seat of game {kept.game}.")
+            return link
+    link = Link(url, seating, tls=tls)
+    await link.open()
+    return link
+
+
+def _back_command(url: str, code: str, cafile: str | None = None) -> str:
+    """The command that comes back to a seat taken by ``code`` on the server at ``url``
+    (trusted by ``cafile``, if given)."""
+    trust = f" --cafile {shlex.quote(cafile)}" if cafile else ""
+    return f"hexhaven join {shlex.quote(url)} {shlex.quote(code)}{trust}"
 
 
 def watch(*, url: str, game: str, tls: ssl.SSLContext | None = None) -> int:
@@ -347,11 +433,19 @@ def _no_game(exc: SeatLost, url: str, game: str) -> int:
 
 
 def _farewell(
-    app: HexhavenApp, url: str, kept: Path | None, *, ours: bool, cafile: str | None = None
+    app: HexhavenApp,
+    url: str,
+    kept: Path | None,
+    *,
+    code: str,
+    ours: bool,
+    cafile: str | None = None,
 ) -> None:
     """The result of a game over (and the file that kept the seat's token, if ``ours``,
-    removed), or the command that comes back to the seat, naming the file ``kept`` that
-    holds its token (and ``cafile``, if the server was trusted by it)."""
+    removed), or the command that comes back to the seat: ``hexhaven join URL CODE`` on
+    this machine (``ours``: the token is kept where that finds it), and from elsewhere
+    with the file ``kept`` that holds the token (with ``cafile``, if the server was trusted
+    by it)."""
     model = app.model
     if model.over is not None:
         print(_result_line(app))
@@ -360,7 +454,11 @@ def _farewell(
     elif model.game and model.token:
         trust = f"--cafile {shlex.quote(cafile)} " if cafile else ""
         back = f"hexhaven join {shlex.quote(url)} {shlex.quote(model.game)} {trust}--token-file"
-        if kept is not None:
+        if kept is not None and ours:
+            print(f"Your seat is kept. Back with:\n  {_back_command(url, code, cafile)}")
+            print(f"(from another machine, with a copy of its token file:\n  {back} FILE)")
+            print(f"The token is in {kept}.")
+        elif kept is not None:
             print(f"Your seat is kept. Back with:\n  {back} {shlex.quote(str(kept))}")
         else:
             print(

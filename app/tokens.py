@@ -7,7 +7,11 @@ from __future__ import annotations
 import getpass
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+
+from websockets.exceptions import InvalidURI
+from websockets.uri import parse_uri
 
 from storage import data_dir
 
@@ -73,3 +77,63 @@ def seat_file(game: str, seat: int) -> Path:
     letters, digits, ``-`` and ``_`` as ``_``: the server names the game, not the path)."""
     safe = "".join(c if c.isascii() and (c.isalnum() or c in "-_") else "_" for c in game)
     return data_dir() / "seats" / f"{safe}-{seat}.token"
+
+
+@dataclass(frozen=True)
+class KeptSeat:
+    """A seat whose token the terminal client keeps: the file, the token, the server it
+    was taken on, the game, and the code it was joined by (an invite code or the game id)."""
+
+    path: Path
+    token: str
+    url: str
+    game: str
+    code: str
+
+
+def keep_seat(url: str, game: str, seat: int, token: str, code: str) -> Path:
+    """Keep the token of ``seat`` in ``game`` on the server at ``url``, taken by ``code``,
+    in :func:`seat_file` (only its owner can read it): the token on the first line, as
+    ``--token-file`` reads it, then where it belongs, for :func:`kept_seat`. Returns the
+    file; raises :class:`TokenError` if it cannot be written."""
+    path = seat_file(game, seat)
+    lines = [token, f"url {url}", f"game {game}", f"code {code}"]
+    try:
+        write_private(path, "\n".join(lines) + "\n")
+    except OSError as exc:
+        raise TokenError(f"cannot save the token to {path}: {exc.strerror or exc}") from exc
+    return path
+
+
+def _server(url: str) -> tuple[bool, str, int, str] | None:
+    """What makes two URLs name the same server, or None for one that is not a URL."""
+    try:
+        uri = parse_uri(url)
+    except InvalidURI:
+        return None
+    return (uri.secure, uri.host.lower().rstrip("."), uri.port, uri.path or "/")
+
+
+def kept_seat(url: str, code: str) -> KeptSeat | None:
+    """The seat kept (:func:`keep_seat`) for the game ``code`` names (its invite code or
+    its id) on the server at ``url``; the newest if there are several. None when none is
+    kept."""
+    server = _server(url)
+    folder = data_dir() / "seats"
+    found: list[tuple[float, KeptSeat]] = []
+    for path in folder.glob("*.token") if folder.is_dir() else ():
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+            when = path.stat().st_mtime
+        except (OSError, UnicodeDecodeError):
+            continue
+        if not lines or not lines[0].strip():
+            continue
+        said = dict(line.partition(" ")[::2] for line in lines[1:])
+        game, at = said.get("game", ""), said.get("url", "")
+        if not game or server is None or _server(at) != server:
+            continue
+        if code in (game, said.get("code")):
+            seat = KeptSeat(path, lines[0].strip(), at, game, said.get("code") or game)
+            found.append((when, seat))
+    return max(found, key=lambda x: x[0])[1] if found else None

@@ -140,7 +140,9 @@ def _(e: ev.YearOfPlentyTaken, n: Narrator) -> str:
 
 @_describe.register
 def _(e: ev.MonopolyTaken, n: Narrator) -> str:
-    return f"{n.who(e.seat)} took {sum(e.taken)} {e.resource.name.lower()} by monopoly"
+    text = f"{n.who(e.seat)} took {sum(e.taken)} {e.resource.name.lower()} by monopoly"
+    losses = [f"{k} from {n.who(q)}" for q, k in enumerate(e.taken) if k and q != e.seat]
+    return text + (": " + ", ".join(losses) if losses else " (nobody had any)")
 
 
 @_describe.register

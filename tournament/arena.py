@@ -247,7 +247,7 @@ def arena_command(
     where = f"on {server} (game seeds chosen by the server)" if server else f"seed {seed}"
     out(
         f"arena: {len(records)} games, {seats} players, first to {vp} points, {board} board, "
-        f"{where}; {blocks} full {plural(blocks, 'block')} of {plural(block, 'game')}"
+        f"{where}; {blocks} full block{'' if blocks == 1 else 's'} of {plural(block, 'game')}"
         + (f" and a partial block of {rest} (its seats are not balanced)" if rest else "")
     )
     per_entrant, per_spec = standings(entrants, records)

@@ -231,9 +231,9 @@ def register(sub: Any) -> None:
         "--token-file",
         default=None,
         metavar="FILE",
-        help="the file holding your seat's token, to come back to it (CODE is then the game "
-        "id; -: type the token, unseen); a seat you take keeps its token in a file of the "
-        "data directory, which the command to come back names",
+        help="the file holding your seat's token, to come back to it from another machine "
+        "(CODE is then the game id; -: type the token, unseen). Without it, a seat this "
+        "machine holds in that game is taken back with the token kept in the data directory",
     )
     join_cmd.set_defaults(run=_join)
     watch_cmd = sub.add_parser("watch", help="watch a game as a spectator")

@@ -23,7 +23,7 @@ from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.events import Resize
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Input, OptionList, RichLog, Static
+from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from clients.narrate import plural
@@ -40,7 +40,9 @@ from clients.tui.dialogs import (
 from clients.tui.link import SeatLost, Transport
 from clients.tui.model import GameModel, LogLine, PlaceNames, card_names
 from clients.tui.widgets import (
+    COMPACT,
     BoardView,
+    GameLog,
     HandPanel,
     PlayersPanel,
     fit_name,
@@ -96,6 +98,15 @@ PLACEMENTS: dict[str, tuple[str, str, str]] = {
     "move_robber": ("hex", "Move the robber", "hex"),
 }
 """Actions chosen on the map: what is picked, the label, and what the spots are called."""
+SHORT_PLACEMENTS = {
+    "place_settlement": "Settlement",
+    "place_road": "Road",
+    "build_settlement": "Settlement",
+    "build_city": "City",
+    "build_road": "Road",
+    "move_robber": "Robber",
+}
+"""Their labels in few columns."""
 
 ANSWER_MARKS = {"accepted": "✓ yes", "declined": "✗ no", "countered": "⇄ counter"}
 """An answer to an offer in a narrow hint (pending stays as it is)."""
@@ -113,6 +124,8 @@ class Choice:
     label: str | Text
     run: Callable[[], None]
     kind: str
+    short: str | None = None
+    """The label in few columns (the action list narrower than :data:`COMPACT`)."""
 
 
 def _spot_of(action: Any) -> int:
@@ -134,17 +147,9 @@ def swap_problem(sides: list[list[int]]) -> str | None:
     return None
 
 
-class GameLog(RichLog):
-    """The log under the board; a resize keeps its latest lines in view (a taller then
-    shorter screen would otherwise leave it scrolled back)."""
-
-    def on_resize(self, event: Resize) -> None:
-        super().on_resize(event)
-        self.call_after_refresh(self.scroll_end, animate=False)
-
-
 class HexhavenApp(App[None]):
-    """See the module docstring. ``note`` is shown in the lobby (e.g. how friends join)."""
+    """See the module docstring. ``note`` is shown in the lobby (e.g. how friends join);
+    ``back`` is the command that comes back to the seat, shown in the help."""
 
     TITLE = "Hexhaven"
     ENABLE_COMMAND_PALETTE = False
@@ -156,7 +161,8 @@ class HexhavenApp(App[None]):
     #body { height: 1fr; }
     #left { width: 64; height: 1fr; }
     #board { margin: 0 1 0 0; }
-    #log { height: 1fr; min-height: 3; border: none; background: $surface; scrollbar-size: 1 1; }
+    #log { height: 1fr; min-height: 3; border: none; background: $surface; scrollbar-size: 1 1;
+           scrollbar-gutter: stable; }
     #right { width: 1fr; min-width: 16; height: 1fr; }
     #players { height: auto; }
     #hand { height: auto; border-top: solid $panel-lighten-2; }
@@ -186,18 +192,28 @@ class HexhavenApp(App[None]):
         Binding("c", "chat", "chat"),
         Binding("l", "log", "log"),
         Binding("s", "start", "start the game"),
+        Binding("e", "end_turn", "end turn"),
         Binding("q", "quit_game", "quit"),
         *[Binding(str(k), f"number({k})", str(k), show=False) for k in range(1, 10)],
     ]
 
-    def __init__(self, transport: Transport, *, note: str = "", host: bool = False) -> None:
+    def __init__(
+        self,
+        transport: Transport,
+        *,
+        note: str = "",
+        host: bool = False,
+        back: str | None = None,
+    ) -> None:
         super().__init__()
         self.transport = transport
         self.model = GameModel()
         self.note = note
         self.host = host
+        self.back = back
         self.choices: list[Choice] = []
         self._labels: list[str] = []
+        self._short = False
         self.sent_for: int | None = None
         """The state id of the prompt an action was sent for (nothing more is offered for
         it until the server answers)."""
@@ -206,6 +222,8 @@ class HexhavenApp(App[None]):
         self.picked: Callable[[int], None] | None = None
         self.shown_over = False
         self.failure: str | None = None
+        self.waiting = False
+        """Whether the hint says whom the game waits for (and how long, updated)."""
         self.asking: tuple[ModalScreen[Any], str] | None = None
         """The open dialog that will send an action, and the kind of action it needs."""
 
@@ -241,11 +259,14 @@ class HexhavenApp(App[None]):
             return not model.spectator and model.started and model.over is None
         if action == "start":
             return (self.host or model.may_start) and not model.started
+        if action == "end_turn":
+            return bool(self.current_actions("end_turn"))
         return True
 
     def on_resize(self, event: Resize) -> None:
         self.query_one(BoardView).fit(event.size)  # doubled on a large screen
         self.call_after_refresh(self.refresh_hint)  # its wording depends on its width
+        self.call_after_refresh(self._show_choices)  # and the action list's
 
     async def _connect(self) -> None:
         try:
@@ -295,11 +316,16 @@ class HexhavenApp(App[None]):
         was = self.connection
         self.connection, self.connection_note = state, note
         if state == "lost":
-            self.set_banner(f"Connection lost: {note}. Your seat is kept; rejoining…")
+            if self.model.spectator:
+                self.set_banner(f"Connection lost: {note}. Reconnecting…")
+            else:
+                self.set_banner(f"Connection lost: {note}. Your seat is kept; rejoining…")
         else:
             self.set_banner(None)
             if was == "lost":
-                self.say("info", "reconnected: back in your seat")
+                self.say(
+                    "info", "reconnected" + ("" if self.model.spectator else ": back in your seat")
+                )
         self.refresh_status()
 
     def set_banner(self, text: str | None) -> None:
@@ -314,9 +340,9 @@ class HexhavenApp(App[None]):
         self.write_log([line])
 
     def write_log(self, lines: Sequence[LogLine]) -> None:
-        log = self.query_one("#log", RichLog)
+        log = self.query_one("#log", GameLog)
         for line in lines:
-            log.write(log_entry(line))
+            log.add(log_entry(line))
 
     # --- showing ---------------------------------------------------------------------------
     def refresh_all(self) -> None:
@@ -359,20 +385,25 @@ class HexhavenApp(App[None]):
         return self.model.prompt is not None and self.sent_for is None
 
     def _show_choices(self) -> None:
+        """Show the choices in the action list (their short labels in few columns)."""
         actions = self.query_one("#actions", OptionList)
         labels = [str(c.label) for c in self.choices]
-        if labels == self._labels:
+        short = 0 < actions.size.width < COMPACT
+        if labels == self._labels and short == self._short:
             return
-        self._labels = labels
+        same = labels == self._labels
+        self._labels, self._short = labels, short
+        highlighted = actions.highlighted
         actions.clear_options()
         options = []
         for i, c in enumerate(self.choices):
             label = Text(f"{i + 1} " if i < 9 else "  ", style="dim")
-            label.append_text(c.label if isinstance(c.label, Text) else Text(c.label))
+            shown = c.short if short and c.short else c.label
+            label.append_text(shown if isinstance(shown, Text) else Text(shown))
             options.append(Option(label, id=str(i)))
         actions.add_options(options)
         if options:
-            actions.highlighted = 0
+            actions.highlighted = highlighted if same and highlighted is not None else 0
 
     def refresh_status(self) -> None:
         model = self.model
@@ -410,6 +441,7 @@ class HexhavenApp(App[None]):
         model, v = self.model, self.model.view
         out = Text()
         board = self.query_one(BoardView)
+        self.waiting = False
         if board.picking and v is not None and board.current is not None:
             places = PlaceNames(v.radius, v.terrain, v.tokens, v.harbours)
             where = {"vertex": places.vertex, "edge": places.edge, "hex": places.hex}[board.kind]
@@ -483,9 +515,14 @@ class HexhavenApp(App[None]):
             if v is not None and v.to_act:
                 names = ", ".join(model.name(q) for q in v.to_act if q != model.seat)
                 out.append(f"Waiting for {names or 'the server'}…", style="dim")
+                self.waiting = True
+                waited = int(model.waited())
+                if waited >= 1:
+                    out.append(f" {waited} s", style="bold")
         else:
-            out.append("Your move ", style="bold #ffe14d")
-            out.append("(↑/↓ Enter, or 1-9)", style="dim")
+            out.append("Your move", style="bold #ffe14d")
+            if not self._narrow_hint():
+                out.append(" (↑/↓ Enter, or 1-9)", style="dim")
         hint = self.query_one("#hint", Static)
         hint.set_class(not model.started, "lobby")  # the invite, whole even in 80 columns
         hint.set_class(board.picking, "picking")  # the list below is not in use meanwhile
@@ -495,6 +532,8 @@ class HexhavenApp(App[None]):
         if self.model.deadline_left() is not None or self.model.clock:
             self.refresh_status()
             self.query_one(PlayersPanel).redraw()
+        if self.waiting:
+            self.refresh_hint()  # how long it has waited
 
     # --- the action list --------------------------------------------------------------------
     def build_choices(self) -> list[Choice]:
@@ -528,31 +567,40 @@ class HexhavenApp(App[None]):
             count = plural(len(spots), "place" if what != "hex" else "hex")
             if what == "hex":
                 count = plural(len(spots), "hex").replace("hexs", "hexes")
-            return [Choice(f"{label} ({count})…", lambda: self.start_picking(kind, acts), kind)]
+            short = SHORT_PLACEMENTS[kind]
+            if kind == "build_road" and v.phase == "road_building":
+                short = "Free road"
+            run = partial(self.start_picking, kind, acts)
+            return [Choice(f"{label} ({count})…", run, kind, f"{short} ({len(spots)})…")]
         match kind:
             case "roll_dice":
                 return [Choice("Roll the dice", lambda: self.act(acts[0]), kind)]
             case "play_knight":
-                return [Choice("Play a knight (move the robber)", lambda: self.act(acts[0]), kind)]
+                label = "Play a knight (move the robber)"
+                return [Choice(label, lambda: self.act(acts[0]), kind, "Play knight")]
             case "buy_dev_card":
-                return [Choice("Buy a development card", lambda: self.act(acts[0]), kind)]
+                label = "Buy a development card"
+                return [Choice(label, lambda: self.act(acts[0]), kind, "Buy dev card")]
             case "play_road_building":
                 label = "Play road building"
-                return [Choice(label, lambda: self.act(acts[0]), kind)]
+                return [Choice(label, lambda: self.act(acts[0]), kind, "Road building")]
             case "play_year_of_plenty":
-                return [Choice("Play year of plenty…", lambda: self.year_of_plenty(acts), kind)]
+                run = partial(self.year_of_plenty, acts)
+                return [Choice("Play year of plenty…", run, kind, "Year of plenty…")]
             case "play_monopoly":
-                return [Choice("Play monopoly…", lambda: self.monopoly(acts), kind)]
+                run = partial(self.monopoly, acts)
+                return [Choice("Play monopoly…", run, kind, "Monopoly…")]
             case "discard":
                 owed = self.discard_owed()
                 if not owed:
                     return []  # answered meanwhile: the events came before a new prompt
                 label = f"Discard {plural(owed, 'card')}…"
-                return [Choice(label, lambda: self.discard(), kind)]
+                return [Choice(label, lambda: self.discard(), kind, f"Discard {owed}…")]
             case "maritime_trade":
-                return [Choice("Trade with the bank…", lambda: self.bank_trade(acts), kind)]
+                run = partial(self.bank_trade, acts)
+                return [Choice("Trade with the bank…", run, kind, "Bank trade…")]
             case "offer_trade":
-                return [Choice("Offer a trade to the players…", lambda: self.offer(), kind)]
+                return [Choice("Offer a trade to the players…", self.offer, kind, "Offer trade…")]
             case "accept_trade":
                 t = v.trade
                 label = "Accept the offer"
@@ -560,7 +608,7 @@ class HexhavenApp(App[None]):
                     label += f": give {card_names(t.get)}, get {card_names(t.give)}"
                 return [Choice(label, lambda: self.act(acts[0]), kind)]
             case "decline_trade":
-                return [Choice("Decline the offer", lambda: self.act(acts[0]), kind)]
+                return [Choice("Decline the offer", lambda: self.act(acts[0]), kind, "Decline")]
             case "counter_trade":
                 return [Choice("Counter-offer…", lambda: self.counter(), kind)]
             case "confirm_trade":
@@ -569,9 +617,11 @@ class HexhavenApp(App[None]):
                     out.append(Choice(self._confirm_label(a), partial(self.act, a), kind))
                 return out
             case "cancel_trade":
-                return [Choice("Cancel your offer", lambda: self.act(acts[0]), kind)]
+                return [
+                    Choice("Cancel your offer", lambda: self.act(acts[0]), kind, "Cancel offer")
+                ]
             case "end_turn":
-                return [Choice("End the turn", lambda: self.act(acts[0]), kind)]
+                return [Choice("End the turn", lambda: self.act(acts[0]), kind, "End turn")]
         return [Choice(kind.replace("_", " "), lambda: self.act(acts[0]), kind)]
 
     def _confirm_label(self, action: ConfirmTrade) -> str:
@@ -933,7 +983,7 @@ class HexhavenApp(App[None]):
     # --- other keys ---------------------------------------------------------------------------
     def action_help(self) -> None:
         if not isinstance(self.screen, HexhavenScreenTypes):
-            self.push_screen(HelpScreen())
+            self.push_screen(HelpScreen(None if self.model.spectator else self.back))
 
     def action_log(self) -> None:
         if not isinstance(self.screen, HexhavenScreenTypes):
@@ -962,6 +1012,14 @@ class HexhavenApp(App[None]):
             self.query_one("#actions", OptionList).focus()
             event.stop()
 
+    def action_end_turn(self) -> None:
+        """End the turn, when the prompt lets this seat (the footer shows the key then)."""
+        if isinstance(self.screen, HexhavenScreenTypes) or self.query_one(BoardView).picking:
+            return
+        acts = self.current_actions("end_turn")
+        if acts:
+            self.act(acts[0])
+
     def action_start(self) -> None:
         host = self.host or self.model.may_start
         if host and not self.model.started and self.model.game is not None:
@@ -976,7 +1034,11 @@ class HexhavenApp(App[None]):
             if yes:
                 self.exit()
 
-        self.push_screen(ConfirmScreen("Leave the game? Your seat is kept for you."), done)
+        if self.model.spectator:
+            question = "Stop watching this game?"
+        else:
+            question = "Leave the game? Your seat is kept for you."
+        self.push_screen(ConfirmScreen(question), done)
 
     def show_game_over(self) -> None:
         over = self.model.over

@@ -24,6 +24,7 @@ a rule of the game.
 from __future__ import annotations
 
 import math
+from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -388,3 +389,62 @@ def edge_centre(radius: int, edge: int, scale: int = 1) -> tuple[int, int]:
     cells = layout(radius, scale).edge_cells[edge]
     x, y, _ = cells[len(cells) // 2]
     return (x, y)
+
+
+def spot_cell(kind: str, radius: int, spot: int, scale: int = 1) -> tuple[int, int]:
+    """Where a spot (``vertex``, ``edge`` or ``hex``) is on the grid: a vertex's cell, an
+    edge's middle cell, a hex's centre."""
+    lay = layout(radius, scale)
+    if kind == "vertex":
+        return lay.vertex_cells[spot]
+    if kind == "edge":
+        return edge_centre(radius, spot, scale)
+    return lay.hex_cells[spot]
+
+
+TURN_COST = 45.0
+"""Degrees off the arrow's direction that weigh as much as one step further on the island."""
+
+
+def _steps(kind: str, radius: int, start: int) -> dict[int, int]:
+    """Steps on the island from ``start`` to every spot of its kind: vertices along paths,
+    paths by shared ends, hexes by shared sides."""
+    topo = topology(radius)
+    links = {"vertex": topo.vertex_vertices, "edge": topo.edge_edges, "hex": topo.hex_neighbours}
+    graph = links[kind]
+    steps = {start: 0}
+    todo = deque([start])
+    while todo:
+        here = todo.popleft()
+        for there in graph[here]:
+            if there not in steps:
+                steps[there] = steps[here] + 1
+                todo.append(there)
+    return steps
+
+
+def step_towards(
+    kind: str, radius: int, spots: Sequence[int], current: int, dx: int, dy: int, scale: int = 1
+) -> int | None:
+    """The spot an arrow key moves to from ``current``, among ``spots``: a neighbour on the
+    island, the one whose direction on the screen (lines counting double) is closest to
+    (``dx``, ``dy``) (y down). Each spot less than 90 degrees off the arrow is weighed by its
+    steps from ``current`` on the island plus a step per :data:`TURN_COST` degrees off; the
+    lightest wins. None when no spot lies that way."""
+    steps = _steps(kind, radius, current)
+    x0, y0 = spot_cell(kind, radius, current, scale)
+    heading = math.atan2(dy, dx)
+    best: tuple[float, float, int] | None = None
+    for spot in spots:
+        x, y = spot_cell(kind, radius, spot, scale)
+        ex, ey = x - x0, (y - y0) * 2
+        if spot == current or (ex == 0 and ey == 0):
+            continue
+        off = abs(math.degrees(math.atan2(ey, ex) - heading)) % 360
+        off = min(off, 360 - off)
+        if off >= 90:
+            continue
+        weight = (steps.get(spot, len(steps)) + off / TURN_COST, math.hypot(ex, ey), spot)
+        if best is None or weight < best:
+            best = weight
+    return None if best is None else best[2]

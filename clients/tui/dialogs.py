@@ -262,12 +262,13 @@ class ChoiceDialog(ModalScreen[int | None]):
 HELP = """\
 [b]Playing[/b]
   ↑/↓ Enter, 1-9  choose an action in the list
-  arrows, Tab     move between the legal spots on the board; Enter
-                  builds there (a click works too), Esc backs off
+  arrows, Tab     on the board: the neighbouring legal spot that way, or
+                  the next; Enter builds there (or a click), Esc backs off
 [b]Any time[/b]
   t  offer a trade (your turn, after the roll; 1-3 tick whom to ask)
   b  trade with the bank     c  chat        l  the whole game log
-  s  start (the host)        ?  this help   q  quit
+  e  end the turn            s  start (the host)
+  ?  this help               q  quit
 [b]The board[/b]
   ▲ settlement  ■ city  bars: roads  ROB: the robber (? where it may go)
   ○ legal spot  ◆ chosen spot  [#35c3e0]•[/] harbour corner  · intersection
@@ -276,14 +277,28 @@ HELP = """\
 
 
 class HelpScreen(ModalScreen[None]):
+    """The keys and the board's signs, and ``back``, if given: the command that comes back
+    to this seat after a quit or a closed terminal."""
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,question_mark,enter,q", "close", "close"),
     ]
+
+    def __init__(self, back: str | None = None) -> None:
+        super().__init__()
+        self.back = back
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog wide"):
             yield Static(Text("Keys", style="bold"), classes="dialog-title")
             yield Static(HELP.rstrip())
+            if self.back:
+                back = Text.assemble(
+                    ("Back to this seat", "bold"),
+                    " after a quit or a closed terminal:\n  ",
+                    (self.back, "bold #ffe14d"),
+                )
+                yield Static(back, id="back")
             yield Static("Esc close", classes="dialog-keys")
 
     def action_close(self) -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -484,12 +484,50 @@ class PlaceNames:
         return "between " + " and ".join(self.hex(h) for h in shared)
 
 
-class TableNarrator(Narrator):
-    """The project's narrator, naming places by the hexes around them."""
+class Discarding:
+    """The discards after a seven still being made, for telling each seat's in one line:
+    per seat, the cards it still owes and those it has given back so far."""
 
-    def __init__(self, names: Sequence[str], viewer: int | None, places: PlaceNames) -> None:
+    def __init__(self) -> None:
+        self.owed: dict[int, int] = {}
+        self.given: dict[int, list[int]] = {}
+
+    def owe(self, owed: Sequence[int]) -> None:
+        """A seven: each seat owes so many cards."""
+        self.owed = {q: k for q, k in enumerate(owed) if k}
+        self.given = {q: [0] * N_RESOURCES for q in self.owed}
+
+    def give(self, seat: int, cards: Sequence[int]) -> list[int] | None:
+        """``seat`` gave back ``cards``: all it gave once it owes no more (or when it was
+        not known to owe), else None."""
+        if seat not in self.owed:
+            return list(cards)
+        given = self.given[seat]
+        for r in range(N_RESOURCES):
+            given[r] += cards[r]
+        self.owed[seat] -= sum(cards)
+        if self.owed[seat] > 0:
+            return None
+        del self.owed[seat], self.given[seat]
+        return given
+
+
+class TableNarrator(Narrator):
+    """The project's narrator, naming places by the hexes around them. With a
+    :class:`Discarding` (kept from one message to the next), a seat's discards after a
+    seven are told in one line once it has given back all it owes (the rules let a seat
+    give them one card at a time)."""
+
+    def __init__(
+        self,
+        names: Sequence[str],
+        viewer: int | None,
+        places: PlaceNames,
+        discarding: Discarding | None = None,
+    ) -> None:
         super().__init__(names, viewer)
         self.places = places
+        self.discarding = discarding
 
     def describe(self, event: ev.Event) -> str | None:
         match event:
@@ -503,6 +541,11 @@ class TableNarrator(Narrator):
             case ev.RobberMoved(seat=seat, hex=hex_id, victim=victim):
                 text = f"{self.who(seat)} moved the robber to {self.places.hex(hex_id)}"
                 return text + (f" to rob {self.who(victim)}" if victim is not None else "")
+            case ev.DiscardsOwed(owed=owed) if self.discarding is not None:
+                self.discarding.owe(owed)
+            case ev.Discarded(seat=seat, cards=cards) if self.discarding is not None:
+                given = self.discarding.give(seat, cards)
+                return None if given is None else f"{self.who(seat)} discarded {cards_text(given)}"
         return super().describe(event)
 
     def roll(self, rolled: ev.DiceRolled, produced: ev.Produced | None) -> str:
@@ -579,7 +622,13 @@ class GameModel:
     """The state id the log has told the game up to."""
     clock: dict[int, float] = field(default_factory=dict)
     """Seat -> when (time.monotonic) its time to act runs out, from the last ``clock``."""
+    now: Callable[[], float] = time.monotonic
+    """The clock that measures how long the game has waited (a test's own)."""
+    moved_at: float | None = None
+    """When (``now``) the game last moved: a view, events or a prompt came."""
     _pending_chat: list[m.ChatAt] = field(default_factory=list)
+    _discarding: Discarding = field(default_factory=Discarding)
+    _told_winner: bool = False
 
     def name(self, seat: int) -> str:
         for p in self.players:
@@ -599,13 +648,17 @@ class GameModel:
             return None
         v = self.view
         places = PlaceNames(v.radius, v.terrain, v.tokens, v.harbours)
-        return TableNarrator(self.names(), self.seat, places)
+        return TableNarrator(self.names(), self.seat, places, self._discarding)
 
     def deadline_left(self) -> float | None:
         """Seconds left to answer the prompt, if the game has a turn timer."""
         if self.prompt is None or self.prompt.deadline is None:
             return None
         return max(0.0, self.prompt.deadline - (time.monotonic() - self.prompt_at))
+
+    def waited(self) -> float:
+        """Seconds since the game last moved (0 before it has)."""
+        return 0.0 if self.moved_at is None else max(0.0, self.now() - self.moved_at)
 
     def time_left(self, seat: int) -> float | None:
         """Seconds ``seat`` has left to act, if it must act in a game with a turn timer."""
@@ -626,6 +679,7 @@ class GameModel:
                 continue
             events = [event_to_engine(e) for e in batch.events]
             out.extend(log_lines(narrator, events))
+            self._told_winner |= any(isinstance(e, ev.GameWon) for e in events)
             self.narrated = batch.state_id
         if not message.more:
             out.extend(self._chat_before(None))
@@ -649,6 +703,8 @@ class GameModel:
     def handle(self, message: Any) -> list[LogLine]:
         """Fold one server message in; returns the log lines it added."""
         out: list[LogLine] = []
+        if isinstance(message, m.GameView | m.Events | m.Prompt):
+            self.moved_at = self.now()
         match message:
             case m.GameCreated():
                 self.game, self.invite, self.seed_hash = (
@@ -687,6 +743,7 @@ class GameModel:
                     for line in log_lines(narrator, engine_events):
                         self.log.append(line)
                         out.append(line)
+                    self._told_winner |= any(isinstance(e, ev.GameWon) for e in engine_events)
                 self.narrated = max(self.narrated, message.state_id)
             case m.History():
                 out.extend(self._history(message))
@@ -720,9 +777,9 @@ class GameModel:
                     if message.winner is None
                     else ("you" if message.winner == self.seat else names[message.winner])
                 )
-                if not again:
-                    text = f"Game over: {winner} won. The seed was {message.seed}."
-                    out.append(self._say("turn", text))
+                if not again:  # the winner and the points were told with the last action
+                    head = "Game over." if self._told_winner else f"Game over: {winner} won."
+                    out.append(self._say("turn", f"{head} The seed was {message.seed}."))
             case m.Error():
                 self.last_error = message
                 out.append(self._say("error", f"refused: {message.message}"))

@@ -24,13 +24,13 @@ from textual.containers import Horizontal, Vertical
 from textual.events import Click, Resize
 from textual.message import Message
 from textual.widget import Widget
-from textual.widgets import Footer, RichLog, Static
+from textual.widgets import Footer, Static
 
 import engine
 from clients.tui.app import HexhavenApp
 from clients.tui.dialogs import LogScreen
 from clients.tui.model import GameModel, LiveView, LogLine, PlaceNames, TableNarrator, log_lines
-from clients.tui.widgets import BoardView, HandPanel, PlayersPanel, log_entry
+from clients.tui.widgets import BoardView, GameLog, HandPanel, PlayersPanel, log_entry
 from protocol import messages as m
 from protocol.options import game_config
 from protocol.payloads import action_from_engine, action_to_engine, event_to_engine
@@ -230,7 +230,7 @@ class ReplayApp(App[None]):
         with Horizontal(id="body"):
             with Vertical(id="left"):
                 yield BoardView(id="board")
-                yield RichLog(id="log", wrap=True, markup=False, min_width=20)
+                yield GameLog(id="log", wrap=True, markup=False, min_width=20)
             with Vertical(id="right"):
                 yield PlayersPanel(id="players")
                 yield HandPanel(id="hand")
@@ -286,15 +286,15 @@ class ReplayApp(App[None]):
         self._show_status(view)
 
     def _show_log(self) -> None:
-        log = self.query_one("#log", RichLog)
+        log = self.query_one("#log", GameLog)
         k = self.position
         if k >= self._logged and k - self._logged <= LOG_TAIL:
             new = self.game.lines(self._logged, k)
         else:
-            log.clear()
+            log.restart()
             new = self.game.lines(0, k)[-LOG_TAIL:]
         for line in new:
-            log.write(log_entry(line))
+            log.add(log_entry(line))
         self._logged = k
 
     def _show_now(self) -> None:

@@ -3,29 +3,29 @@ player panels and the hand."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator, Sequence
 from itertools import pairwise
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.console import Console, ConsoleOptions
 from rich.measure import Measurement
 from rich.text import Text
 from textual.binding import Binding, BindingType
-from textual.events import Click
+from textual.events import Click, Resize
 from textual.geometry import Size
 from textual.message import Message
 from textual.widget import Widget
-from textual.widgets import Static
+from textual.widgets import RichLog, Static
 
 from clients.narrate import plural
 from clients.tui.board import (
     SEAT_COLOURS,
     Marks,
-    edge_centre,
     layout,
     nearest,
     render_board,
+    spot_cell,
+    step_towards,
 )
 from clients.tui.model import GameModel, LiveView, LogLine, card_names, dev_names
 from protocol.payloads import RESOURCE_NAMES
@@ -85,6 +85,38 @@ def log_entry(line: LogLine) -> LogEntry:
     return LogEntry(Text(line.text, style=LOG_STYLES.get(line.kind, "")))
 
 
+class GameLog(RichLog):
+    """The log under the board. Its lines wrap at its whole width, again whenever that
+    changes (a line written before the screen was laid out, or before a resize, would
+    otherwise keep the width it had then); a resize keeps the latest lines in view."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.entries: list[LogEntry] = []
+        self._wrapped_at = 0
+
+    def add(self, entry: LogEntry) -> None:
+        """Write one more entry, wrapped at the log's width."""
+        self.entries.append(entry)
+        width = self.scrollable_content_region.width if self._size_known else 0
+        self.write(entry, width=width or None)
+
+    def on_resize(self, event: Resize) -> None:
+        super().on_resize(event)
+        width = self.scrollable_content_region.width
+        if width and width != self._wrapped_at:
+            self._wrapped_at = width
+            self.clear()
+            for entry in self.entries:
+                self.write(entry, width=width, scroll_end=False)
+        self.call_after_refresh(self.scroll_end, animate=False)
+
+    def restart(self) -> None:
+        """Empty the log."""
+        self.entries.clear()
+        self.clear()
+
+
 def board_scale(screen: Size, radius: int) -> int:
     """2 when the screen has room for the doubled board and the panels, else 1."""
     big = layout(radius, 2)
@@ -94,8 +126,8 @@ def board_scale(screen: Size, radius: int) -> int:
 
 class BoardView(Widget, can_focus=True):
     """The island, doubled in size on a large screen. While a spot is being picked, arrows
-        move between the legal spots (Tab and Shift+Tab cycle in reading order), Enter or a
-        click chooses, Escape backs off. Its container is made as wide as the board, or wider
+    move between neighbouring legal spots (Tab and Shift+Tab cycle in reading order), Enter
+    or a click chooses, Escape backs off. Its container is made as wide as the board, or wider
     when the screen leaves the side panels more than they need."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -173,12 +205,7 @@ class BoardView(Widget, can_focus=True):
 
     def _cell(self, spot: int) -> tuple[int, int]:
         assert self.view is not None
-        lay = layout(self.view.radius, self.scale)
-        if self.kind == "vertex":
-            return lay.vertex_cells[spot]
-        if self.kind == "edge":
-            return edge_centre(self.view.radius, spot, self.scale)
-        return lay.hex_cells[spot]
+        return spot_cell(self.kind, self.view.radius, spot, self.scale)
 
     def pick(self, kind: str, spots: Sequence[int]) -> None:
         """Start picking one of ``spots`` (``vertex``, ``edge`` or ``hex`` ids)."""
@@ -202,23 +229,14 @@ class BoardView(Widget, can_focus=True):
             self.post_message(self.Moved())
 
     def action_move(self, dx: int, dy: int) -> None:
-        """To the nearest spot in that direction (on screen)."""
-        if not self.picking:
+        """To the neighbouring spot on the island whose direction on screen is closest to
+        the arrow's (:func:`~clients.tui.board.step_towards`)."""
+        if not self.picking or self.view is None:
             return
-        x0, y0 = self._cell(self.spots[self.index])
-        best: tuple[float, int] | None = None
-        for i, s in enumerate(self.spots):
-            x, y = self._cell(s)
-            ex, ey = x - x0, (y - y0) * 2
-            along = ex * dx + ey * dy
-            if along <= 0:
-                continue
-            across = abs(ex * dy - ey * dx)
-            score = math.hypot(ex, ey) + 2 * across
-            if best is None or score < best[0]:
-                best = (score, i)
-        if best is not None:
-            self.index = best[1]
+        here = self.spots[self.index]
+        there = step_towards(self.kind, self.view.radius, self.spots, here, dx, dy, self.scale)
+        if there is not None:
+            self.index = self.spots.index(there)
             self.refresh()
             self.post_message(self.Moved())
 
@@ -310,31 +328,36 @@ class PlayersPanel(Panel):
         width = self._width()
         compact = width < COMPACT
         out = Text(no_wrap=True, overflow="ellipsis")
-        for s in v.seats:
+        rows = [self._row(model, v, q) for q in range(len(v.seats))]
+        # In few columns the points go under the names when a name would be cut beside them.
+        below = compact and any(
+            4 + len(name) + len(clock) + 4 > width for _, name, clock, _ in rows
+        )
+        for s, (acting, name, clock, points) in zip(v.seats, rows, strict=True):
             info = model.player(s.seat)
-            acting = s.seat in v.to_act and v.winner is None
-            left = model.time_left(s.seat) if acting else None
             line_start = len(out.plain)
             out.append("▶" if acting else " ", style="bold #ffe14d")
             out.append("" if compact else " ")
             out.append_text(swatch(s.seat))
-            name = model.name(s.seat)
             if s.seat == model.seat and name.lower() != "you" and not compact:
                 name += " (you)"
-            clock = "" if left is None else f" ⏱{left:.0f}s"
             used = len(out.plain) - line_start
-            room = width - used - 1 - (4 if compact else 6) - len(clock)
-            room = max(3, min(19, room))
-            out.append(f" {fit_name(name, room)}".ljust(room + 1), style="bold" if acting else "")
-            points = s.points
-            if s.seat == model.seat and v.own_points is not None:
-                points = v.own_points
-            if v.final_points is not None:
-                points = v.final_points[s.seat]
-            out.append(f"{points:>2}VP" if compact else f"{points:>3} VP", style="bold")
+            if below:
+                room = max(3, width - used - 1 - len(clock))
+                out.append(f" {fit_name(name, room)}", style="bold" if acting else "")
+            else:
+                room = width - used - 1 - (4 if compact else 6) - len(clock)
+                room = max(3, min(19, room))
+                out.append(
+                    f" {fit_name(name, room)}".ljust(room + 1), style="bold" if acting else ""
+                )
+                out.append(f"{points:>2}VP" if compact else f"{points:>3} VP", style="bold")
             if clock:
                 out.append(clock, style="bold #ffe14d")
-            out.append("\n" + ("\u00a0" if compact else "\u00a0" * 4))
+            if below:
+                out.append(f"\n{points}VP ", style="bold")
+            else:
+                out.append("\n" + ("\u00a0" if compact else "\u00a0" * 4))
             if compact:
                 out.append(f"{s.cards}c {s.dev_cards}d")
                 out.append(f" ⚔{s.knights}" if s.knights else "")
@@ -356,6 +379,20 @@ class PlayersPanel(Panel):
             out.append("\n")
         out.rstrip()
         self.update(out)
+
+    @staticmethod
+    def _row(model: GameModel, v: LiveView, seat: int) -> tuple[bool, str, str, int]:
+        """Of a seat: whether it is to act, its name, its clock (`` ⏱42s``, or empty) and
+        the points shown (its own with its victory cards, all of them at the end)."""
+        acting = seat in v.to_act and v.winner is None
+        left = model.time_left(seat) if acting else None
+        clock = "" if left is None else f" ⏱{left:.0f}s"
+        points = v.seats[seat].points
+        if seat == model.seat and v.own_points is not None:
+            points = v.own_points
+        if v.final_points is not None:
+            points = v.final_points[seat]
+        return acting, model.name(seat), clock, points
 
 
 BUILD_KINDS = (
@@ -411,7 +448,7 @@ class HandPanel(Panel):
         old = [max(0, h - n) for h, n in zip(held, new, strict=True)]
         can = [label for kind, label in BUILD_KINDS if kind in kinds]
         if self._width() < COMPACT:
-            self.update(self._compact(v.hand, old, new, can))
+            self.update(self._compact(v.hand, old, new))
             return
         out = _counts_lines("Hand", v.hand, plural(sum(v.hand), "card"))
         out.append("\nDev  ", style="bold")
@@ -423,10 +460,9 @@ class HandPanel(Panel):
         self.update(out.append_text(bank))
 
     @staticmethod
-    def _compact(
-        hand: Sequence[int], old: Sequence[int], new: Sequence[int], can: Sequence[str]
-    ) -> Text:
-        """The hand in few columns: only what is held, wrapped."""
+    def _compact(hand: Sequence[int], old: Sequence[int], new: Sequence[int]) -> Text:
+        """The hand in few columns: only what is held, wrapped (what can be built is left
+        to the action list)."""
         out = Text()
         out.append(f"Hand ({sum(hand)}): ", style="bold")
         out.append(card_names(hand) if any(hand) else "no cards")
@@ -434,9 +470,7 @@ class HandPanel(Panel):
         out.append(dev_names(old))
         if any(new):
             out.append(f" (new: {dev_names(new)})", style="dim")
-        out.append("\nBuild: ", style="bold")
-        out.append(", ".join(can) if can else "nothing now", style="" if can else "dim")
-        return out
+        return out  # what can be built: the action list says it
 
 
 def ratios_text(ratios: Sequence[int]) -> str:
@@ -444,4 +478,4 @@ def ratios_text(ratios: Sequence[int]) -> str:
     return "  ".join(f"{name} {ratios[r]}:1" for r, name in enumerate(RESOURCE_NAMES))
 
 
-__all__ = ["BoardView", "HandPanel", "PlayersPanel", "card_names", "ratios_text"]
+__all__ = ["BoardView", "GameLog", "HandPanel", "PlayersPanel", "card_names", "ratios_text"]

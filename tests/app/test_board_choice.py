@@ -37,7 +37,8 @@ def test_presets_and_board_files(tmp_path: Path) -> None:
     [
         ("random", {"balance": ["max_pips=12"]}, "--balance goes with --board balanced"),
         ("balanced", {"min_fairness": 0.9}, "--min-fairness goes with --board fair"),
-        ("/no/such/board.json", {}, "cannot read"),
+        ("/no/such/board.json", {}, "no such board or file; --board takes random .*spiral"),
+        ("nosuch", {}, r"preset:NAME .*\(presets: balanced-126"),
         ("preset:nope", {}, "no preset 'nope'; there are balanced-126"),
         ("balanced", {"balance": ["max_pips"]}, "NAME=VALUE"),
         ("balanced", {"balance": ["wobble=3"]}, "no balance rule 'wobble'"),

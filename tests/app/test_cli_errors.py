@@ -449,3 +449,41 @@ def test_bot_says_why_it_has_no_seat_or_cannot_reach_the_server(
         assert main(["bot", "--url", url, "--invite", "NOSUCH", "--kind", "heuristic"]) == 1
         err = capsys.readouterr().err.splitlines()
         assert err == ["hexhaven bot: the server refused the seat: no game has that invite code"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["--vp", "30"], "--vp 30: the points to win must be 3 to 20"),
+        (
+            ["--timer", "0"],
+            "--timer 0: the seconds per action must be more than 0 and at most 3600",
+        ),
+        (
+            ["--board", "fair", "--min-fairness", "2"],
+            "--min-fairness 2: the fairness the board reaches must be 0 to 0.99",
+        ),
+        (
+            ["--strength", "hard"],
+            "--strength is for uct bots: add --bot-kind uct (the bots are heuristic now, which "
+            "have no strengths)",
+        ),
+    ],
+    ids=["vp", "timer", "min-fairness", "strength"],
+)
+@pytest.mark.parametrize("command", ["play", "host"])
+def test_game_options_out_of_range_are_told_as_a_sentence_naming_the_option(
+    command: str, argv: list[str], said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    where = ["ws://127.0.0.1:9"] if command == "host" else []
+    assert main([command, *where, *argv]) == 2
+    err = capsys.readouterr().err
+    assert err == f"hexhaven {command}: {said}\n"
+    assert "Input should" not in err
+
+
+def test_an_unknown_board_lists_the_boards(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["play", "--board", "nosuch"]) == 2
+    err = capsys.readouterr().err
+    for board in ("random", "spiral", "balanced", "fair", "preset:NAME", "balanced-227"):
+        assert board in err

@@ -16,7 +16,23 @@ def test_demo_plays_to_a_winner_and_tells_it() -> None:
     assert any(line.startswith("ring 2:") for line in lines)
     assert any(" rolled " in line for line in lines)
     winner = ("Ana", "Bo", "Cy")[state.winner]
-    assert any(line.startswith(f"{winner} won on turn {state.turn}") for line in lines)
+    assert [line for line in lines if " won" in line] == [
+        next(line for line in lines if line.startswith(f"{winner} won on turn {state.turn}"))
+    ]  # the result, once
+
+
+def test_demo_names_places_as_the_terminal_client_does() -> None:
+    """By the hexes around them ("grain 6 / ore 5 / wool 9"), never by an engine id."""
+    import re
+
+    lines: list[str] = []
+    play_demo(4, GameConfig(players=3), lines.append)
+    told = "\n".join(lines)
+    assert not re.search(r"intersection \d|path \d|hex \d|\d+:[a-z]", told), told[:2000]
+    assert re.search(r"built a settlement at \w+ \d+ / \w+", told)
+    assert re.search(r"built a road (between|on the)", told)
+    assert re.search(r"moved the robber to \w+", told)
+    assert "ring 1: " in told
 
 
 def test_quiet_demo_prints_only_the_result(capsys: object) -> None:

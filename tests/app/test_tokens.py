@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 import stat
 import sys
 from pathlib import Path
@@ -15,7 +16,7 @@ import pytest
 
 from app.bot import TellingAgent
 from app.cli import main
-from app.tokens import TokenError, read_token, save_token, seat_file
+from app.tokens import TokenError, keep_seat, kept_seat, read_token, save_token, seat_file
 from bots.random_player import RandomAgent
 from clients.sdk import Table
 from clients.tui.app import HexhavenApp
@@ -124,9 +125,12 @@ def test_join_keeps_the_token_in_a_file_and_comes_back_with_it(
     shows the token."""
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
 
+    backs: list[str | None] = []
+
     async def no_ui(app: HexhavenApp) -> None:  # the person quits at once
         link = cast(Link, app.transport)
         app.model.game, app.model.seat, app.model.token = link.game, 0, link.token
+        backs.append(app.back)
 
     monkeypatch.setattr(HexhavenApp, "run_async", no_ui)
     with server_in_thread() as (url, server):
@@ -136,19 +140,93 @@ def test_join_keeps_the_token_in_a_file_and_comes_back_with_it(
         kept = tmp_path / "hexhaven" / "seats" / f"{game}-0.token"
         slot = server.rooms[game].seats[0]
         assert slot is not None and slot.name == "Bo"
-        token = kept.read_text().strip()
+        token = kept.read_text().splitlines()[0]
         assert hash_token(token) == slot.token_hash
         assert stat.S_IMODE(kept.stat().st_mode) == 0o600
         out = capsys.readouterr().out  # with the server thread's log lines
         lines = out.splitlines()
         at = lines.index("Your seat is kept. Back with:")
-        assert lines[at + 1] == f"  hexhaven join {url} {game} --token-file {kept}"
+        assert lines[at + 1] == f"  hexhaven join {url} {created.invite}"
+        assert f"  hexhaven join {url} {game} --token-file FILE)" in lines
+        assert f"The token is in {kept}." in lines
         mine = tmp_path / "mine.token"
         mine.write_text(token + "\n")
         assert main(["join", url, game, "--token-file", str(mine)]) == 0
         again = capsys.readouterr().out
         assert f"  hexhaven join {url} {game} --token-file {mine}" in again.splitlines()
         assert token not in out + again
+    assert backs == [  # what the help shows
+        f"hexhaven join {url} {created.invite}",
+        f"hexhaven join {url} {game} --token-file {mine}",
+    ]
+
+
+def test_the_same_join_comes_back_to_the_seat_after_a_closed_terminal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A terminal killed in a started game (no farewell): ``hexhaven join URL CODE`` again
+    takes the same seat back with the token kept for that code, and the help names that
+    command; a kept token the server no longer knows is dropped and the invite used."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    seen: list[tuple[int | None, str | None, str | None]] = []
+
+    async def killed(app: HexhavenApp) -> None:  # the terminal goes before any farewell
+        link = cast(Link, app.transport)
+        seen.append((link.session.seat, link.token, app.back))
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(HexhavenApp, "run_async", killed)
+
+    async def scenario(url: str) -> None:
+        host = await Client.open(int(url.rsplit(":", 1)[1]))
+        await host.hello()
+        options = m.GameOptions(players=2, private=True)
+        await host.send(m.CreateGame(options=options))
+        created = await host.expect(m.GameCreated)
+        await host.send(m.JoinGame(game=created.game, name="Ana"))
+        await host.expect(m.Joined)
+        code = str(created.invite)
+        assert await asyncio.to_thread(main, ["join", url, code, "--name", "Bo"]) == 130
+        await host.send(m.StartGame(game=created.game))
+        await host.expect(m.Prompt)
+        assert await asyncio.to_thread(main, ["join", url, code]) == 130
+        await host.close()
+
+    with server_in_thread() as (url, server):
+        asyncio.run(scenario(url))
+        game = next(iter(server.rooms))
+        slot = server.rooms[game].seats[1]
+        assert slot is not None and slot.name == "Bo"
+    assert len(seen) == 2
+    (seat, token, back), (seat_again, token_again, back_again) = seen
+    assert seat == seat_again == 1 and token == token_again and token is not None
+    invite = back.split()[-1] if back else ""
+    assert back == back_again == f"hexhaven join {url} {invite}"
+    assert "Back in your seat of game" in capsys.readouterr().out
+    kept = tmp_path / "hexhaven" / "seats" / f"{game}-1.token"
+    assert kept.read_text().splitlines()[0] == token
+
+
+def test_a_kept_seat_the_server_does_not_know_gives_way_to_the_invite(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    seats: list[int | None] = []
+
+    async def no_ui(app: HexhavenApp) -> None:
+        seats.append(cast(Link, app.transport).session.seat)
+
+    monkeypatch.setattr(HexhavenApp, "run_async", no_ui)
+    with server_in_thread() as (url, _server):
+        created = asyncio.run(_private_game(url))
+        stale = keep_seat(url + "/", created.game, 1, "not-a-token", str(created.invite))
+        assert kept_seat(url, str(created.invite)) is not None  # the same server
+        assert main(["join", url, str(created.invite), "--name", "Bo"]) == 0
+    assert seats == [0]
+    err = capsys.readouterr().err
+    assert f"the seat kept in {stale} is no longer yours" in err
+    assert "that token is not a seat of this game" in err
+    assert not stale.exists()
 
 
 def test_a_bot_started_by_hand_says_the_way_back_to_its_seat(
@@ -171,3 +249,29 @@ def test_a_bot_started_by_hand_says_the_way_back_to_its_seat(
         "--game g1 --token-file FILE holding it, or - to give it on standard input",
     ]
     assert err.startswith(f"hexhaven bot: cannot save the token to {blocked / 'seat.token'}: ")
+
+
+def test_play_keeps_its_game_from_the_start_for_resume(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``hexhaven play`` writes what ``--resume`` needs before the UI draws: a terminal
+    closed mid-game (no clean quit) leaves it behind; the help names ``--resume``."""
+    from app.play import SAVED, game_options, play
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    saved = tmp_path / "hexhaven" / SAVED
+    seen: list[tuple[bool, bool, str | None]] = []
+
+    async def killed(app: HexhavenApp) -> None:
+        link = cast(Link, app.transport)
+        kept = json.loads(saved.read_text())
+        seen.append((kept["game"] == link.game, kept["token"] == link.token, app.back))
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(HexhavenApp, "run_async", killed)
+    options = game_options(
+        players=2, bots=1, bot_kind="random", strength=None, vp=5, board="random", timer=None
+    )
+    assert play(options=options, name="you", resume=False) == 130
+    assert seen == [(True, True, "hexhaven play --resume")]
+    assert stat.S_IMODE(saved.stat().st_mode) == 0o600

@@ -188,8 +188,20 @@ def test_a_host_trusting_a_ca_file_tells_friends_and_itself_to_give_it_too(
     ]
     assert invite_lines(url, "K7", m.GameOptions())[0] == f"  hexhaven join {url} K7 --name NAME"
     left = SimpleNamespace(model=SimpleNamespace(over=None, game="g1", token="secret"))
-    _farewell(cast(HexhavenApp, left), url, Path("g1.token"), ours=True, cafile="certs/ca.pem")
+    _farewell(
+        cast(HexhavenApp, left), url, Path("g1.token"), code="K7", ours=True, cafile="certs/ca.pem"
+    )
     assert capsys.readouterr().out == (
         "Your seat is kept. Back with:\n"
-        f"  hexhaven join {url} g1 --cafile certs/ca.pem --token-file g1.token\n"
+        f"  hexhaven join {url} K7 --cafile certs/ca.pem\n"
+        "(from another machine, with a copy of its token file:\n"
+        f"  hexhaven join {url} g1 --cafile certs/ca.pem --token-file FILE)\n"
+        "The token is in g1.token.\n"
+    )
+    _farewell(
+        cast(HexhavenApp, left), url, Path("g1.token"), code="K7", ours=False, cafile="ca.pem"
+    )
+    assert capsys.readouterr().out == (
+        "Your seat is kept. Back with:\n"
+        f"  hexhaven join {url} g1 --cafile ca.pem --token-file g1.token\n"
     )

@@ -3,10 +3,15 @@ pieces of a known position where the topology puts them."""
 
 from __future__ import annotations
 
+import math
+import random
+
+import pytest
 from rich.color import Color
 from rich.style import Style
 from rich.text import Text
 
+import engine as eng
 from clients.tui.board import (
     CITY,
     HIGHLIGHT,
@@ -17,6 +22,8 @@ from clients.tui.board import (
     harbour_label,
     layout,
     render_board,
+    spot_cell,
+    step_towards,
     token_dots,
 )
 from clients.tui.model import LiveView
@@ -206,3 +213,82 @@ async def test_a_large_screen_doubles_the_board_and_a_click_still_picks_a_spot()
         await pilot.resize_terminal(100, 30)
         await pilot.pause()
         assert board.scale == 1 and board.region.size == (layout(3).width, layout(3).height)
+
+
+def _placements(seeds: range) -> set[tuple[str, frozenset[int]]]:
+    """The sets of spots offered on the board (placing, building, the robber) in games of
+    random actions: what a person picks among."""
+    kinds = (
+        (eng.PlaceSettlement, "vertex"),
+        (eng.BuildSettlement, "vertex"),
+        (eng.BuildCity, "vertex"),
+        (eng.PlaceRoad, "edge"),
+        (eng.BuildRoad, "edge"),
+        (eng.MoveRobber, "hex"),
+    )
+    out: set[tuple[str, frozenset[int]]] = set()
+    for seed in seeds:
+        state = eng.new_game(GameConfig(players=4), seed)
+        rnd = random.Random(seed)
+        for _ in range(1500):
+            if state.is_over:
+                break
+            acts = eng.legal_actions(state)
+            for cls, kind in kinds:
+                spots = frozenset(getattr(a, kind) for a in acts if isinstance(a, cls))
+                if len(spots) > 1:
+                    out.add((kind, spots))
+            busy = [a for a in acts if not isinstance(a, eng.EndTurn | eng.MaritimeTrade)]
+            apply(state, rnd.choice(busy if busy and rnd.random() < 0.85 else acts))
+    return out
+
+
+ARROWS = ((1, 0), (-1, 0), (0, 1), (0, -1))
+
+
+@pytest.mark.parametrize("scale", [1, 2])
+def test_arrows_reach_every_spot_offered(scale: int) -> None:
+    for kind, spots in _placements(range(30)):
+        start = min(spots)
+        reached, todo = {start}, [start]
+        while todo:
+            here = todo.pop()
+            for dx, dy in ARROWS:
+                there = step_towards(kind, 3, sorted(spots), here, dx, dy, scale)
+                if there is not None and there not in reached:
+                    reached.add(there)
+                    todo.append(there)
+        assert reached == spots, (kind, sorted(spots), sorted(spots - reached))
+
+
+@pytest.mark.parametrize("scale", [1, 2])
+def test_arrows_move_to_a_neighbour_on_the_island_in_their_direction(scale: int) -> None:
+    """Among all the spots, an arrow with a neighbour on the island less than 45 degrees
+    off its direction on screen (lines count double) goes to the closest such neighbour:
+    up the side above a corner, right along the slant to the right."""
+    topo = topology(3)
+    for kind, links in (
+        ("vertex", topo.vertex_vertices),
+        ("edge", topo.edge_edges),
+        ("hex", topo.hex_neighbours),
+    ):
+        spots = list(range(len(links)))
+        for here in spots:
+            x0, y0 = spot_cell(kind, 3, here, scale)
+            for dx, dy in ARROWS:
+                offs = []
+                for n in links[here]:
+                    x, y = spot_cell(kind, 3, n, scale)
+                    turn = math.degrees(math.atan2((y - y0) * 2, x - x0) - math.atan2(dy, dx))
+                    offs.append((min(abs(turn) % 360, 360 - abs(turn) % 360), n))
+                there = step_towards(kind, 3, spots, here, dx, dy, scale)
+                closest = min(offs)
+                if closest[0] < 45:
+                    assert there in [n for off, n in offs if off == closest[0]], (
+                        kind,
+                        here,
+                        (dx, dy),
+                        there,
+                    )
+                if closest[0] < 90:
+                    assert there is not None

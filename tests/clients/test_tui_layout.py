@@ -21,6 +21,7 @@ from clients.tui.screenshot import NAMES, _messages, _position
 from clients.tui.widgets import (
     SIDE_WIDE,
     BoardView,
+    GameLog,
     HandPanel,
     Panel,
     PlayersPanel,
@@ -287,3 +288,71 @@ async def test_the_log_never_breaks_a_line_beside_a_number() -> None:
             assert not _breaks_beside_a_number(texts), (width, texts)
             styles = {seg.style or Style() for row in rendered for seg in row if seg.text.strip()}
             assert styles == {Style.parse(LOG_STYLES[line.kind])}, (line, styles)
+
+
+BOT_NAMES = ["you", "heuristic-1", "heuristic-2", "heuristic-3"]
+
+
+def _named(messages: list[object], names: list[str]) -> list[object]:
+    """The messages with the players renamed (as ``hexhaven play`` names its bots)."""
+    from protocol import messages as m
+
+    out: list[object] = []
+    for x in messages:
+        if isinstance(x, m.Players):
+            renamed = [p.model_copy(update={"name": names[p.seat]}) for p in x.players]
+            x = m.Players(game=x.game, players=renamed, started=x.started)
+        out.append(x)
+    return out
+
+
+async def test_at_80x24_the_whole_action_list_and_whole_names_show() -> None:
+    """The end of the turn is in view in the action list (and its key in the footer), and
+    the bots' names are not cut."""
+    table, history = _position(12, 24)
+    app = HexhavenApp(OfflineTransport(_named(_messages(table, history), BOT_NAMES)))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert [c.kind for c in app.choices][-1] == "end_turn"
+        actions = inside(app, app.query_one("#actions"), (80, 24))
+        shown = [strip.text for strip in app.screen._compositor.render_strips()]
+        listed = [line[actions.x : actions.right].strip() for line in shown]
+        listed = listed[actions.y : actions.bottom]
+        assert f"{len(app.choices)} End turn" in listed, listed
+        players = "\n".join(lines_fit(app.query_one(PlayersPanel)))
+        for name in BOT_NAMES:
+            assert name in players
+        assert "…" not in players
+        footer = shown[-1]
+        assert "e end turn" in footer
+        await pilot.press("e")
+        await pilot.pause()
+        sent = app.transport.sent  # type: ignore[attr-defined]
+        assert sent and sent[-1].action.kind == "end_turn"
+
+
+@pytest.mark.parametrize("size", [(160, 40), (100, 30)], ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_the_log_wraps_at_its_whole_width_after_a_resize_too(size: tuple[int, int]) -> None:
+    """Lines written before the screen was laid out (the history) and after it wrap at the
+    log's width, and again at the new width after a resize."""
+    from protocol import messages as m
+
+    table, history = _position(12, 24)
+    messages = _messages(table, history)
+    said = " ".join(f"word{i}" for i in range(60))
+    messages.append(m.ChatMessage(game="g1", seat=1, name="Bo", text=said))
+    app = HexhavenApp(OfflineTransport(messages))
+
+    def widest() -> tuple[int, int]:
+        log = app.query_one(GameLog)
+        return max(len(s.text.rstrip()) for s in log.lines), log.scrollable_content_region.width
+
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.say("info", said)
+        drawn, room = widest()
+        assert room - 8 <= drawn <= room
+        await pilot.resize_terminal(*size)
+        await settle(pilot)
+        drawn, room = widest()
+        assert room >= 62 and room - 8 <= drawn <= room

@@ -186,9 +186,8 @@ async def test_a_game_over_before_the_client_came_shows_its_end_at_once(seat: in
         assert app.model.started and app.choices == [] and app.model.prompt is None
         assert "The game is over" in hint(app) and "waiting to start" not in status(app)
         told = [x.text for x in app.model.log if x.text.startswith("Game over")]
-        assert told == [
-            f"Game over: {'you' if state.winner == seat else winner} won. The seed was {SEED}."
-        ]
+        assert told == [f"Game over. The seed was {SEED}."]  # who won: with the last action
+        assert sum(" won! Final points" in x.text for x in app.model.log) == 1
         await pilot.press("enter")  # look at the board
         await pilot.pause()
         assert not isinstance(app.screen, GameOverScreen)
@@ -217,3 +216,68 @@ async def test_the_lobby_shows_who_lost_their_connection() -> None:
         seated = str(app.query_one(PlayersPanel).render())
         assert "Ana," in seated and "Ana (not connected)" not in seated
         assert "Bo (not connected)" in seated
+
+
+async def test_the_wait_for_another_seat_counts_its_seconds() -> None:
+    state = engine.new_game(engine.GameConfig(players=3), SEED)  # Ana (seat 0) to place
+    roster = seats(3, started=True, bots=(0,))
+    transport = OfflineTransport([*taken(state, 1, roster), history([], 1)])
+    app = HexhavenApp(transport)
+    now = [1000.0]
+    app.model.now = lambda: now[0]
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert hint(app) == "Waiting for Ana…"
+        now[0] += 7.2
+        app._tick()  # the app's timer, once a second
+        assert hint(app) == "Waiting for Ana… 7 s"
+        now[0] += 5
+        app._tick()
+        assert hint(app) == "Waiting for Ana… 12 s"
+        view = m.GameView(game=GAME, view=view_from_engine(engine.view(state, 1)))
+        transport.push(view)  # the game moved: the count starts again
+        await pilot.pause()
+        assert hint(app) == "Waiting for Ana…"
+
+
+async def test_a_spectator_is_not_told_of_a_seat() -> None:
+    from clients.tui.dialogs import ConfirmScreen
+
+    state = engine.new_game(engine.GameConfig(players=3), SEED)
+    transport = OfflineTransport([*taken(state, None, seats(3, started=True)), history([], None)])
+    app = HexhavenApp(transport)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        transport.set_status("lost", "the server went away")
+        await pilot.pause()
+        banner = str(app.query_one("#banner").render())
+        assert "Reconnecting" in banner and "seat" not in banner
+        transport.set_status("connected")
+        await pilot.pause()
+        assert app.model.log[-1].text == "reconnected"
+        await pilot.press("q")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        assert app.screen.question == "Stop watching this game?"
+        await pilot.press("y")
+        await pilot.pause()
+        assert app.return_code == 0
+
+
+async def test_the_help_shows_the_way_back_to_the_seat_even_at_80x24() -> None:
+    from clients.tui.dialogs import HelpScreen
+
+    back = "hexhaven join ws://192.168.1.20:8765 A1B2C3"
+    state = engine.new_game(engine.GameConfig(players=3), SEED)
+    transport = OfflineTransport([*taken(state, 1, seats(3, started=True)), history([], 1)])
+    app = HexhavenApp(transport, back=back)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        shown = app.screen.query_one("#back")
+        assert back in str(shown.render())
+        box = app.screen.query_one(".dialog").region
+        assert box.bottom <= 24 and shown.region.bottom <= box.bottom
+        assert app.screen.query_one(".dialog-keys").region.bottom <= box.bottom

@@ -1,5 +1,6 @@
-"""``hexhaven play`` in a real terminal (tmux): it opens, a settlement and a road are placed
-from the keyboard, and quitting keeps the game for ``--resume``."""
+"""The terminal client in a real terminal (tmux): ``hexhaven play`` opens, a settlement and
+a road are placed from the keyboard, and quitting keeps the game for ``--resume``; a
+``hexhaven join`` whose terminal is killed comes back to its seat with the same command."""
 
 from __future__ import annotations
 
@@ -112,3 +113,67 @@ def test_hexhaven_replay_in_a_small_real_terminal(tmp_path: Path) -> None:
         assert "Replay" not in _screen(session)
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], check=False, capture_output=True)
+
+
+@pytest.mark.skipif(TMUX is None, reason="tmux is not installed: the terminal smoke test needs it")
+def test_a_killed_terminal_comes_back_to_its_seat_with_the_same_join(tmp_path: Path) -> None:
+    """``hexhaven join URL CODE`` in a terminal that is then killed mid-game (no farewell):
+    the same command in a new terminal takes the seat back, and its help names it."""
+    import asyncio
+
+    from protocol import messages as m
+    from tests.server.client import Client
+    from tests.threaded_server import server_in_thread
+
+    hexhaven = Path(sys.executable).with_name("hexhaven")
+    data = shlex.quote(str(tmp_path))
+
+    def terminal(session: str, args: str) -> None:
+        command = (
+            f"env -u COLUMNS -u LINES XDG_DATA_HOME={data} TERM=xterm-256color "
+            f"{hexhaven} {args}; sleep 5"
+        )
+        subprocess.run(
+            ["tmux", "new-session", "-d", "-s", session, "-x", "80", "-y", "24", command],
+            check=True,
+        )
+        subprocess.run(
+            ["tmux", "resize-window", "-t", session, "-x", "80", "-y", "24"],
+            check=False,
+            capture_output=True,
+        )
+
+    def kill(session: str) -> None:
+        subprocess.run(["tmux", "kill-session", "-t", session], check=False, capture_output=True)
+
+    async def scenario(url: str) -> None:
+        host = await Client.open(int(url.rsplit(":", 1)[1]))
+        await host.hello()
+        await host.send(m.CreateGame(options=m.GameOptions(players=2, private=True)))
+        created = await host.expect(m.GameCreated)
+        await host.send(m.JoinGame(game=created.game, name="Ana"))
+        await host.expect(m.Joined)
+        first, second = (f"hexhaven-test-{uuid.uuid4().hex[:8]}" for _ in range(2))
+        join = f"join {url} {created.invite}"
+        try:
+            terminal(first, f"{join} --name Bo")
+            await asyncio.to_thread(_wait_for, first, "waiting to start")
+            await host.send(m.StartGame(game=created.game))
+            await host.expect(m.Prompt)
+            await asyncio.to_thread(_wait_for, first, "to act: Ana")
+            kill(first)  # the terminal goes, and the client with it
+            terminal(second, join)
+            await asyncio.to_thread(_wait_for, second, "to act: Ana")
+            subprocess.run(["tmux", "send-keys", "-t", second, "?"], check=True)
+            screen = await asyncio.to_thread(_wait_for, second, "Back to this seat")
+            assert f"hexhaven {join}" in screen
+            assert "watch it instead" not in screen
+        finally:
+            kill(first)
+            kill(second)
+            await host.close()
+
+    with server_in_thread() as (url, server):
+        asyncio.run(scenario(url))
+        room = next(iter(server.rooms.values()))
+        assert [s.name for s in room.seats if s is not None] == ["Ana", "Bo"]

@@ -263,10 +263,17 @@ def test_a_partial_block_and_more_seats_than_entrants(
         ["--agents", "heuristic;random", "--players", "3", "--games", "3", "--vp", "4"], capsys
     )
     assert code == 0
-    assert "partial block of 1" in "\n".join(lines)
+    assert "; 1 full block of 2 games and a partial block of 1 " in "\n".join(lines)
     table = _rows(lines, "entrant")
     # Game 1 seats H R H, game 2 R H R, game 3 H R H: one game per seat played.
     assert {k: v["games"] for k, v in table.items()} == {"heuristic": "5", "random": "4"}
+
+
+def test_the_header_counts_full_blocks_in_words(capsys: pytest.CaptureFixture[str]) -> None:
+    code, lines = _run(["--agents", "random,random", "--games", "4", "--vp", "3"], capsys)
+    assert code == 0
+    [header] = [line for line in lines if line.startswith("arena: ")]
+    assert header.endswith("; 2 full blocks of 2 games"), header
 
 
 def _refused(args: list[str], capsys: pytest.CaptureFixture[str]) -> str:
