@@ -743,12 +743,18 @@ class Store:
         return self._on_connection(run)
 
     def lease(self, game_id: str) -> tuple[str, str, float] | None:
-        """Who holds ``game_id``'s lease: (owner, url, expires), or None."""
-        row = self._on_connection(
-            lambda: self._execute(
+        """Who holds ``game_id``'s lease: (owner, url, when it expires by this machine's
+        clock, as ``time.time()`` tells it), or None."""
+
+        def run() -> tuple[Any, ...] | None:
+            row: tuple[Any, ...] | None = self._execute(
                 "SELECT owner, url, expires FROM leases WHERE game=?", (game_id,)
             ).fetchone()
-        )
+            if row is None:
+                return None
+            return (*row[:2], float(row[2]) - self._now() + time.time())
+
+        row = self._on_connection(run)
         return None if row is None else (str(row[0]), str(row[1]), float(row[2]))
 
     def release_leases(self, owner: str) -> None:

@@ -16,8 +16,8 @@ import os
 import sqlite3
 import threading
 import zlib
-from collections.abc import Callable, Coroutine, Iterator, Sequence
-from contextlib import contextmanager, suppress
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager, suppress
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -255,10 +255,7 @@ class Pool:
         self.where = redact(url)
         """The database as it may be shown: its URL without the password."""
         self.wait = wait
-        import psycopg
-
-        self._gone_errors = (psycopg.OperationalError, psycopg_pool.PoolTimeout)
-        """What a call fails with when the server or its connection is gone."""
+        self._timeout = psycopg_pool.PoolTimeout
         self._lost = False
         self._closed = False
         self._loop = asyncio.new_event_loop()
@@ -301,20 +298,37 @@ class Pool:
         return asyncio.run_coroutine_threadsafe(work, self._loop).result()
 
     def _watch(self, work: Coroutine[Any, Any, _T]) -> _T:
-        """As :meth:`_run`, keeping :attr:`lost` up to date: a call that fails because the
-        server or its connection is gone marks the pool lost; one that succeeds, not."""
+        """As :meth:`_run`, keeping :attr:`lost` up to date: a call that gets no connection
+        marks the pool lost (as does one whose connection breaks: :meth:`_connection`); one
+        that succeeds, not."""
         try:
             result = self._run(work)
-        except self._gone_errors:
+        except self._timeout:
             self._lost = True
             raise
         self._lost = False
         return result
 
+    @asynccontextmanager
+    async def _connection(self, wait: float | None = None) -> AsyncIterator[Any]:
+        """A connection of the pool for the block, waiting up to ``wait`` seconds for it
+        (by default :data:`POOL_WAIT`, or :data:`LOST_WAIT` while :attr:`lost`); if it
+        breaks in the block, the pool is marked lost."""
+        async with self._pool.connection(
+            timeout=self._patience() if wait is None else wait
+        ) as conn:
+            try:
+                yield conn
+            except BaseException:
+                if conn.broken or conn.closed:
+                    self._lost = True
+                raise
+
     @property
     def lost(self) -> bool:
         """Whether the last call failed because the database server or its connection was
-        gone (no connection came, or the one it had broke)."""
+        gone (no connection came, or the one it had broke; a statement that failed as the
+        server went away may leave its connection looking whole: :meth:`gone` asks)."""
         return self._lost
 
     def _patience(self) -> float:
@@ -347,7 +361,7 @@ class Pool:
             raise StoreError(f"cannot connect to {self.where}: {exc}") from exc
 
     async def _ping(self, wait: float) -> None:
-        async with self._pool.connection(timeout=wait) as conn:
+        async with self._connection(wait) as conn:
             await conn.execute("SELECT 1")
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Rows:
@@ -355,7 +369,7 @@ class Pool:
         commit it; returns its rows, read in full."""
 
         async def run() -> Rows:
-            async with self._pool.connection(timeout=self._patience()) as conn:
+            async with self._connection() as conn:
                 cur = await conn.execute(sql.replace("?", "%s"), params)
                 rows = await cur.fetchall() if cur.description is not None else []
                 return Rows(rows, cur.rowcount)
@@ -379,7 +393,7 @@ class Pool:
 
         async def run() -> list[Row]:
             async with (
-                self._pool.connection(timeout=self._patience()) as conn,
+                self._connection() as conn,
                 conn.pipeline(),
                 conn.transaction(),
             ):
