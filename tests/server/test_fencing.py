@@ -12,6 +12,7 @@ from structlog.testing import capture_logs
 
 from protocol import SUBPROTOCOL_MSGPACK
 from protocol import messages as m
+from server.app import HexhavenServer
 from server.store import (
     LeaseLost,
     Store,
@@ -20,10 +21,12 @@ from server.store import (
     game_created,
     lease_taken,
 )
+from server.verify import verify_game
 from storage import connect
 from tests.server.client import Client
 from tests.server.test_failover import rejoin
 from tests.server.test_play import seated_game
+from tests.server.test_restart import finished_as_replayed
 from tests.server.test_store_writer import (
     HeldStore,
     _action_of,
@@ -146,3 +149,48 @@ async def test_an_action_of_a_game_whose_lease_went_is_not_written(
     store.close()
     assert [(e["game"], e["now_at"]) for e in logs if e["event"] == "game.lost"] == [(game, where)]
     assert any(e["event"] == "store.lease_lost" and e["game"] == game for e in logs)
+
+
+async def test_a_process_stuck_past_its_lease_writes_nothing_after_another_took_the_game(
+    postgres_url: str,
+) -> None:
+    """Two servers on one database. A's writer is stuck with the first action of A's game
+    (as a process paused mid-commit), so A renews no lease either; the lease lapses and B
+    takes the game over from what was stored. Once A goes on, its commit is fenced: the
+    action is not written, A's players are sent to B, and there they play the game to an
+    end that its stored actions replay to. (Unfenced, A's late action would be stored
+    under B's game, and B's own first action refused.)"""
+    stuck = HeldStore(postgres_url)
+    b = HexhavenServer(Store(postgres_url))
+    with capture_logs() as logs:
+        async with serving(stuck) as (a, port_a), b.running("127.0.0.1", 0) as at_b:
+            port_b = b.port_of(at_b)
+            game, players = await seated_game(port_a, SUBPROTOCOL_MSGPACK, players=2)
+            actor, act = await first_prompt(a, game, players)
+            stuck.hold()
+            await actor.send(act)
+            await stuck.until_queued(_action_of(game, 0))
+            await stuck.until_held()
+            await until(lambda: game in b.rooms)  # A's lease lapsed: B has taken the game
+            stuck.release()
+            tokens = [c.token() for c in players]
+            for c in players:
+                told = await c.expect(m.Error)
+                assert f"another server plays this game now ({b.url})" in told.message
+                await c.close()
+            assert _stored_actions(postgres_url, game) == 0
+            back: list[Client] = []
+            for token in tokens:
+                seated = await rejoin(port_b, game, token)
+                assert isinstance(seated, Client), seated
+                back.append(seated)
+            overs = await asyncio.gather(
+                *(c.play_randomly(game, seed=i) for i, c in enumerate(back))
+            )
+            for seated in back:
+                await seated.close()
+    b.store.close()
+    stuck.close()
+    assert overs[0] == overs[1]
+    assert verify_game(finished_as_replayed(postgres_url, game, overs[0])).ok
+    assert [e["now_at"] for e in logs if e["event"] == "game.lost"] == [b.url]
