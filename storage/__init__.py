@@ -237,9 +237,8 @@ class Pool:
     A call on a connection that breaks fails (and marks the pool :attr:`lost`); the pool
     replaces that connection. While the server is unreachable a call fails after waiting
     :data:`POOL_WAIT` at most for a connection (:data:`LOST_WAIT` once the pool knows it
-    gone).
-    The credentials come from the URL, or from libpq's variables (``PGPASSWORD``...) and
-    ``~/.pgpass``."""
+    gone). The credentials come from the URL, or from libpq's variables (``PGPASSWORD``...)
+    and ``~/.pgpass``: never needed on a command line."""
 
     postgres = True
 
