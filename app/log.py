@@ -10,7 +10,9 @@ import structlog
 
 
 def configure_logging(level: str = "info", stream: TextIO | None = None) -> None:
-    """Send structlog's events as JSON lines to standard error (or ``stream``)."""
+    """Send structlog's events as JSON lines to standard error (or ``stream``), and the
+    PostgreSQL driver's warnings (its pool's connection attempts) as JSON lines beside
+    them."""
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,
@@ -25,3 +27,21 @@ def configure_logging(level: str = "info", stream: TextIO | None = None) -> None
         logger_factory=structlog.PrintLoggerFactory(stream or sys.stderr),
         cache_logger_on_first_use=stream is None,
     )
+    driver = logging.StreamHandler(stream or sys.stderr)
+    driver.setFormatter(
+        structlog.stdlib.ProcessorFormatter(
+            processors=[
+                structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+                structlog.processors.JSONRenderer(),
+            ],
+            foreign_pre_chain=[
+                structlog.stdlib.add_log_level,
+                structlog.stdlib.add_logger_name,
+                structlog.processors.TimeStamper(fmt="iso", utc=True),
+            ],
+        )
+    )
+    psycopg = logging.getLogger("psycopg")
+    psycopg.handlers = [driver]
+    psycopg.setLevel(max(logging.WARNING, logging.getLevelNamesMapping()[level.upper()]))
+    psycopg.propagate = False

@@ -444,6 +444,7 @@ class HexhavenServer:
             self.log.info("server.listening", url=self.url)
             if leased:
                 self.owner = self.owner or f"{socket.gethostname()}:{self.port_of(ws_server)}"
+                self.store.holder = self.owner  # every commit is fenced by its leases
                 await self._hold_leases()
                 keeper = asyncio.create_task(self._keep_leases(), name="leases")
                 self._tasks.add(keeper)
@@ -481,11 +482,10 @@ class HexhavenServer:
         """Renew this process's leases and take those lapsed (their process is gone); resume
         each game newly held, and give up each room whose game another process has taken
         (this one was cut off from the database longer than a lease)."""
-        now = time.time()
         reach = self.public_url or self.url
-        held = set(await self.store.call(self.store.claim, self.owner, reach, now, LEASE))
+        held = set(await self.store.call(self.store.claim, self.owner, reach, LEASE))
         for game in sorted(held - set(self.rooms)):
-            stored = await self.store.call(self.store.load, game)
+            stored = await self.store.call(self.store.take, game)
             if stored is None or stored.finished or game in self.rooms:
                 continue
             room = self._resume(stored)
@@ -526,6 +526,13 @@ class HexhavenServer:
             if self._published.get(game) != now:
                 self._published[game] = now
                 self.store.queue(game_listed(room.summary()))  # a failure: the writer logs it
+
+    def _lease_lost(self, game: str, url: str | None) -> None:
+        """A commit's fence found that this process no longer holds ``game``'s lease (it
+        was paused or cut off longer than the lease): given up as at a renewal."""
+        room = self.rooms.get(game)
+        if room is not None:
+            self._give_up(room, url or self.public_url or self.url)
 
     def _give_up(self, room: GameRoom, url: str) -> None:
         """Another process plays ``room``'s game now: the room hands it over, and it is
@@ -942,10 +949,10 @@ class HexhavenServer:
         # Stored first (with its lease, on PostgreSQL); `game_created` once it is.
         if self.store.postgres:
             reach = self.public_url or self.url
-            lease = lease_taken(game_id, self.owner, reach, time.time() + LEASE)
+            lease = lease_taken(game_id, self.owner, reach, LEASE)
             if invite is None:  # listed in every process's lobby once stored
                 self._published[game_id] = (room.seated, room.started)
-                room.open(conn, lease, game_listed(room.summary()))
+                room.open(conn, lease, then=[game_listed(room.summary())])
                 self.lobby.changed()
             else:
                 room.open(conn, lease)
@@ -1005,6 +1012,7 @@ class HexhavenServer:
 
     def _add_room(self, room: GameRoom) -> None:
         room.on_stop = self._end_bots
+        room.on_lost = self._lease_lost
         self.rooms[room.id] = room
         self._opened += 1
         self._listed[self._opened] = room

@@ -29,7 +29,7 @@ import asyncio
 import secrets
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -42,6 +42,7 @@ from protocol.options import game_config, seed_hash
 from protocol.payloads import WireModel
 from protocol.table import ActionRefused, Delivery, Table
 from server.store import (
+    LeaseLost,
     Store,
     StoredGame,
     Write,
@@ -205,6 +206,10 @@ class GameRoom:
         """A write of the game failed: the room takes nothing more (see the module)."""
         self.on_stop: Callable[[str], None] | None = None
         """Told the game's id when the room stops (the server ends its bot processes)."""
+        self.on_lost: Callable[[str, str | None], None] | None = None
+        """Told the game's id, and where it is played now (None: not known), when a write
+        is refused because this process no longer holds the game's lease (the server gives
+        the game up: :meth:`hand_over`). Without it the room stops as for a failed write."""
         self._unstored: asyncio.Future[None] | None = None
         """The last write queued, until it is known to be committed."""
         self._held: deque[tuple[asyncio.Future[None] | None, Peer, WireModel | None]] = deque()
@@ -227,13 +232,16 @@ class GameRoom:
         room.log.info("room.restored", state_id=room.table.state_id)
         return room
 
-    def open(self, host: Peer, *also: Write) -> None:
-        """Store this new game (and ``also``, such as its lease); ``host`` is told
-        ``game_created`` once it is stored, before anything else the room says. Call once,
-        before the room's task runs."""
+    def open(self, host: Peer, *also: Write, then: Sequence[Write] = ()) -> None:
+        """Store this new game (after ``also``, such as its lease: the game is held before
+        it exists for anyone else; and before ``then``, such as its lobby entry); ``host``
+        is told ``game_created`` once all are stored, before anything else the room says.
+        Call once, before the room's task runs."""
         hashed = seed_hash(self.seed)
-        self._store(game_created(self.id, self.options, self.seed, hashed, self.invite))
         for write in also:
+            self._store(write)
+        self._store(game_created(self.id, self.options, self.seed, hashed, self.invite))
+        for write in then:
             self._store(write)
         self._send(host, m.GameCreated(game=self.id, invite=self.invite, seed_hash=hashed))
 
@@ -812,6 +820,9 @@ class GameRoom:
         """A write was not stored (``error`` says why): drop what waits to be sent, tell
         every connection of the game, and take nothing more (see the module)."""
         if self.stopped:
+            return
+        if isinstance(error, LeaseLost) and self.on_lost is not None:
+            self.on_lost(self.id, error.url)
             return
         self.stopped = True
         dropped = len(self._held)

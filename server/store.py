@@ -15,11 +15,18 @@ connection dropped), the writer waits for it and connects again, trying with gro
 meanwhile every game waits where it is, and once the database is back its batch is
 committed and play goes on: nothing needs restarting. Each PostgreSQL commit also stores a
 mark of its own, so a commit whose answer was lost with the connection is known to have
-taken (and is not made twice) or not (and is made again).
+taken (and is not made twice) or not (and is made again). On PostgreSQL the store talks to
+the database through psycopg's asynchronous driver and a connection pool
+(:class:`storage.Pool`), on an event loop of the pool's own: the server's event loop never
+runs the database's client-side work.
 
 On PostgreSQL several server processes may share the database: each game is played by the
 process holding its lease (``leases``; see ``HexhavenServer``), and the lobby shows the
-public games of them all (``lobby``: each process keeps its own games' entries).
+public games of them all (``lobby``: each process keeps its own games' entries). Every
+commit is fenced by the leases (:attr:`Store.holder`): in the same transaction it checks,
+against the database's clock, that this process still holds the lease of each game it
+writes, and the writes of a game it no longer holds are not made (they fail with
+:class:`LeaseLost`), so no two processes ever write one game.
 
 A seat is kept by the hash of its token (:func:`hash_token`), never the token: whoever
 reads the database cannot take a seat with what it holds. The schema is numbered
@@ -49,10 +56,22 @@ from pydantic import TypeAdapter
 import engine
 from protocol import messages as m
 from protocol.payloads import ActionPayload, action_from_engine, action_to_engine
-from storage import Database, Migration, StoreError, connect, is_postgres, migrate, redact
+from storage import (
+    Database,
+    Migration,
+    Pool,
+    Row,
+    Statement,
+    StoreError,
+    connect,
+    is_postgres,
+    migrate,
+    redact,
+)
 
 __all__ = [
     "DRAIN_TIMEOUT",
+    "LeaseLost",
     "MIGRATIONS",
     "Listed",
     "STORE_NAME",
@@ -147,7 +166,7 @@ def _create_tables(db: Database) -> None:
 def _hash_tokens(db: Database) -> None:
     """Version 2: seats are kept by the hash of their token (``seats.token_hash``); every
     token stored in clear is replaced by its hash (on SQLite, with the space it took
-    zeroed; :meth:`Store._scrub` sees to the copies outside the table)."""
+    zeroed; :func:`_scrub` sees to the copies outside the table)."""
     if not db.postgres:
         db.execute("PRAGMA secure_delete=ON")
     db.execute("ALTER TABLE seats RENAME COLUMN token TO token_hash")
@@ -278,6 +297,9 @@ class Write:
     """What it records, as the log shows it: ``action 17 (BuildRoad, seat 2)``, ``seat 1``..."""
     sql: str
     params: tuple[Any, ...]
+    takes_lease: bool = False
+    """It takes its game's lease (a new game's): the commit holding it is not fenced for
+    that game (see :attr:`Store.holder`)."""
 
 
 def game_created(
@@ -371,15 +393,21 @@ def _mark_write(mark: str, prune: bool) -> Write:
     )
 
 
-def lease_taken(game_id: str, owner: str, url: str, expires: float) -> Write:
-    """A new game's lease, held by the process that opened it."""
+_DB_NOW = "extract(epoch FROM clock_timestamp())::float8"
+"""The database server's clock (PostgreSQL), in seconds since the epoch as leases keep it."""
+
+
+def lease_taken(game_id: str, owner: str, url: str, lease: float) -> Write:
+    """A new game's lease (PostgreSQL), held by the process that opened it for ``lease``
+    seconds by the database's clock."""
     return Write(
         game_id,
         "its lease",
-        "INSERT INTO leases (game, owner, url, expires) VALUES (?,?,?,?) "
+        f"INSERT INTO leases (game, owner, url, expires) VALUES (?,?,?,{_DB_NOW} + ?) "
         "ON CONFLICT (game) DO UPDATE SET owner=excluded.owner, url=excluded.url, "
         "expires=excluded.expires",
-        (game_id, owner, url, expires),
+        (game_id, owner, url, lease),
+        takes_lease=True,
     )
 
 
@@ -398,6 +426,11 @@ def game_listed(summary: m.GameSummary) -> Write:
 def game_unlisted(game_id: str) -> Write:
     """A game out of the lobby (closed)."""
     return Write(game_id, "its lobby exit", "DELETE FROM lobby WHERE game=?", (game_id,))
+
+
+_FENCE = f"SELECT game, owner, url, expires > {_DB_NOW} FROM leases WHERE game = ANY(?) FOR SHARE"
+"""A commit's fence: the leases of the games it writes, locked until it ends (a process
+taking one over waits for the commit), each with whether it is still running."""
 
 
 def game_abandoned(game_id: str) -> Write:
@@ -430,6 +463,19 @@ class WriteFailed(StoreError):
         self.write = write
 
 
+class LeaseLost(WriteFailed):
+    """A queued write not stored because this process no longer holds its game's lease
+    (the commit's fence found it lapsed, or held by another process): another process plays
+    the game, or will. ``url`` is where the lease's holder is reached (None: no holder)."""
+
+    def __init__(self, write: Write, url: str | None) -> None:
+        held = "by another server" if url is None else f"by the server at {url}"
+        super().__init__(
+            write, f"this server no longer holds the game's lease; it is played {held}"
+        )
+        self.url = url
+
+
 MAX_BATCH = 1000
 """Jobs the writer takes from its queue at most for one group commit."""
 COLLECT = 0.001
@@ -454,7 +500,9 @@ class Store:
     URL. Opening brings the database's schema up to date (:data:`MIGRATIONS`). Opening a
     PostgreSQL database raises :class:`StoreError` when it cannot; a SQLite file raises
     ``sqlite3.Error``; either raises :class:`StoreError` when its schema is newer than this
-    program knows.
+    program knows. A PostgreSQL database is migrated on a connection of its own, then used
+    through a :class:`storage.Pool` (psycopg's asynchronous driver and connection pool, on
+    the pool's own thread and event loop).
 
     One thread at a time uses the connection. Without a writer it is the caller's: every
     method runs at once and commits before it returns. While :meth:`writing` runs the
@@ -466,27 +514,28 @@ class Store:
 
     def __init__(self, path: str | Path = ":memory:") -> None:
         self.path = str(path)
-        self.db = connect(self.path, any_thread=True)
-        self.postgres = self.db.postgres
+        self.postgres = is_postgres(self.path)
         self._writer: _Writer | None = None
         self.on_commit: Callable[[int, float], None] | None = None
         """Told of each group commit the writer makes: its writes and its seconds (the
         server's metrics); called on the writer's thread."""
+        self.holder: str | None = None
+        """The server process (its name in ``leases``) whose leases fence the writer's
+        commits on PostgreSQL: a game's writes are made only while it holds the game's lease
+        by the database's clock. None (the default): no fence, for a store no lease
+        governs."""
+        first = connect(self.path, any_thread=True)
         try:
-            found = migrate(self.db, STORE_NAME, MIGRATIONS)
+            found = migrate(first, STORE_NAME, MIGRATIONS)
             if found < _HASHED:
-                self._scrub()
+                _scrub(first)
         except BaseException:
-            self.db.close()
+            first.close()
             raise
-
-    def _scrub(self) -> None:
-        """After tokens were hashed: leave no copy of them in the database's files (SQLite's
-        write-ahead log emptied; PostgreSQL's table rewritten without its old rows)."""
-        if self.postgres:
-            self._execute("VACUUM FULL seats")
-        else:
-            self._execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        self.db: Database | Pool = first
+        if self.postgres:  # migrated on a connection of its own; from now on, the pool
+            first.close()
+            self.db = Pool(self.path)
 
     @property
     def where(self) -> str:
@@ -581,11 +630,30 @@ class Store:
         row = self._execute("SELECT 1 FROM batches WHERE id=?", (mark,)).fetchone()
         return row is not None
 
-    def _commit(self, writes: Sequence[Write]) -> None:
+    def _commit(self, writes: Sequence[Write], lost: dict[str, str | None]) -> None:
         """The writer's group commit: ``writes`` in one transaction, all stored or, if any
-        of them or the commit fails, none (the error is raised). A subclass may watch it or
-        hold it."""
-        self.db.batch([(w.sql, w.params) for w in writes])
+        of them or the commit fails, none (the error is raised). Fenced on PostgreSQL (see
+        :attr:`holder`): the writes of the games whose lease this process does not hold
+        are left out, and those games put in ``lost`` with the URL of their lease's holder
+        (None: none). A subclass may watch it or hold it."""
+        lost.clear()
+        holder = self.holder
+        fenced = sorted(
+            {w.game for w in writes if w.game} - {w.game for w in writes if w.takes_lease}
+        )
+        if holder is None or not fenced or not isinstance(self.db, Pool):
+            self.db.batch([(w.sql, w.params) for w in writes])
+            return
+
+        def kept(leases: list[Row]) -> list[Statement]:
+            """The writes of the games held, once the fence has read their leases."""
+            lost.clear()
+            held = {game for game, owner, _, running in leases if owner == holder and running}
+            urls = {game: url for game, owner, url, _ in leases if owner != holder}
+            lost.update((game, urls.get(game)) for game in fenced if game not in held)
+            return [(w.sql, w.params) for w in writes if w.game not in lost]
+
+        self.db.guarded_batch((_FENCE, (fenced,)), kept)
 
     # --- writes, at once ------------------------------------------------------------------------
     def create_game(
@@ -682,14 +750,35 @@ class Store:
 
         return self._on_connection(read)
 
+    def take(self, game_id: str) -> StoredGame | None:
+        """The game ``game_id`` as stored, for a room that takes it over (this process
+        has newly taken its lease): the writes of it refused before (a lease lost, a write
+        that failed in an earlier room) no longer keep the new room's from being made."""
+
+        def run() -> StoredGame | None:
+            writer = self._writer
+            if writer is not None:
+                writer.forget(game_id)
+            return self._load(game_id)
+
+        return self._on_connection(run)
+
     # --- leases: which process plays a game -----------------------------------------------
-    def claim(self, owner: str, url: str, now: float, lease: float) -> list[str]:
+    def _now(self) -> float:
+        """The time by the database server's clock (PostgreSQL; SQLite: this machine's)."""
+        if not self.postgres:
+            return time.time()
+        row = self._execute(f"SELECT {_DB_NOW}").fetchone()
+        return float(row[0])
+
+    def claim(self, owner: str, url: str, lease: float) -> list[str]:
         """Take or keep, for ``owner`` (a server process, reached at ``url``), the lease of
-        every unfinished game whose lease is ``owner``'s, lapsed, or missing, until
-        ``now + lease``; the games ``owner`` holds now, oldest first. One statement: two
-        processes claiming at once never both get a game."""
+        every unfinished game whose lease is ``owner``'s, lapsed, or missing, for ``lease``
+        seconds by the database's clock; the games ``owner`` holds now, oldest first. One
+        statement: two processes claiming at once never both get a game."""
 
         def run() -> list[str]:
+            now = self._now()
             self._execute(
                 "INSERT INTO leases (game, owner, url, expires) "
                 "SELECT id, ?, ?, ? FROM games WHERE finished IS NULL "
@@ -708,12 +797,18 @@ class Store:
         return self._on_connection(run)
 
     def lease(self, game_id: str) -> tuple[str, str, float] | None:
-        """Who holds ``game_id``'s lease: (owner, url, expires), or None."""
-        row = self._on_connection(
-            lambda: self._execute(
+        """Who holds ``game_id``'s lease: (owner, url, when it expires by this machine's
+        clock, as ``time.time()`` tells it), or None."""
+
+        def run() -> tuple[Any, ...] | None:
+            row: tuple[Any, ...] | None = self._execute(
                 "SELECT owner, url, expires FROM leases WHERE game=?", (game_id,)
             ).fetchone()
-        )
+            if row is None:
+                return None
+            return (*row[:2], float(row[2]) - self._now() + time.time())
+
+        row = self._on_connection(run)
         return None if row is None else (str(row[0]), str(row[1]), float(row[2]))
 
     def release_leases(self, owner: str) -> None:
@@ -816,6 +911,15 @@ def _settle(outcomes: list[tuple[asyncio.Future[None], BaseException | None]]) -
             stored.set_result(None)
         else:
             stored.set_exception(error)
+
+
+def _scrub(db: Database) -> None:
+    """After tokens were hashed: leave no copy of them in the database's files (SQLite's
+    write-ahead log emptied; PostgreSQL's table rewritten without its old rows)."""
+    if db.postgres:
+        db.execute("VACUUM FULL seats")
+    else:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
 class _Writer:
@@ -946,10 +1050,11 @@ class _Writer:
             return
         live = [q.write for q in writes if q.write.game not in self._failed]
         whole = True
+        lost: dict[str, str | None] = {}
         if live:
             try:
                 began = time.perf_counter()
-                self._surely(live)
+                lost = self._surely(live)
                 observe = self._store.on_commit
                 if observe is not None:
                     observe(len(live), time.perf_counter() - began)
@@ -968,9 +1073,12 @@ class _Writer:
             if write.game in self._failed:
                 error = WriteFailed(write, "an earlier write of the game was not stored")
                 _log.error("store.write_refused", game=write.game, write=write.what)
+            elif write.game in lost:
+                error = LeaseLost(write, lost[write.game])
             elif not whole:
                 error = self._alone(write)
             outcomes.append((queued.stored, error))
+        self._lose(lost)
         with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits any more
             self._loop.call_soon_threadsafe(_settle, outcomes)
 
@@ -1002,19 +1110,37 @@ class _Writer:
     def _alone(self, write: Write) -> WriteFailed | None:
         """Commit one write by itself; the failure (logged, its game marked) or None."""
         try:
-            self._surely([write])
+            lost = self._surely([write])
         except Exception as exc:
             self._failed.add(write.game)
             _log.error("store.write_failed", game=write.game, write=write.what, error=repr(exc))
             return WriteFailed(write, repr(exc))
+        if write.game in lost:
+            self._lose(lost)
+            return LeaseLost(write, lost[write.game])
         return None
 
-    def _surely(self, writes: list[Write]) -> None:
+    def _lose(self, lost: dict[str, str | None]) -> None:
+        """Games whose lease the fence found gone: logged, and nothing more of them is
+        written (until :meth:`forget`)."""
+        for game, url in lost.items():
+            if game not in self._failed:
+                self._failed.add(game)
+                _log.warning("store.lease_lost", game=game, now_at=url)
+
+    def forget(self, game: str) -> None:
+        """Write ``game`` again (a room takes it over afresh): its earlier failures no
+        longer refuse its writes. On the thread, behind every write queued before."""
+        self._failed.discard(game)
+
+    def _surely(self, writes: list[Write]) -> dict[str, str | None]:
         """Commit ``writes`` in one transaction; if the database server is lost meanwhile,
         again once it is back, unless the lost commit took after all. On PostgreSQL the
-        transaction also stores a mark of its own (``batches``), which says so. Raises what
-        the commit raises with the server there."""
+        transaction also stores a mark of its own (``batches``), which says so. Returns the
+        games the fence left out (:meth:`Store._commit`), with where they are played.
+        Raises what the commit raises with the server there."""
         db = self._store.db
+        lost: dict[str, str | None] = {}
         while True:
             mark = None
             batch = writes
@@ -1023,10 +1149,10 @@ class _Writer:
                 mark = f"{self._id}:{self._marks}"
                 batch = [*writes, _mark_write(mark, self._marks % MARKS_KEPT == 0)]
             try:
-                self._store._commit(batch)
-                return
+                self._store._commit(batch, lost)
+                return lost
             except Exception:
                 if not (db.gone() and self._reconnect()):
                     raise
                 if mark is not None and self._store._has_mark(mark):
-                    return  # the commit took; its answer was lost with the connection
+                    return lost  # the commit took; its answer was lost with the connection

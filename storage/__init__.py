@@ -1,21 +1,25 @@
 """The SQL plumbing the games store (``server/store.py``) and the ladder store
 (``tournament/ladder/store.py``) share: which database a name means, a connection that takes
 one SQL dialect on SQLite and PostgreSQL alike, transactions, and URLs with their password
-removed for messages and logs, and numbered schema migrations (:func:`migrate`).
+removed for messages and logs, and numbered schema migrations (:func:`migrate`); and
+:class:`Pool`, PostgreSQL through psycopg's asynchronous driver and connection pool, driven
+from a thread of its own.
 
 Statements are written with ``?`` for their parameters and the SQL both databases take; the
-:class:`Database` turns them into psycopg's ``%s`` on PostgreSQL.
+:class:`Database` and the :class:`Pool` turn them into psycopg's ``%s`` on PostgreSQL.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sqlite3
+import threading
 import zlib
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager, suppress
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager, suppress
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 POSTGRES_EXTRA = "pip install 'hexhaven[postgres]'"
 """How to install the PostgreSQL driver, for the sentence that says it is missing."""
@@ -23,6 +27,12 @@ POSTGRES_EXTRA = "pip install 'hexhaven[postgres]'"
 
 class StoreError(Exception):
     """A database that cannot be opened or used as asked, with the reason in words."""
+
+
+Statement = tuple[str, Sequence[Any]]
+"""One SQL statement with ``?`` for its parameters, and its parameters."""
+Row = tuple[Any, ...]
+_T = TypeVar("_T")
 
 
 def is_postgres(db: str) -> bool:
@@ -176,6 +186,242 @@ def connect(
     return Database(lite, postgres=False, where=where)
 
 
+POOL_SIZE = 4
+"""Connections a :class:`Pool` opens at most."""
+POOL_WAIT = 3.0
+"""Seconds a :class:`Pool` statement waits for a connection before it fails (the database
+server is unreachable meanwhile; the pool keeps trying to connect, and gives one at once
+when it has one)..."""
+LOST_WAIT = 0.5
+"""...or this many, while the server is known to be gone (:attr:`Pool.lost`): a caller
+that waits for it tries again itself."""
+POOL_RECONNECT = 2.0
+"""Seconds the pool keeps trying, with its own growing pauses, to replace a lost connection
+before it leaves the next try to the next caller that wants one."""
+
+
+class Rows:
+    """What a statement run through a :class:`Pool` returned, read in full: like a cursor,
+    with ``fetchone``, ``fetchall`` and iteration."""
+
+    def __init__(self, rows: list[Row], rowcount: int) -> None:
+        self._rows = rows
+        self._next = 0
+        self.rowcount = rowcount
+        """Rows the statement touched (-1 when the driver does not say)."""
+
+    def fetchone(self) -> Row | None:
+        if self._next >= len(self._rows):
+            return None
+        self._next += 1
+        return self._rows[self._next - 1]
+
+    def fetchall(self) -> list[Row]:
+        rest = self._rows[self._next :]
+        self._next = len(self._rows)
+        return rest
+
+    def __iter__(self) -> Iterator[Row]:
+        return iter(self.fetchall())
+
+
+class Pool:
+    """A PostgreSQL database through psycopg 3's asynchronous driver and its connection pool
+    (``psycopg_pool.AsyncConnectionPool``), for callers on threads. The pool and everything
+    its connections do run on an event loop in a thread of the pool's own, so no caller's
+    event loop ever runs the database's client-side work; each call here hands it a
+    coroutine and waits for the answer. The same surface as :class:`Database` on
+    PostgreSQL (``execute``, ``batch``, ``lost``, ``gone``, ``reconnect``), each call on a
+    connection of the pool in autocommit mode.
+
+    A call on a connection that breaks fails (and marks the pool :attr:`lost`); the pool
+    replaces that connection. While the server is unreachable a call fails after waiting
+    :data:`POOL_WAIT` at most for a connection (:data:`LOST_WAIT` once the pool knows it
+    gone). The credentials come from the URL, or from libpq's variables (``PGPASSWORD``...)
+    and ``~/.pgpass``: never needed on a command line."""
+
+    postgres = True
+
+    def __init__(self, url: str, *, size: int = POOL_SIZE, wait: float = POOL_WAIT) -> None:
+        """Open the pool with one connection made. Raises :class:`StoreError` when the
+        driver is missing or the server cannot be reached within ``wait`` seconds."""
+        try:
+            import psycopg_pool
+        except ImportError as exc:
+            raise StoreError(
+                f"a PostgreSQL database needs psycopg 3 and psycopg_pool: {POSTGRES_EXTRA}"
+            ) from exc
+        self.where = redact(url)
+        """The database as it may be shown: its URL without the password."""
+        self.wait = wait
+        self._timeout = psycopg_pool.PoolTimeout
+        self._lost = False
+        self._closed = False
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(
+            target=self._loop.run_forever, name="postgres-pool", daemon=True
+        )
+        self._thread.start()
+
+        async def open_pool() -> Any:
+            pool = psycopg_pool.AsyncConnectionPool(
+                url,
+                min_size=1,
+                max_size=size,
+                open=False,
+                kwargs={"autocommit": True},
+                reconnect_timeout=POOL_RECONNECT,
+                name="hexhaven",
+            )
+            try:
+                await pool.open(wait=True, timeout=wait)
+            except psycopg_pool.PoolTimeout as exc:
+                await pool.close(timeout=0)
+                raise StoreError(f"cannot connect to {self.where} within {wait:g} s") from exc
+            return pool
+
+        try:
+            self._pool = self._run(open_pool())
+        except BaseException:
+            self._end_loop()
+            raise
+
+    def _run(self, work: Coroutine[Any, Any, _T]) -> _T:
+        """Run ``work`` on the pool's loop and wait for it; raises what it raises."""
+        if threading.current_thread() is self._thread:
+            work.close()
+            raise StoreError("a pool's own thread cannot wait for the pool")
+        if self._closed:
+            work.close()
+            raise StoreError(f"the connections to {self.where} are closed")
+        return asyncio.run_coroutine_threadsafe(work, self._loop).result()
+
+    def _watch(self, work: Coroutine[Any, Any, _T]) -> _T:
+        """As :meth:`_run`, keeping :attr:`lost` up to date: a call that gets no connection
+        marks the pool lost (as does one whose connection breaks: :meth:`_connection`); one
+        that succeeds, not."""
+        try:
+            result = self._run(work)
+        except self._timeout:
+            self._lost = True
+            raise
+        self._lost = False
+        return result
+
+    @asynccontextmanager
+    async def _connection(self, wait: float | None = None) -> AsyncIterator[Any]:
+        """A connection of the pool for the block, waiting up to ``wait`` seconds for it
+        (by default :data:`POOL_WAIT`, or :data:`LOST_WAIT` while :attr:`lost`); if it
+        breaks in the block, the pool is marked lost."""
+        async with self._pool.connection(
+            timeout=self._patience() if wait is None else wait
+        ) as conn:
+            try:
+                yield conn
+            except BaseException:
+                if conn.broken or conn.closed:
+                    self._lost = True
+                raise
+
+    @property
+    def lost(self) -> bool:
+        """Whether the last call failed because the database server or its connection was
+        gone (no connection came, or the one it had broke; a statement that failed as the
+        server went away may leave its connection looking whole: :meth:`gone` asks)."""
+        return self._lost
+
+    def _patience(self) -> float:
+        """Seconds a call waits for a connection now."""
+        return LOST_WAIT if self._lost else self.wait
+
+    def gone(self) -> bool:
+        """Whether the connection to the database server is lost: the last call failed for
+        it, or, asking the server, no working connection comes."""
+        if self._lost:
+            return True
+        try:
+            self._watch(self._ping(LOST_WAIT))
+        except Exception:
+            return True
+        return False
+
+    def reconnect(self, wait: float = 1.0) -> None:
+        """Wait up to ``wait`` seconds for a working connection, once the pool has let go
+        of its broken ones (it makes new ones in their place). Raises :class:`StoreError`
+        when there is none (yet)."""
+
+        async def probe() -> None:
+            await self._pool.check()
+            await self._ping(wait)
+
+        try:
+            self._watch(probe())
+        except Exception as exc:
+            raise StoreError(f"cannot connect to {self.where}: {exc}") from exc
+
+    async def _ping(self, wait: float) -> None:
+        async with self._connection(wait) as conn:
+            await conn.execute("SELECT 1")
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Rows:
+        """Run one statement (``?`` for its parameters) on a connection of the pool and
+        commit it; returns its rows, read in full."""
+
+        async def run() -> Rows:
+            async with self._connection() as conn:
+                cur = await conn.execute(sql.replace("?", "%s"), params)
+                rows = await cur.fetchall() if cur.description is not None else []
+                return Rows(rows, cur.rowcount)
+
+        return self._watch(run())
+
+    def batch(self, statements: Sequence[Statement]) -> None:
+        """Run ``statements`` in one transaction and commit it: all of them are stored, or,
+        if any of them or the commit fails, none (the error is raised). They go in one
+        pipeline, not a round trip each."""
+        self.guarded_batch(None, lambda _: statements)
+
+    def guarded_batch(
+        self, guard: Statement | None, statements: Callable[[list[Row]], Sequence[Statement]]
+    ) -> list[Row]:
+        """One transaction: the query ``guard`` first, then the statements that
+        ``statements`` makes of its rows (called on the pool's thread), then the commit;
+        all stored or none, as :meth:`batch`. The guard can lock the rows it reads
+        (``FOR SHARE``) so that what it found still holds when the transaction commits.
+        Returns the guard's rows."""
+
+        async def run() -> list[Row]:
+            async with (
+                self._connection() as conn,
+                conn.pipeline(),
+                conn.transaction(),
+            ):
+                rows: list[Row] = []
+                if guard is not None:
+                    cur = await conn.execute(guard[0].replace("?", "%s"), guard[1])
+                    rows = await cur.fetchall()  # the pipeline's first round trip
+                for sql, params in statements(rows):
+                    await conn.execute(sql.replace("?", "%s"), params)
+            return rows
+
+        return self._watch(run())
+
+    def close(self, wait: float = 5.0) -> None:
+        """Close the pool's connections (waiting up to ``wait`` seconds for those in use)
+        and end its thread. Closing twice does nothing more."""
+        if self._closed:
+            return
+        with suppress(Exception):
+            self._run(self._pool.close(timeout=wait))
+        self._closed = True
+        self._end_loop()
+
+    def _end_loop(self) -> None:
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join()
+        self._loop.close()
+
+
 Migration = Callable[[Database], None]
 """One step of a store's schema: the statements that take it from one version to the next."""
 
@@ -184,7 +430,7 @@ VERSIONS = "schema_version"
 one database: the games store and the ladder store do)."""
 
 
-def _has_table(db: Database, name: str) -> bool:
+def _has_table(db: Database | Pool, name: str) -> bool:
     """Whether ``db`` has a table ``name`` (in the current schema, on PostgreSQL)."""
     if db.postgres:
         sql = (
@@ -196,7 +442,7 @@ def _has_table(db: Database, name: str) -> bool:
     return db.execute(sql, (name,)).fetchone() is not None
 
 
-def schema_version(db: Database, store: str) -> int:
+def schema_version(db: Database | Pool, store: str) -> int:
     """The schema version of ``store`` in ``db``: 0 when it has none recorded (a new
     database, or one made before versions were recorded). Writes nothing."""
     if not _has_table(db, VERSIONS):

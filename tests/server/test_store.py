@@ -79,3 +79,19 @@ def test_a_database_named_by_url_is_postgres_and_shown_without_its_password() ->
         Store("postgresql://ana:secret@127.0.0.1:9/games")  # nothing listens on port 9
     assert "cannot connect to postgresql://ana@127.0.0.1:9/games" in str(info.value)
     assert "secret" not in str(info.value)
+
+
+def test_a_postgres_url_without_host_or_user_takes_them_from_libpq_variables(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``postgresql:///DB``: the host, user (and a password, were one needed) come from
+    libpq's variables, for the migration's connection and for the pool's alike."""
+    import psycopg
+
+    info = psycopg.conninfo.conninfo_to_dict(postgres_url)
+    monkeypatch.setenv("PGHOST", str(info["host"]))
+    monkeypatch.setenv("PGUSER", str(info["user"]))
+    store = Store(f"postgresql:///{info['dbname']}")
+    store.create_game("g", m.GameOptions(players=2), 1, "h", None)
+    assert store.db.postgres and store.load("g") is not None
+    store.close()
