@@ -28,9 +28,10 @@ class Client:
         port: int,
         subprotocol: str = SUBPROTOCOL_MSGPACK,
         headers: dict[str, str] | None = None,
+        path: str = "",
     ) -> Client:
         ws = await connect(
-            f"ws://127.0.0.1:{port}",
+            f"ws://127.0.0.1:{port}{path}",
             subprotocols=[subprotocol],  # type: ignore[list-item]
             additional_headers=headers,
         )
