@@ -22,6 +22,7 @@ from app.log import configure_logging
 from app.tokens import STDIN, TokenError, read_token, save_token, seat_file, write_private
 from clients.tui.app import HexhavenApp
 from clients.tui.link import Link, Seating, SeatLost, fetch_record
+from clients.urls import page_url
 from protocol import messages as m
 from storage import data_dir
 
@@ -219,10 +220,14 @@ def host(*, url: str, options: m.GameOptions, name: str) -> int:
 
 
 def invite_lines(url: str, code: str, options: m.GameOptions) -> list[str]:
-    """What ``hexhaven host`` tells the host: the command friends type; if ``url`` names
+    """What ``hexhaven host`` tells the host: the command friends type, the link they open
+    in a browser instead; if ``url`` names
     this machine by a loopback address, that friends elsewhere need its network address;
     and how many seats, people and bots the game has, so when it can start."""
-    lines = [f"  hexhaven join {url} {code} --name NAME"]
+    lines = [
+        f"  hexhaven join {url} {code} --name NAME",
+        f"  or in a browser: {page_url(url, f'invite={code}')}",
+    ]
     here = parse_uri(url)
     if _is_loopback(here.host):
         scheme = "wss" if here.secure else "ws"

@@ -384,7 +384,7 @@ class HexhavenServer:
             ) as ws_server,
         ):
             self.url = f"ws://{host}:{self.port_of(ws_server)}"
-            self.log.info("server.listening", url=self.url)
+            self.log.info("server.listening", url=self.url, page=f"http{self.url[2:]}/")
             if leased:
                 self.owner = self.owner or f"{socket.gethostname()}:{self.port_of(ws_server)}"
                 await self._hold_leases()

@@ -20,7 +20,7 @@ import pytest
 from app.cli import build_parser, main
 from app.play import invite_lines
 from clients.tui.app import HexhavenApp
-from clients.urls import server_url_problem
+from clients.urls import page_url, server_url_problem
 from protocol import messages as m
 from server.app import HexhavenServer
 from server.store import Store
@@ -377,6 +377,7 @@ def test_host_prints_the_join_line_and_tells_to_replace_a_loopback_address(
     port = url.rsplit(":", 1)[-1]
     told = [
         f"  hexhaven join {url} {code} --name NAME",
+        f"  or in a browser: http://127.0.0.1:{port}/#invite={code}",
         "  (127.0.0.1 is this machine itself: friends on other machines use its network "
         f"address instead, ws://<this machine's address>:{port})",
         "3 seats (--players), 1 bot (--bots): press s once 1 friend has joined; "
@@ -393,13 +394,15 @@ def test_host_prints_the_join_line_and_tells_to_replace_a_loopback_address(
 def test_every_loopback_address_gets_the_line_for_other_machines(url: str) -> None:
     lines = invite_lines(url, "K7", m.GameOptions())
     assert lines[0] == f"  hexhaven join {url} K7 --name NAME"
-    assert "friends on other machines use its network address" in lines[1]
+    assert lines[1].startswith("  or in a browser: http") and lines[1].endswith("/#invite=K7")
+    assert "friends on other machines use its network address" in lines[2]
 
 
 def test_a_network_address_needs_no_such_line() -> None:
     for url in ("ws://192.168.1.20:8765", "ws://game.example.org:8765"):
         lines = invite_lines(url, "K7", m.GameOptions())
-        assert len(lines) == 2 and "other machines" not in "".join(lines)
+        assert len(lines) == 3 and "other machines" not in "".join(lines)
+        assert lines[1] == f"  or in a browser: {url.replace('ws://', 'http://')}/#invite=K7"
 
 
 def test_host_help_says_what_bots_and_players_do() -> None:
@@ -449,3 +452,16 @@ def test_bot_says_why_it_has_no_seat_or_cannot_reach_the_server(
         assert main(["bot", "--url", url, "--invite", "NOSUCH", "--kind", "heuristic"]) == 1
         err = capsys.readouterr().err.splitlines()
         assert err == ["hexhaven bot: the server refused the seat: no game has that invite code"]
+
+
+@pytest.mark.parametrize(
+    ("url", "page"),
+    [
+        ("ws://127.0.0.1:8765", "http://127.0.0.1:8765/#invite=K7"),
+        ("wss://play.example.org/a/", "https://play.example.org/a/#invite=K7"),
+        ("wss://play.example.org/a", "https://play.example.org/a/#invite=K7"),
+        ("ws://[::1]:8765", "http://[::1]:8765/#invite=K7"),
+    ],
+)
+def test_the_browser_link_is_the_servers_own_address_and_path(url: str, page: str) -> None:
+    assert page_url(url, "invite=K7") == page

@@ -17,7 +17,7 @@ function h(tag, attrs = {}, ...children) {
     else if (k === "class") node.className = v;
     else node.setAttribute(k, v === true ? "" : String(v));
   }
-  for (const c of children.flat()) if (c !== null && c !== undefined && c !== false) node.append(c);
+  for (const c of children.flat(Infinity)) if (c !== null && c !== undefined && c !== false) node.append(c);
   return node;
 }
 const $ = (id) => document.getElementById(id);
@@ -182,6 +182,7 @@ function onMessage(msg) {
         state.view.stateId = sid;
       }
       if (state.prompt && num(state.prompt.state_id) !== sid) state.prompt = null;
+      if (state.sentFor !== null && sid > state.sentFor) state.sentFor = null; // it was applied
       state.clock.clear();
       if (sid > state.narrated) tell(msg.events);
       state.narrated = Math.max(state.narrated, sid);
@@ -255,8 +256,30 @@ function onHistory(msg) {
 }
 
 function onError(msg) {
-  if (msg.code === "bad_token" || (msg.code === "unknown_game" && state.want?.kind === "play")) {
-    if (state.game || state.want?.value) forgetSeat(state.game ?? state.want.value);
+  if (msg.code === "moved" && msg.detail && state.game) {
+    // Another server process plays this game: its page there brings us back to the seat.
+    const there = new URL(msg.detail);
+    there.protocol = there.protocol === "wss:" ? "https:" : "http:";
+    there.hash = `${state.token ? "play" : "watch"}=${state.game}`;
+    location.assign(there.href);
+    return;
+  }
+  if (msg.code === "unknown_game" && msg.detail === "moving") {
+    state.status = "The game is moving to another server process; asking again in a moment…";
+    setTimeout(onOpen, 1000);
+    render();
+    return;
+  }
+  if ((msg.code === "bad_token" || msg.code === "unknown_game") && !state.view) {
+    const game = msg.game ?? state.game;
+    if (game) forgetSeat(game);
+    state.game = null;
+    state.token = null;
+    state.seat = null;
+    state.spectator = false;
+    state.want = null;
+    history.replaceState(null, "", location.pathname + location.search);
+    send({ type: "list_games", limit: 50 });
   }
   if (msg.code === "stale_state") {
     state.sentFor = null;
@@ -521,6 +544,7 @@ function createForm() {
     field("Board radius", select("radius", [[3, "3 (standard)"], [4, "4"], [5, "5"]], 3)),
     field("Turn timer", select("timer", [["", "none"], [30, "30 s"], [60, "60 s"], [120, "2 min"]], "")),
     field("Private (invite only)", h("input", { id: "private", type: "checkbox", checked: true })),
+    field("Spectators may chat", h("input", { id: "spectator-chat", type: "checkbox" })),
     h("button", { type: "submit", id: "create-game" }, "Create the game"),
   );
 }
@@ -541,6 +565,7 @@ function createGame(event) {
     radius: Number($("radius").value),
     bots: Array.from({ length: bots }, () => ({ kind: $("bot-kind").value })),
     private: $("private").checked,
+    spectator_chat: $("spectator-chat").checked,
   };
   if ($("timer").value) options.turn_timer = Number($("timer").value);
   send({ type: "create_game", options });
@@ -574,7 +599,7 @@ function gameScreen() {
   const header = h("header", { class: "bar" },
     h("strong", {}, `Game ${state.game}`),
     state.spectator ? h("span", { class: "tag" }, "watching") : state.seat !== null ? h("span", {}, " you are ", seatBadge(state.seat), ` ${names()[state.seat] ?? ""}`) : null,
-    v ? h("span", {}, ` · turn ${v.turn} · ${phaseText(v)}`) : null,
+    v && state.started ? h("span", {}, ` · turn ${v.turn} · ${phaseText(v)}`) : h("span", {}, " · waiting for the start"),
   );
   const side = h("aside", { class: "side" },
     !state.started ? waitingRoom() : null,
@@ -674,7 +699,7 @@ function handPanel() {
 }
 
 function actionsPanel() {
-  if (state.over || state.seat === null) return null;
+  if (state.over || state.seat === null || !state.started) return null;
   const list = choices();
   let note = "";
   if (state.sentFor !== null) note = "Sent; waiting for the server…";
