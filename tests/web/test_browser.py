@@ -164,6 +164,24 @@ async def test_a_whole_game_against_a_bot(
     assert "Game over:" in log and "rolled" in log and "built a settlement at" in log
     if shots:
         await page.screenshot(path=shots / "web-end.png", full_page=True)
+
+    # The replay steps through the game this page was told, from the empty island to the end.
+    pieces = "#board .settlement, #board .city, #board .road"
+    drawn = "els => els.map(e => e.outerHTML).sort()"
+    final = await page.eval_on_selector_all(pieces, drawn)
+    await page.click("#replay-open")
+    await page.wait_for_selector("#replay h2:has-text('action 0 of')")
+    assert await page.query_selector(pieces) is None
+    await page.click("#replay-forward")
+    await page.wait_for_selector("#board .settlement.seat-0")
+    await page.click("#replay-end")
+    heading = await page.inner_text("#replay h2")
+    assert heading.startswith("Replay: action ")
+    assert await page.eval_on_selector_all(pieces, drawn) == final
+    assert "won" in await page.inner_text("#replay-said")
+    await page.keyboard.press("ArrowLeft")
+    last = int(heading.split()[-1])
+    await page.wait_for_selector(f"#replay h2:has-text('action {last - 1} of {last}')")
     assert script_errors(page) == []
 
 
@@ -222,6 +240,25 @@ async def test_a_friend_joins_by_the_invite_link_and_a_spectator_watches(
     await spectator.wait_for_selector(f"#log li:has-text('Ana offers 1 {give} for 1 {get}')")
     await friend.click("#actions button[data-kind=decline_trade]")
     await host.wait_for_selector("#log li:has-text('Nobody took your offer')")
+
+    # Offered again, to the friend by name; the friend counters with the same cards, from
+    # the keyboard, and the host takes the counter-offer.
+    await host.click("#actions button[data-kind=offer_trade]")
+    await host.click(f"#give-{give}-more")
+    await host.click(f"#get-{get}-more")
+    await host.click("#send-offer")
+    await friend.click("#actions button[data-kind=counter_trade]")
+    await friend.focus(f"#give-{get}-more")
+    await friend.keyboard.press("Enter")
+    await friend.focus(f"#get-{give}-more")
+    await friend.keyboard.press("Space")
+    await friend.click("#send-offer")
+    confirm = f"#actions button[data-kind=confirm_trade]:has-text('give 1 {give}, get 1 {get}')"
+    await host.click(confirm)
+    await host.wait_for_selector(f"#log li:has-text('You traded 1 {give} to Bo for 1 {get}')")
+    await spectator.wait_for_selector(f"#log li:has-text('Ana traded 1 {give} to Bo')")
+    after = await hand_of(host)
+    assert after[give] == held[0][give] - 1 and after[get] == held[0][get] + 1
     await host.wait_for_selector("#actions button[data-kind=end_turn]")
     for page in (host, friend, spectator):
         assert script_errors(page) == []

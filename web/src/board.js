@@ -79,12 +79,14 @@ export function drawBoard(svg, view, spots, places) {
   });
   svg.append(harbourLayer);
 
-  const [rx, ry] = pt(topo.hexCentres[view.robber]);
-  const robber = el("g", { class: "robber" });
-  robber.append(el("title", {}, `The robber, on ${places.hex(view.robber)}`));
-  robber.append(el("circle", { cx: rx + 18, cy: ry - 4, r: 8 }));
-  robber.append(el("text", { x: rx + 18, y: ry - 1 }, "R"));
-  svg.append(robber);
+  if (view.robber >= 0) {
+    const [rx, ry] = pt(topo.hexCentres[view.robber]);
+    const robber = el("g", { class: "robber" });
+    robber.append(el("title", {}, `The robber, on ${places.hex(view.robber)}`));
+    robber.append(el("circle", { cx: rx + 18, cy: ry - 4, r: 8 }));
+    robber.append(el("text", { x: rx + 18, y: ry - 1 }, "R"));
+    svg.append(robber);
+  }
 
   const roads = el("g", { class: "roads" });
   for (const [e, seat] of view.roads) {

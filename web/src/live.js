@@ -269,3 +269,58 @@ export function apply(v, e) {
       break; // an event this page does not know changes nothing it shows
   }
 }
+
+const PIECES = { roads: 15, settlements: 5, cities: 4 };
+const BANK_PER_RESOURCE = 19;
+const DEV_DECK = 25;
+
+/** The game as it was before its first action, as ``v``'s viewer saw it then: the same
+ * board and seats, nothing built, full bank and deck, the robber on the first desert. */
+export function initialView(v) {
+  const zeros = (names) => Object.fromEntries(names.map((k) => [k, 0]));
+  const desert = v.board.terrain.indexOf("desert");
+  return {
+    seat: v.seat,
+    stateId: 0,
+    players: v.players,
+    victoryPoints: v.victoryPoints,
+    board: v.board,
+    phase: "setup_settlement",
+    turn: 0,
+    current: 0,
+    toAct: [0],
+    dice: null,
+    robber: desert,
+    settlements: new Map(),
+    cities: new Map(),
+    roads: new Map(),
+    bank: Object.fromEntries(RESOURCES.map((r) => [r, BANK_PER_RESOURCE])),
+    deck: DEV_DECK,
+    devCardPlayed: false,
+    freeRoads: 0,
+    seats: [...Array(v.players).keys()].map((seat) => ({
+      seat,
+      points: 0,
+      resource_cards: 0,
+      development_cards: 0,
+      knights: 0,
+      roads_left: PIECES.roads,
+      settlements_left: PIECES.settlements,
+      cities_left: PIECES.cities,
+      longest_road: 0,
+      has_longest_road: false,
+      has_largest_army: false,
+      discards_owed: 0,
+    })),
+    trade: null,
+    winner: null,
+    hand: v.hand ? zeros(RESOURCES) : null,
+    development: v.development ? zeros(DEV_CARDS) : null,
+    developmentNew: v.developmentNew ? zeros(DEV_CARDS) : null,
+    ownPoints: v.ownPoints !== null ? 0 : null,
+    ratios: null,
+    finalPoints: null,
+    victoryCards: null,
+    setupRoads: 0,
+  };
+}

@@ -4,7 +4,7 @@
 import { sha256 } from "@noble/hashes/sha256";
 import { bytesToHex } from "@noble/hashes/utils";
 import { SEAT_COLOURS, drawBoard } from "./board.js";
-import { DEV_CARDS, RESOURCES, apply, liveView, total } from "./live.js";
+import { DEV_CARDS, RESOURCES, apply, initialView, liveView, total } from "./live.js";
 import { Narrator, PlaceNames, cardsText, plural } from "./narrate.js";
 import { Connection, serverUrl } from "./net.js";
 
@@ -98,7 +98,10 @@ const state = {
   picking: null,
   dialog: null,
   log: [],
-  narrated: 0,
+  told: 0, // the state the log has told the game up to
+  batches: new Map(), // state id -> the events of the action that led to it, for the replay
+  replay: null, // {step} while replaying the finished game
+  heardChat: false, // whether a history has brought the chat kept for the game
   over: null,
   clock: new Map(),
   status: "",
@@ -167,7 +170,6 @@ function onMessage(msg) {
       break;
     case "view":
       state.view = liveView(msg.view);
-      state.narrated = Math.max(state.narrated, state.view.stateId);
       if (state.prompt && num(state.prompt.state_id) !== state.view.stateId) state.prompt = null;
       if (state.view.stateId > 0) state.started = true;
       break;
@@ -184,8 +186,11 @@ function onMessage(msg) {
       if (state.prompt && num(state.prompt.state_id) !== sid) state.prompt = null;
       if (state.sentFor !== null && sid > state.sentFor) state.sentFor = null; // it was applied
       state.clock.clear();
-      if (sid > state.narrated) tell(msg.events);
-      state.narrated = Math.max(state.narrated, sid);
+      state.batches.set(sid, msg.events);
+      if (sid > state.told) {
+        tell(msg.events);
+        state.told = sid;
+      }
       break;
     }
     case "prompt":
@@ -238,19 +243,23 @@ function onMessage(msg) {
 }
 
 function onHistory(msg) {
-  const n = narrator();
-  state.pendingChat.push(...msg.chat.filter((c) => num(c.state_id) >= state.narrated));
+  // The view came first; the history tells what led to it. After a lost connection it
+  // tells again what the log already has: only the rest is told.
+  const chat = state.heardChat ? msg.chat.filter((c) => num(c.state_id) > state.told) : msg.chat;
+  state.heardChat = true;
+  state.pendingChat.push(...chat);
   const chatBefore = (sid) => {
     const said = state.pendingChat.filter((c) => sid === null || num(c.state_id) < sid);
     state.pendingChat = state.pendingChat.filter((c) => !said.includes(c));
     for (const c of said) say("chat", `${c.seat !== null && c.seat === state.seat ? "you" : c.name}: ${c.text}`);
   };
-  // The view came first: the history only tells what led to it.
-  const upTo = state.view ? state.view.stateId : Infinity;
   for (const batch of msg.batches) {
     const sid = num(batch.state_id);
+    state.batches.set(sid, batch.events);
+    if (sid <= state.told) continue;
     chatBefore(sid);
-    if (n && sid <= upTo) tell(batch.events);
+    tell(batch.events);
+    state.told = sid;
   }
   if (!msg.more) chatBefore(null);
 }
@@ -302,11 +311,11 @@ function dialogStillFits(kinds) {
 function onOpen() {
   state.status = "";
   if (state.game && state.token) {
-    send({ type: "rejoin", game: state.game, token: state.token, history: false });
+    send({ type: "rejoin", game: state.game, token: state.token, history: true });
     return;
   }
   if (state.game && state.spectator) {
-    send({ type: "watch", game: state.game, history: false });
+    send({ type: "watch", game: state.game, history: true });
     return;
   }
   const want = state.want;
@@ -456,7 +465,60 @@ function focusKey() {
   return a.id ? `#${CSS.escape(a.id)}` : null;
 }
 
+// --- the replay of the finished game, from the events this page was told ------------------
+function replayable() {
+  const final = state.view?.stateId ?? 0;
+  if (!final || state.batches.size !== final) return false;
+  for (let sid = 1; sid <= final; sid++) if (!state.batches.has(sid)) return false;
+  return true;
+}
+
+function replayView(step) {
+  const v = initialView(state.view);
+  for (let sid = 1; sid <= step; sid++) for (const e of state.batches.get(sid)) apply(v, e);
+  v.stateId = step;
+  return v;
+}
+
+function replayTo(step) {
+  state.replay = { step: Math.max(0, Math.min(state.view.stateId, step)) };
+  render();
+}
+
+function replayPanel(v) {
+  const step = state.replay.step;
+  const last = state.batches.size;
+  const n = narrator();
+  const said = step ? n.batch(state.batches.get(step)) : ["The island before the first settlement."];
+  const button = (id, label, to, off) => h("button", { id, onclick: () => replayTo(to), disabled: off }, label);
+  return h("section", { class: "card", id: "replay" },
+    h("h2", {}, `Replay: action ${step} of ${last}`),
+    h("p", { class: "small" }, `Turn ${v.turn}`),
+    h("ul", { id: "replay-said" }, said.map((t) => h("li", {}, t))),
+    h("div", { class: "row" },
+      button("replay-start", "⏮ Start", 0, step === 0), " ",
+      button("replay-back", "◀ Back", step - 1, step === 0), " ",
+      button("replay-forward", "Forward ▶", step + 1, step === last), " ",
+      button("replay-end", "End ⏭", last, step === last), " ",
+      h("button", { id: "replay-close", onclick: () => { state.replay = null; render(); } }, "Close")),
+    h("p", { class: "small" }, "The arrow keys step too."));
+}
+
 function render() {
+  if (state.replay && state.view) {
+    const live = state.view;
+    state.view = replayView(state.replay.step);
+    try {
+      draw();
+    } finally {
+      state.view = live;
+    }
+    return;
+  }
+  draw();
+}
+
+function draw() {
   const app = $("app");
   const focused = focusKey();
   const chat = $("chat-text")?.value ?? "";
@@ -471,7 +533,12 @@ function render() {
   const log = $("log");
   if (log) log.scrollTop = log.scrollHeight;
   if ($("chat-text")) $("chat-text").value = chat;
-  if (focused) document.querySelector(focused)?.focus();
+  const again = focused ? document.querySelector(focused) : null;
+  if (again) again.focus();
+  else if (focused && state.prompt && state.sentFor === null) {
+    // What had the focus is gone (a spot chosen, a dialog sent): the next thing to do has it.
+    document.querySelector("#dialog button, #board .spot, #actions button")?.focus();
+  }
 }
 
 function spotsToShow() {
@@ -605,6 +672,7 @@ function gameScreen() {
     !state.started ? waitingRoom() : null,
     playersPanel(),
     state.seat !== null && v?.hand ? handPanel() : null,
+    state.replay ? replayPanel(v) : null,
     state.over ? gameOverPanel() : null,
     actionsPanel(),
     dialogPanel(),
@@ -814,6 +882,7 @@ function gameOverPanel() {
     h("p", { id: "winner" }, `${winner === "you" ? "You" : winner} won.`),
     h("ol", { class: "scores" }, o.points.map((p, q) => h("li", {}, seatBadge(q), ` ${names()[q]}: ${plural(p, "point")}`))),
     h("p", { id: "seed-check" }, check),
+    replayable() && !state.replay ? h("button", { id: "replay-open", onclick: () => replayTo(0) }, "Replay the game") : null, " ",
     h("button", { onclick: () => { forgetSeat(state.game); location.hash = ""; location.reload(); } }, "Back to the lobby"));
 }
 
@@ -839,6 +908,11 @@ function start() {
     }
   }, 1000);
   window.addEventListener("hashchange", () => location.reload());
+  document.addEventListener("keydown", (event) => {
+    if (!state.replay || event.target.closest?.("input, textarea, select")) return;
+    if (event.key === "ArrowLeft") replayTo(state.replay.step - 1);
+    else if (event.key === "ArrowRight") replayTo(state.replay.step + 1);
+  });
   window.addEventListener("error", () => {
     state.status = "Something went wrong in the page; reloading it brings you back to your seat.";
     $("status").textContent = state.status;
