@@ -63,11 +63,14 @@ def script_errors(page: Page) -> list[str]:
     return errors
 
 
-async def create_game(page: Page, *, name: str, players: int, bots: int, points: int) -> None:
+async def create_game(
+    page: Page, *, name: str, players: int, bots: int, points: int, timer: str = ""
+) -> None:
     await page.fill("#name", name)
     await page.select_option("#players", str(players))
     await page.select_option("#bots", str(bots))
     await page.fill("#points", str(points))
+    await page.select_option("#timer", timer)
     await page.click("#create-game")
     await page.wait_for_selector("#start")
 
@@ -189,7 +192,7 @@ async def test_a_friend_joins_by_the_invite_link_and_a_spectator_watches(
     browser: Browser, server: str, shots: Path | None
 ) -> None:
     host = await open_page(browser, server)
-    await create_game(host, name="Ana", players=2, bots=0, points=10)
+    await create_game(host, name="Ana", players=2, bots=0, points=10, timer="120")
     link = await host.get_attribute("#invite-link", "value")
     watch_link = await host.get_attribute("#watch-link", "href")
     assert link is not None and "#invite=" in link and watch_link is not None
@@ -203,8 +206,17 @@ async def test_a_friend_joins_by_the_invite_link_and_a_spectator_watches(
     spectator = await open_page(browser, watch_link)
     await spectator.wait_for_selector("header:has-text('watching')")
 
+    # Under a path prefix (as behind a reverse proxy), a bad invite code is told in a sentence.
+    stranger = await open_page(browser, server + "hexhaven/a/#invite=NOSUCHCODE")
+    await stranger.click("#take-seat")
+    await stranger.wait_for_selector("#status:has-text('No game has that invite code')")
+    await stranger.wait_for_selector("#create")  # back in the lobby
+
     await host.click("#start")
     await host.wait_for_selector("#board .spot.vertex")
+    # The turn timer runs for the seat to act, as everyone sees it.
+    await friend.wait_for_selector("li[data-seat='0'] .timer:has-text('s left')")
+    assert await friend.query_selector("li[data-seat='1'] .timer") is None
     saved = json.loads(await friend.evaluate("localStorage.getItem('hexhaven.seats')"))
     assert [seat["seat"] for seat in saved.values()] == [1]
     await friend.reload()  # back to the same seat, from the token the browser kept
@@ -260,5 +272,5 @@ async def test_a_friend_joins_by_the_invite_link_and_a_spectator_watches(
     after = await hand_of(host)
     assert after[give] == held[0][give] - 1 and after[get] == held[0][get] + 1
     await host.wait_for_selector("#actions button[data-kind=end_turn]")
-    for page in (host, friend, spectator):
+    for page in (host, friend, spectator, stranger):
         assert script_errors(page) == []
