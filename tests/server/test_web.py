@@ -18,6 +18,7 @@ from protocol import messages as m
 from server import web
 from server.app import HexhavenServer
 from tests.server.client import Client
+from tests.server.test_restart import free_port, server_process
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -94,6 +95,14 @@ async def test_a_websocket_opens_at_the_pages_path(port: int) -> None:
         await client.send(m.Ping(nonce=7))
         assert (await client.expect(m.Pong)).nonce == 7
         await client.close()
+
+
+async def test_hexhaven_serve_serves_the_page(tmp_path: Path) -> None:
+    port = free_port()
+    async with server_process(tmp_path / "games.db", port):
+        status, headers, body = await asyncio.to_thread(get, port, "/")
+    assert status == 200 and headers["Content-Type"].startswith("text/html")
+    assert body == web.files()["index.html"].body
 
 
 def source_hash(web_dir: Path) -> str:

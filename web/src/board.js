@@ -40,7 +40,7 @@ export function drawBoard(svg, view, spots, places) {
   svg.replaceChildren();
   const extent = (Math.sqrt(3) * (view.board.radius - 0.5) + 1.4) * SCALE;
   svg.setAttribute("viewBox", `${-extent} ${-extent} ${2 * extent} ${2 * extent}`);
-  svg.setAttribute("role", "img");
+  svg.setAttribute("role", "group");
   svg.setAttribute("aria-label", "The island");
   const hexes = el("g", { class: "hexes" });
   topo.hexCentres.forEach((c, h) => {

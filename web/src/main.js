@@ -496,10 +496,10 @@ function replayPanel(v) {
     h("p", { class: "small" }, `Turn ${v.turn}`),
     h("ul", { id: "replay-said" }, said.map((t) => h("li", {}, t))),
     h("div", { class: "row" },
-      button("replay-start", "⏮ Start", 0, step === 0), " ",
+      button("replay-start", "« Start", 0, step === 0), " ",
       button("replay-back", "◀ Back", step - 1, step === 0), " ",
       button("replay-forward", "Forward ▶", step + 1, step === last), " ",
-      button("replay-end", "End ⏭", last, step === last), " ",
+      button("replay-end", "End »", last, step === last), " ",
       h("button", { id: "replay-close", onclick: () => { state.replay = null; render(); } }, "Close")),
     h("p", { class: "small" }, "The arrow keys step too."));
 }
