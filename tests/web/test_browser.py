@@ -1,5 +1,5 @@
 """The web client in a real browser (Chromium, through Playwright) against a real server on
-127.0.0.1: a whole game against a bot played by clicking what the page offers; a friend who
+127.0.0.1: a whole game against two bots played by clicking what the page offers; a friend who
 sits down through the invite link, a domestic offer between the two, a reload that comes back
 to its seat, and a spectator who follows the game through the watch link."""
 
@@ -128,15 +128,13 @@ async def play_until(pages: list[Page], done: str, limit: int = 2000) -> None:
     raise AssertionError(f"{done} never came")
 
 
-async def test_a_whole_game_against_a_bot(
-    browser: Browser, server: str, shots: Path | None
-) -> None:
+async def test_a_whole_game_against_bots(browser: Browser, server: str, shots: Path | None) -> None:
     page = await open_page(browser, server)
     await page.wait_for_selector("#create")
     if shots:
         await page.fill("#name", "Ana")
         await page.screenshot(path=shots / "web-lobby.png")
-    await create_game(page, name="Ana", players=2, bots=1, points=3)
+    await create_game(page, name="Ana", players=3, bots=2, points=3)
     assert await page.get_attribute("#invite-link", "value") is not None
     await page.click("#start")
     await page.wait_for_selector("#board .spot.vertex")
