@@ -238,6 +238,9 @@ async def test_a_friend_joins_by_the_invite_link_and_a_spectator_watches(
         await host.click("#actions button[data-kind=end_turn]")
         await play_until([host, friend], "#actions button[data-kind=end_turn]")
     await host.click("#actions button[data-kind=offer_trade]")
+    await host.keyboard.press("Escape")  # not yet: back to the moves
+    await host.wait_for_selector("#dialog", state="detached")
+    await host.click("#actions button[data-kind=offer_trade]")
     await host.click(f"#give-{give}-more")
     await host.click(f"#get-{get}-more")
     assert await host.is_checked("#ask-1")

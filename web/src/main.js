@@ -909,15 +909,26 @@ function start() {
   }, 1000);
   window.addEventListener("hashchange", () => location.reload());
   document.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && (state.dialog || state.picking)) {
+      // Back to the list of moves (a placement that is the only move stays offered).
+      const only = state.prompt && new Set(state.prompt.actions.map((a) => a.kind)).size === 1;
+      state.dialog = null;
+      if (!only) state.picking = null;
+      render();
+      document.querySelector("#actions button")?.focus();
+      return;
+    }
     if (!state.replay || event.target.closest?.("input, textarea, select")) return;
     if (event.key === "ArrowLeft") replayTo(state.replay.step - 1);
     else if (event.key === "ArrowRight") replayTo(state.replay.step + 1);
   });
-  window.addEventListener("error", () => {
+  const failed = () => {
     state.status = "Something went wrong in the page; reloading it brings you back to your seat.";
     $("status").textContent = state.status;
     $("status").hidden = false;
-  });
+  };
+  window.addEventListener("error", failed);
+  window.addEventListener("unhandledrejection", failed);
 }
 
 start();
