@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from playwright.async_api import Browser, Page
+from playwright.async_api import Browser, BrowserContext, Page
 
 from engine.topology import topology
 from server.app import HexhavenServer
@@ -46,9 +46,14 @@ async def server() -> AsyncIterator[str]:
 
 
 async def open_page(browser: Browser, url: str, viewport: dict[str, int] = WIDE) -> Page:
-    """A page in a browser context of its own (its own localStorage), failing the test on
-    any script error."""
+    """A page in a browser context of its own (its own localStorage)."""
     context = await browser.new_context(viewport=viewport)  # type: ignore[arg-type]
+    return await open_in(context, url)
+
+
+async def open_in(context: BrowserContext, url: str) -> Page:
+    """A new page of ``context`` (a browser's profile), failing the test on any script
+    error."""
     page = await context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
@@ -218,6 +223,12 @@ async def test_a_friend_joins_by_the_invite_link_and_a_spectator_watches(
     saved = json.loads(await friend.evaluate("localStorage.getItem('hexhaven.seats')"))
     assert [seat["seat"] for seat in saved.values()] == [1]
     await friend.reload()  # back to the same seat, from the token the browser kept
+    await friend.wait_for_selector("header:has-text('you are')")
+    assert (await friend.inner_text("header .badge")) == "2"
+    # A closed tab: the invite link, opened again in the same browser, leads to the seat.
+    assert script_errors(friend) == []
+    await friend.close()
+    friend = await open_in(friend.context, link)
     await friend.wait_for_selector("header:has-text('you are')")
     assert (await friend.inner_text("header .badge")) == "2"
 

@@ -35,9 +35,9 @@ function savedSeats() {
     return {};
   }
 }
-function saveSeat(game, seat, token) {
+function saveSeat(game, seat, token, invite) {
   const seats = savedSeats();
-  seats[game] = { seat, token, at: Date.now() };
+  seats[game] = { seat, token, invite: invite ?? seats[game]?.invite ?? null, at: Date.now() };
   localStorage.setItem(SEATS_KEY, JSON.stringify(seats));
 }
 function forgetSeat(game) {
@@ -55,6 +55,18 @@ const base = () => {
 };
 export const inviteLink = (game, invite) => `${base()}#${invite ? `invite=${invite}` : `join=${game}`}`;
 export const watchLink = (game) => `${base()}#watch=${game}`;
+/** What a link asks for; an invite to a seat this browser already holds leads back to it. */
+function wanted() {
+  const want = readHash();
+  if (want && (want.kind === "invite" || want.kind === "join")) {
+    const code = want.value.toUpperCase();
+    const held = Object.entries(savedSeats()).find(([game, s]) =>
+      want.kind === "join" ? game === want.value : s.invite?.toUpperCase() === code,
+    );
+    if (held) return { kind: "play", value: held[0] };
+  }
+  return want;
+}
 function readHash() {
   const params = new URLSearchParams(location.hash.slice(1));
   for (const kind of ["invite", "join", "watch", "play"]) {
@@ -157,7 +169,8 @@ function onMessage(msg) {
       state.host = msg.host;
       if (msg.seed_hash) state.seedHash = msg.seed_hash;
       if (msg.token) {
-        saveSeat(msg.game, msg.seat, msg.token);
+        const invite = state.want?.kind === "invite" ? state.want.value : state.invite;
+        saveSeat(msg.game, msg.seat, msg.token, invite);
         history.replaceState(null, "", `#play=${msg.game}`);
       } else {
         history.replaceState(null, "", `#watch=${msg.game}`);
@@ -897,7 +910,7 @@ function sendChat(event) {
 
 // --- start ------------------------------------------------------------------------------------
 function start() {
-  state.want = readHash();
+  state.want = wanted();
   state.conn = new Connection(serverUrl(location.href), { onMessage, onOpen, onLost });
   state.conn.open();
   render();
