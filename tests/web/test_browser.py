@@ -68,6 +68,11 @@ def script_errors(page: Page) -> list[str]:
     return errors
 
 
+async def refusals(page: Page) -> list[str]:
+    """What the server refused of what the page sent, as the page's log told it."""
+    return [await line.inner_text() for line in await page.query_selector_all("#log li.error")]
+
+
 async def create_game(
     page: Page, *, name: str, players: int, bots: int, points: int, timer: str = ""
 ) -> None:
@@ -189,6 +194,7 @@ async def test_a_whole_game_against_bots(browser: Browser, server: str, shots: P
     last = int(heading.split()[-1])
     await page.wait_for_selector(f"#replay h2:has-text('action {last - 1} of {last}')")
     assert script_errors(page) == []
+    assert await refusals(page) == []
 
 
 async def test_a_friend_joins_by_the_invite_link_and_a_spectator_watches(
@@ -286,3 +292,5 @@ async def test_a_friend_joins_by_the_invite_link_and_a_spectator_watches(
     await host.wait_for_selector("#actions button[data-kind=end_turn]")
     for page in (host, friend, spectator, stranger):
         assert script_errors(page) == []
+    for page in (host, friend, spectator):
+        assert await refusals(page) == []
