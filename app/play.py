@@ -208,7 +208,7 @@ def host(*, url: str, options: m.GameOptions, name: str) -> int:
         kept = _keep_token(link, None)
         created = link.created
         code = created.invite if created is not None and created.invite else str(link.game)
-        told = invite_lines(url, code, options)
+        told = invite_lines(url, code, options, game=str(link.game))
         print(f"Game {link.game} created; invite code {code}.")
         print("Friends join with:\n" + "\n".join(told))
         note = f"Invite code {code}. Friends type:\n" + "\n".join(told)
@@ -219,14 +219,15 @@ def host(*, url: str, options: m.GameOptions, name: str) -> int:
     return _run(main, url)
 
 
-def invite_lines(url: str, code: str, options: m.GameOptions) -> list[str]:
+def invite_lines(url: str, code: str, options: m.GameOptions, game: str = "") -> list[str]:
     """What ``hexhaven host`` tells the host: the command friends type, the link they open
-    in a browser instead; if ``url`` names
+    in a browser instead (by the game's id when given: followed to the process that plays
+    it, where several share one address); if ``url`` names
     this machine by a loopback address, that friends elsewhere need its network address;
     and how many seats, people and bots the game has, so when it can start."""
     lines = [
         f"  hexhaven join {url} {code} --name NAME",
-        f"  or in a browser: {page_url(url, f'invite={code}')}",
+        f"  or in a browser: {page_url(url, f'join={game}' if game else f'invite={code}')}",
     ]
     here = parse_uri(url)
     if _is_loopback(here.host):

@@ -374,10 +374,11 @@ def test_host_prints_the_join_line_and_tells_to_replace_a_loopback_address(
     out = capsys.readouterr().out.splitlines()  # with the server thread's log lines
     created = next(x for x in out if x.startswith("Game ") and "; invite code " in x)
     code = created.removesuffix(".").rsplit(" ", 1)[-1]
+    game = created.split()[1]
     port = url.rsplit(":", 1)[-1]
     told = [
         f"  hexhaven join {url} {code} --name NAME",
-        f"  or in a browser: http://127.0.0.1:{port}/#invite={code}",
+        f"  or in a browser: http://127.0.0.1:{port}/#join={game}",
         "  (127.0.0.1 is this machine itself: friends on other machines use its network "
         f"address instead, ws://<this machine's address>:{port})",
         "3 seats (--players), 1 bot (--bots): press s once 1 friend has joined; "

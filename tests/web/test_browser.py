@@ -204,7 +204,7 @@ async def test_a_friend_joins_by_the_invite_link_and_a_spectator_watches(
     await create_game(host, name="Ana", players=2, bots=0, points=10, timer="120")
     link = await host.get_attribute("#invite-link", "value")
     watch_link = await host.get_attribute("#watch-link", "href")
-    assert link is not None and "#invite=" in link and watch_link is not None
+    assert link is not None and "#join=" in link and watch_link is not None
 
     friend = await open_page(browser, link, PHONE)
     await friend.wait_for_selector("#take-seat")

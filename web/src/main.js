@@ -53,7 +53,9 @@ const base = () => {
   url.search = "";
   return url.href;
 };
-export const inviteLink = (game, invite) => `${base()}#${invite ? `invite=${invite}` : `join=${game}`}`;
+// The invite names the game by its id, not its invite code: an id is followed to the server
+// process that plays the game (``moved``) when several share one address; a code is not.
+export const inviteLink = (game) => `${base()}#join=${game}`;
 export const watchLink = (game) => `${base()}#watch=${game}`;
 /** What a link asks for; an invite to a seat this browser already holds leads back to it. */
 function wanted() {
@@ -278,11 +280,13 @@ function onHistory(msg) {
 }
 
 function onError(msg) {
-  if (msg.code === "moved" && msg.detail && state.game) {
-    // Another server process plays this game: its page there brings us back to the seat.
+  const game = msg.game ?? state.game;
+  if (msg.code === "moved" && msg.detail && game) {
+    // Another server process plays this game: its page there asks again.
     const there = new URL(msg.detail);
     there.protocol = there.protocol === "wss:" ? "https:" : "http:";
-    there.hash = `${state.token ? "play" : "watch"}=${state.game}`;
+    const kind = state.token ? "play" : state.want?.kind === "join" ? "join" : "watch";
+    there.hash = `${kind}=${game}`;
     location.assign(there.href);
     return;
   }
@@ -293,7 +297,6 @@ function onError(msg) {
     return;
   }
   if ((msg.code === "bad_token" || msg.code === "unknown_game") && !state.view) {
-    const game = msg.game ?? state.game;
     if (game) forgetSeat(game);
     state.game = null;
     state.token = null;
@@ -721,7 +724,7 @@ function phaseText(v) {
 }
 
 function waitingRoom() {
-  const link = inviteLink(state.game, state.invite);
+  const link = inviteLink(state.game);
   return h("section", { class: "card", id: "waiting" },
     h("h2", {}, "Waiting for players"),
     state.host
