@@ -24,6 +24,7 @@ from app.tokens import STDIN, KeptSeat, TokenError, keep_seat, kept_seat, read_t
 from clients.tls import tls_problem
 from clients.tui.app import HexhavenApp
 from clients.tui.link import Link, Seating, SeatLost, fetch_record
+from clients.urls import page_url
 from protocol import messages as m
 from storage import data_dir
 
@@ -262,7 +263,7 @@ def host(
         created = link.created
         code = created.invite if created is not None and created.invite else str(link.game)
         kept = _keep_token(link, None, code)
-        told = invite_lines(url, code, options, cafile)
+        told = invite_lines(url, code, options, cafile, game=str(link.game))
         print(f"Game {link.game} created; invite code {code}.")
         print("Friends join with:\n" + "\n".join(told))
         note = f"Invite code {code}. Friends type:\n" + "\n".join(told)
@@ -274,12 +275,14 @@ def host(
 
 
 def invite_lines(
-    url: str, code: str, options: m.GameOptions, cafile: str | None = None
+    url: str, code: str, options: m.GameOptions, cafile: str | None = None, game: str = ""
 ) -> list[str]:
     """What ``hexhaven host`` tells the host: the command friends type (with ``--cafile``
-    when the host trusts the server by a CA file: they need a copy of it); if ``url``
-    names this machine by a loopback address, that friends elsewhere need its network
-    address; and how many seats, people and bots the game has, so when it can start."""
+    when the host trusts the server by a CA file: they need a copy of it), the link they
+    open in a browser instead (by the game's id when given: followed to the process that
+    plays it, where several share one address); if ``url`` names this machine by a
+    loopback address, that friends elsewhere need its network address; and how many
+    seats, people and bots the game has, so when it can start."""
     trust = " --cafile CA_FILE" if cafile else ""
     lines = [f"  hexhaven join {url} {code} --name NAME{trust}"]
     if cafile:
@@ -287,6 +290,9 @@ def invite_lines(
             f"  (CA_FILE: a copy of {shlex.quote(cafile)}, the CA certificate that signed "
             "the server's)"
         )
+    lines.append(
+        f"  or in a browser: {page_url(url, f'join={game}' if game else f'invite={code}')}"
+    )
     here = parse_uri(url)
     if _is_loopback(here.host):
         scheme = "wss" if here.secure else "ws"

@@ -43,3 +43,15 @@ def server_url_problem(url: str) -> str | None:
     else:
         return None
     return f"{url!r} is not a server URL: {why}; the form is {URL_EXAMPLE}"
+
+
+def page_url(url: str, fragment: str = "") -> str:
+    """The web client's address on the server at ``url`` (the page is served on the
+    websocket's own port and path): ``ws://h:8765`` -> ``http://h:8765/``, ``wss://h/a/`` ->
+    ``https://h/a/``; with ``fragment`` after a ``#`` (``invite=K7QMX3PD9H``)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    scheme = "https" if parts.scheme.lower() == "wss" else "http"
+    path = parts.path if parts.path.endswith("/") else parts.path + "/"
+    return urlunsplit((scheme, parts.netloc, path, "", fragment))

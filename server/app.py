@@ -48,6 +48,7 @@ from protocol.server_session import (
     ServerSession,
     frame_bytes,
 )
+from server import web
 from server.limits import ServerLimits
 from server.lobby import Entry, SharedLobby, page
 from server.metrics import CONTENT_TYPE, Census, ServerMetrics
@@ -441,7 +442,7 @@ class HexhavenServer:
         ):
             scheme = "ws" if self.tls is None else "wss"
             self.url = f"{scheme}://{host}:{self.port_of(ws_server)}"
-            self.log.info("server.listening", url=self.url)
+            self.log.info("server.listening", url=self.url, page=f"http{self.url[2:]}/")
             if leased:
                 self.owner = self.owner or f"{socket.gethostname()}:{self.port_of(ws_server)}"
                 self.store.holder = self.owner  # every commit is fenced by its leases
@@ -554,9 +555,12 @@ class HexhavenServer:
 
     # --- what the server reports ----------------------------------------------------------
     def _http(self, ws: ServerConnection, request: http11.Request) -> http11.Response | None:
-        """Answer a plain HTTP request for ``/healthz`` or ``/metrics``; anything else goes
-        on to the websocket handshake."""
+        """Answer a plain HTTP request: ``/healthz``, ``/metrics``, or the web client's page
+        and assets (:mod:`server.web`; 404 for any other path). A websocket handshake goes
+        on."""
         path = request.path.partition("?")[0]
+        if "websocket" in request.headers.get("Upgrade", "").lower():
+            return None
         if path == "/healthz":
             if self.store.reachable:
                 return ws.respond(HTTPStatus.OK, "ok\n")
@@ -569,7 +573,24 @@ class HexhavenServer:
             del response.headers["Content-Type"]
             response.headers["Content-Type"] = CONTENT_TYPE
             return response
-        return None
+        return self._web(ws, request.path)
+
+    @staticmethod
+    def _web(ws: ServerConnection, path: str) -> http11.Response:
+        """The web client's file ``path`` names, or a 404."""
+        found = web.lookup(path)
+        if found is None:
+            response = ws.respond(HTTPStatus.NOT_FOUND, "not found\n")
+        else:
+            response = ws.respond(HTTPStatus.OK, "")
+            response.body = found.body
+            del response.headers["Content-Length"]
+            response.headers["Content-Length"] = str(len(found.body))
+            del response.headers["Content-Type"]
+            response.headers["Content-Type"] = found.content_type
+        for name, value in web.HEADERS.items():
+            response.headers[name] = value
+        return response
 
     def census(self) -> Census:
         """The server's counts now (read by its metrics)."""

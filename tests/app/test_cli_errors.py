@@ -20,7 +20,7 @@ import pytest
 from app.cli import build_parser, main
 from app.play import invite_lines
 from clients.tui.app import HexhavenApp
-from clients.urls import server_url_problem
+from clients.urls import page_url, server_url_problem
 from protocol import messages as m
 from server.app import HexhavenServer
 from server.store import Store
@@ -374,9 +374,11 @@ def test_host_prints_the_join_line_and_tells_to_replace_a_loopback_address(
     out = capsys.readouterr().out.splitlines()  # with the server thread's log lines
     created = next(x for x in out if x.startswith("Game ") and "; invite code " in x)
     code = created.removesuffix(".").rsplit(" ", 1)[-1]
+    game = created.split()[1]
     port = url.rsplit(":", 1)[-1]
     told = [
         f"  hexhaven join {url} {code} --name NAME",
+        f"  or in a browser: http://127.0.0.1:{port}/#join={game}",
         "  (127.0.0.1 is this machine itself: friends on other machines use its network "
         f"address instead, ws://<this machine's address>:{port})",
         "3 seats (--players), 1 bot (--bots): press s once 1 friend has joined; "
@@ -393,13 +395,15 @@ def test_host_prints_the_join_line_and_tells_to_replace_a_loopback_address(
 def test_every_loopback_address_gets_the_line_for_other_machines(url: str) -> None:
     lines = invite_lines(url, "K7", m.GameOptions())
     assert lines[0] == f"  hexhaven join {url} K7 --name NAME"
-    assert "friends on other machines use its network address" in lines[1]
+    assert lines[1].startswith("  or in a browser: http") and lines[1].endswith("/#invite=K7")
+    assert "friends on other machines use its network address" in lines[2]
 
 
 def test_a_network_address_needs_no_such_line() -> None:
     for url in ("ws://192.168.1.20:8765", "ws://game.example.org:8765"):
         lines = invite_lines(url, "K7", m.GameOptions())
-        assert len(lines) == 2 and "other machines" not in "".join(lines)
+        assert len(lines) == 3 and "other machines" not in "".join(lines)
+        assert lines[1] == f"  or in a browser: {url.replace('ws://', 'http://')}/#invite=K7"
 
 
 def test_host_help_says_what_bots_and_players_do() -> None:
@@ -487,3 +491,16 @@ def test_an_unknown_board_lists_the_boards(capsys: pytest.CaptureFixture[str]) -
     err = capsys.readouterr().err
     for board in ("random", "spiral", "balanced", "fair", "preset:NAME", "balanced-227"):
         assert board in err
+
+
+@pytest.mark.parametrize(
+    ("url", "page"),
+    [
+        ("ws://127.0.0.1:8765", "http://127.0.0.1:8765/#invite=K7"),
+        ("wss://play.example.org/a/", "https://play.example.org/a/#invite=K7"),
+        ("wss://play.example.org/a", "https://play.example.org/a/#invite=K7"),
+        ("ws://[::1]:8765", "http://[::1]:8765/#invite=K7"),
+    ],
+)
+def test_the_browser_link_is_the_servers_own_address_and_path(url: str, page: str) -> None:
+    assert page_url(url, "invite=K7") == page

@@ -33,11 +33,12 @@ class Client:
         *,
         url: str | None = None,
         tls: ssl.SSLContext | None = None,
+        path: str = "",
     ) -> Client:
         """A connection to the server on 127.0.0.1 at ``port``, or at ``url`` (``tls``
         verifies a ``wss://`` one)."""
         ws = await connect(
-            url or f"ws://127.0.0.1:{port}",
+            url or f"ws://127.0.0.1:{port}{path}",
             subprotocols=[subprotocol],  # type: ignore[list-item]
             additional_headers=headers,
             **connect_options(url or "", tls),

@@ -1,0 +1,950 @@
+// The Hexhaven web client: the lobby, a game's table, and the links that lead to them.
+// It speaks the documented protocol over one websocket to the server that served it.
+
+import { sha256 } from "@noble/hashes/sha256";
+import { bytesToHex } from "@noble/hashes/utils";
+import { SEAT_COLOURS, drawBoard } from "./board.js";
+import { DEV_CARDS, RESOURCES, apply, initialView, liveView, total } from "./live.js";
+import { Narrator, PlaceNames, cardsText, plural } from "./narrate.js";
+import { Connection, serverUrl } from "./net.js";
+
+// --- little DOM helpers ----------------------------------------------------------------
+function h(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    else if (k === "class") node.className = v;
+    else node.setAttribute(k, v === true ? "" : String(v));
+  }
+  for (const c of children.flat(Infinity)) if (c !== null && c !== undefined && c !== false) node.append(c);
+  return node;
+}
+const $ = (id) => document.getElementById(id);
+const num = (x) => (typeof x === "bigint" ? Number(x) : x);
+const seatBadge = (seat) =>
+  h("span", { class: `badge seat-${seat}`, title: `seat ${seat + 1}` }, String(seat + 1));
+
+// --- what the page keeps in the browser ---------------------------------------------------
+const SEATS_KEY = "hexhaven.seats";
+const NAME_KEY = "hexhaven.name";
+function savedSeats() {
+  try {
+    return JSON.parse(localStorage.getItem(SEATS_KEY) ?? "{}") ?? {};
+  } catch {
+    return {};
+  }
+}
+function saveSeat(game, seat, token, invite) {
+  const seats = savedSeats();
+  seats[game] = { seat, token, invite: invite ?? seats[game]?.invite ?? null, at: Date.now() };
+  localStorage.setItem(SEATS_KEY, JSON.stringify(seats));
+}
+function forgetSeat(game) {
+  const seats = savedSeats();
+  delete seats[game];
+  localStorage.setItem(SEATS_KEY, JSON.stringify(seats));
+}
+
+// --- links --------------------------------------------------------------------------------
+const base = () => {
+  const url = new URL(location.href);
+  url.hash = "";
+  url.search = "";
+  return url.href;
+};
+// The invite names the game by its id, not its invite code: an id is followed to the server
+// process that plays the game (``moved``) when several share one address; a code is not.
+export const inviteLink = (game) => `${base()}#join=${game}`;
+export const watchLink = (game) => `${base()}#watch=${game}`;
+/** What a link asks for; an invite to a seat this browser already holds leads back to it. */
+function wanted() {
+  const want = readHash();
+  if (want && (want.kind === "invite" || want.kind === "join")) {
+    const code = want.value.toUpperCase();
+    const held = Object.entries(savedSeats()).find(([game, s]) =>
+      want.kind === "join" ? game === want.value : s.invite?.toUpperCase() === code,
+    );
+    if (held) return { kind: "play", value: held[0] };
+  }
+  return want;
+}
+function readHash() {
+  const params = new URLSearchParams(location.hash.slice(1));
+  for (const kind of ["invite", "join", "watch", "play"]) {
+    const value = params.get(kind);
+    if (value) return { kind, value };
+  }
+  return null;
+}
+
+// --- state --------------------------------------------------------------------------------
+const KIND_ORDER = [
+  "roll_dice", "play_knight", "place_settlement", "place_road", "discard", "move_robber",
+  "build_settlement", "build_city", "build_road", "buy_dev_card", "play_road_building",
+  "play_year_of_plenty", "play_monopoly", "accept_trade", "counter_trade", "decline_trade",
+  "confirm_trade", "cancel_trade", "maritime_trade", "offer_trade", "end_turn",
+];
+const PLACEMENTS = {
+  place_settlement: ["vertex", "Place a settlement", "place"],
+  place_road: ["edge", "Place a road", "place"],
+  build_settlement: ["vertex", "Build a settlement", "place"],
+  build_city: ["vertex", "Build a city", "settlement"],
+  build_road: ["edge", "Build a road", "place"],
+  move_robber: ["hex", "Move the robber", "hex"],
+};
+
+const state = {
+  conn: null,
+  game: null,
+  seat: null,
+  token: null,
+  spectator: false,
+  host: false,
+  invite: null,
+  seedHash: null,
+  players: [],
+  started: false,
+  view: null,
+  prompt: null,
+  promptAt: 0,
+  sentFor: null,
+  picking: null,
+  dialog: null,
+  log: [],
+  told: 0, // the state the log has told the game up to
+  batches: new Map(), // state id -> the events of the action that led to it, for the replay
+  replay: null, // {step} while replaying the finished game
+  heardChat: false, // whether a history has brought the chat kept for the game
+  over: null,
+  clock: new Map(),
+  status: "",
+  pendingChat: [],
+  lobbyGames: [],
+  want: null, // what to ask once connected: {kind, value}
+};
+
+const names = () => {
+  const count = state.view ? state.view.players : state.players.length;
+  return [...Array(count).keys()].map((q) => state.players.find((p) => p.seat === q)?.name ?? `seat ${q + 1}`);
+};
+const nameOf = (seat) => (seat === state.seat ? "you" : names()[seat] ?? `seat ${seat + 1}`);
+function narrator() {
+  if (!state.view) return null;
+  return new Narrator(names(), state.seat, new PlaceNames(state.view.board));
+}
+function say(kind, text) {
+  state.log.push({ kind, text });
+  if (state.log.length > 2000) state.log.splice(0, state.log.length - 2000);
+}
+function tell(events) {
+  const n = narrator();
+  if (!n) return;
+  for (const text of n.batch(events)) {
+    const lowered = ` ${text.toLowerCase()} `;
+    const you = state.seat !== null && /\byou(r)?\b/.test(lowered);
+    say(text.startsWith("-- ") ? "turn" : you ? "you" : "event", text);
+  }
+}
+const send = (message) => state.conn.send(message);
+
+// --- messages -------------------------------------------------------------------------------
+function onMessage(msg) {
+  if (msg.game !== undefined && msg.game !== null && state.game && msg.game !== state.game && msg.type !== "game_created") return;
+  switch (msg.type) {
+    case "welcome":
+      break;
+    case "game_list":
+      state.lobbyGames = msg.games;
+      break;
+    case "game_created":
+      state.game = msg.game;
+      state.invite = msg.invite;
+      state.seedHash = msg.seed_hash;
+      send({ type: "join_game", game: msg.game, name: myName() });
+      break;
+    case "joined":
+      state.game = msg.game;
+      state.seat = msg.seat;
+      state.token = msg.token;
+      state.spectator = msg.seat === null;
+      state.host = msg.host;
+      if (msg.seed_hash) state.seedHash = msg.seed_hash;
+      if (msg.token) {
+        const invite = state.want?.kind === "invite" ? state.want.value : state.invite;
+        saveSeat(msg.game, msg.seat, msg.token, invite);
+        history.replaceState(null, "", `#play=${msg.game}`);
+      } else {
+        history.replaceState(null, "", `#watch=${msg.game}`);
+      }
+      state.status = "";
+      break;
+    case "players":
+      state.players = [...msg.players].sort((a, b) => a.seat - b.seat);
+      if (msg.started) state.started = true;
+      break;
+    case "view":
+      state.view = liveView(msg.view);
+      if (state.prompt && num(state.prompt.state_id) !== state.view.stateId) state.prompt = null;
+      if (state.view.stateId > 0) state.started = true;
+      break;
+    case "history":
+      onHistory(msg);
+      break;
+    case "events": {
+      state.started = true;
+      const sid = num(msg.state_id);
+      if (state.view) {
+        for (const e of msg.events) apply(state.view, e);
+        state.view.stateId = sid;
+      }
+      if (state.prompt && num(state.prompt.state_id) !== sid) state.prompt = null;
+      if (state.sentFor !== null && sid > state.sentFor) state.sentFor = null; // it was applied
+      state.clock.clear();
+      state.batches.set(sid, msg.events);
+      if (sid > state.told) {
+        tell(msg.events);
+        state.told = sid;
+      }
+      break;
+    }
+    case "prompt":
+      if (msg.seat === state.seat) {
+        state.started = true;
+        state.prompt = msg;
+        state.promptAt = performance.now();
+        state.sentFor = null;
+        if (msg.view) state.view = liveView(msg.view);
+        const kinds = new Set(msg.actions.map((a) => a.kind));
+        const only = kinds.size === 1 ? [...kinds][0] : null;
+        state.picking = only && PLACEMENTS[only] ? only : state.picking && kinds.has(state.picking) ? state.picking : null;
+        if (state.dialog && !dialogStillFits(kinds)) state.dialog = null;
+      }
+      break;
+    case "clock": {
+      state.started = true;
+      const now = performance.now();
+      state.clock = new Map(msg.seats.map((c) => [c.seat, now + c.left * 1000]));
+      break;
+    }
+    case "chat_message":
+      say("chat", `${msg.seat !== null && msg.seat === state.seat ? "you" : msg.name}: ${msg.text}`);
+      break;
+    case "game_over": {
+      const again = state.over !== null;
+      state.over = msg;
+      state.prompt = null;
+      state.picking = null;
+      state.dialog = null;
+      if (state.view) {
+        state.view.winner = msg.winner;
+        state.view.finalPoints = [...msg.points];
+        state.view.phase = "game_over";
+        state.view.toAct = [];
+      }
+      if (!again) {
+        const winner = msg.winner === null ? "nobody" : nameOf(msg.winner);
+        say("turn", `Game over: ${winner} won. The seed was ${String(msg.seed)}.`);
+      }
+      break;
+    }
+    case "error":
+      onError(msg);
+      break;
+    default:
+      break; // a message this page does not know: ignored, as the protocol asks
+  }
+  render();
+}
+
+function onHistory(msg) {
+  // The view came first; the history tells what led to it. After a lost connection it
+  // tells again what the log already has: only the rest is told.
+  const chat = state.heardChat ? msg.chat.filter((c) => num(c.state_id) > state.told) : msg.chat;
+  state.heardChat = true;
+  state.pendingChat.push(...chat);
+  const chatBefore = (sid) => {
+    const said = state.pendingChat.filter((c) => sid === null || num(c.state_id) < sid);
+    state.pendingChat = state.pendingChat.filter((c) => !said.includes(c));
+    for (const c of said) say("chat", `${c.seat !== null && c.seat === state.seat ? "you" : c.name}: ${c.text}`);
+  };
+  for (const batch of msg.batches) {
+    const sid = num(batch.state_id);
+    state.batches.set(sid, batch.events);
+    if (sid <= state.told) continue;
+    chatBefore(sid);
+    tell(batch.events);
+    state.told = sid;
+  }
+  if (!msg.more) chatBefore(null);
+}
+
+function onError(msg) {
+  const game = msg.game ?? state.game;
+  if (msg.code === "moved" && msg.detail && game) {
+    // Another server process plays this game: its page there asks again.
+    const there = new URL(msg.detail);
+    there.protocol = there.protocol === "wss:" ? "https:" : "http:";
+    const kind = state.token ? "play" : state.want?.kind === "join" ? "join" : "watch";
+    there.hash = `${kind}=${game}`;
+    location.assign(there.href);
+    return;
+  }
+  if (msg.code === "unknown_game" && msg.detail === "moving") {
+    state.status = "The game is moving to another server process; asking again in a moment…";
+    setTimeout(onOpen, 1000);
+    render();
+    return;
+  }
+  if ((msg.code === "bad_token" || msg.code === "unknown_game") && !state.view) {
+    if (game) forgetSeat(game);
+    state.game = null;
+    state.token = null;
+    state.seat = null;
+    state.spectator = false;
+    state.want = null;
+    history.replaceState(null, "", location.pathname + location.search);
+    send({ type: "list_games", limit: 50 });
+  }
+  if (msg.code === "stale_state") {
+    state.sentFor = null;
+    return; // a newer prompt is on its way
+  }
+  if (msg.code === "illegal_action") state.sentFor = null;
+  state.status = msg.message.charAt(0).toUpperCase() + msg.message.slice(1);
+  say("error", `Refused: ${msg.message}`);
+}
+
+function dialogStillFits(kinds) {
+  const d = state.dialog;
+  if (!d) return false;
+  if (d.kind === "offer") return kinds.has("end_turn");
+  if (d.kind === "counter") return kinds.has("decline_trade");
+  return kinds.has(d.kind);
+}
+
+// --- connecting and the first request ----------------------------------------------------------
+function onOpen() {
+  state.status = "";
+  if (state.game && state.token) {
+    send({ type: "rejoin", game: state.game, token: state.token, history: true });
+    return;
+  }
+  if (state.game && state.spectator) {
+    send({ type: "watch", game: state.game, history: true });
+    return;
+  }
+  const want = state.want;
+  if (!want) {
+    send({ type: "list_games", limit: 50 });
+    return;
+  }
+  if (want.kind === "play") {
+    const saved = savedSeats()[want.value];
+    if (saved) {
+      state.game = want.value;
+      state.token = saved.token;
+      state.seat = saved.seat;
+      send({ type: "rejoin", game: want.value, token: saved.token, history: true });
+    } else {
+      send({ type: "watch", game: want.value, history: true });
+    }
+  } else if (want.kind === "watch") {
+    state.spectator = true;
+    send({ type: "watch", game: want.value, history: true });
+  }
+}
+
+function onLost(wasOpen) {
+  state.status = wasOpen
+    ? "The connection to the server was lost; trying again…"
+    : "The server cannot be reached; trying again…";
+  render();
+}
+
+// --- actions -------------------------------------------------------------------------------
+function act(action) {
+  if (!state.prompt) return;
+  state.sentFor = num(state.prompt.state_id);
+  state.picking = null;
+  state.dialog = null;
+  state.status = "";
+  send({ type: "act", game: state.game, state_id: state.prompt.state_id, action });
+  render();
+}
+const myName = () => (localStorage.getItem(NAME_KEY) || "").trim() || "guest";
+
+function spotOf(a) {
+  return a.vertex ?? a.edge ?? a.hex;
+}
+
+function choices() {
+  const p = state.prompt;
+  const v = state.view;
+  if (!p || !v || state.sentFor !== null || state.over) return [];
+  const byKind = new Map();
+  for (const a of p.actions) {
+    if (!byKind.has(a.kind)) byKind.set(a.kind, []);
+    byKind.get(a.kind).push(a);
+  }
+  if (byKind.has("end_turn")) byKind.set("offer_trade", []);
+  if (byKind.has("decline_trade")) byKind.set("counter_trade", []);
+  const out = [];
+  for (const kind of KIND_ORDER) {
+    const acts = byKind.get(kind);
+    if (!acts) continue;
+    out.push(...choicesFor(kind, acts));
+  }
+  return out;
+}
+
+function choicesFor(kind, acts) {
+  const v = state.view;
+  const c = (label, run) => ({ label, run, kind });
+  if (PLACEMENTS[kind]) {
+    let [what, label] = PLACEMENTS[kind];
+    if (kind === "build_road" && v.phase === "road_building") label = "Build a free road";
+    const spots = new Set(acts.map(spotOf)).size;
+    const count = what === "hex" ? `${spots} ${spots === 1 ? "hex" : "hexes"}` : plural(spots, "place");
+    return [c(`${label} (${count})…`, () => { state.picking = kind; state.dialog = null; render(); focusFirstSpot(); })];
+  }
+  const once = (label) => [c(label, () => act(acts[0]))];
+  switch (kind) {
+    case "roll_dice": return once("Roll the dice");
+    case "play_knight": return once("Play a knight (move the robber)");
+    case "buy_dev_card": return once("Buy a development card");
+    case "play_road_building": return once("Play road building");
+    case "play_year_of_plenty": return [c("Play year of plenty…", () => openDialog({ kind, acts }))];
+    case "play_monopoly": return [c("Play monopoly…", () => openDialog({ kind, acts }))];
+    case "discard": {
+      const owed = v.seats[state.seat]?.discards_owed ?? 0;
+      if (!owed) return [];
+      return [c(`Discard ${plural(owed, "card")}…`, () => openDialog({ kind, acts, owed, cards: {} }))];
+    }
+    case "maritime_trade": return [c("Trade with the bank…", () => openDialog({ kind, acts }))];
+    case "offer_trade": return [c("Offer a trade to the players…", () => openDialog({ kind: "offer", give: {}, get: {}, to: new Set(otherSeats()) }))];
+    case "accept_trade": {
+      const t = v.trade;
+      return once(t ? `Accept the offer: give ${cardsText(t.get)}, get ${cardsText(t.give)}` : "Accept the offer");
+    }
+    case "decline_trade": return once("Decline the offer");
+    case "counter_trade": return [c("Counter-offer…", () => openDialog({ kind: "counter", give: {}, get: {} }))];
+    case "confirm_trade":
+      return acts.map((a) => c(confirmLabel(a), () => act(a)));
+    case "cancel_trade": return once("Cancel your offer");
+    case "end_turn": return once("End the turn");
+    default: return once(kind.replaceAll("_", " "));
+  }
+}
+
+function confirmLabel(a) {
+  const t = state.view.trade;
+  const who = names()[a.partner];
+  if (!t) return `Trade with ${who}`;
+  let give = t.give;
+  let get = t.get;
+  const counter = t.counters[a.partner];
+  if (t.answers[a.partner] === "countered" && counter) [give, get] = [counter.get, counter.give];
+  return `Trade with ${who}: give ${cardsText(give)}, get ${cardsText(get)}`;
+}
+
+const otherSeats = () => [...Array(state.view.players).keys()].filter((q) => q !== state.seat);
+
+function openDialog(d) {
+  state.dialog = d;
+  state.picking = null;
+  render();
+  const first = document.querySelector("#dialog button, #dialog input");
+  first?.focus();
+}
+
+function focusFirstSpot() {
+  document.querySelector("#board .spot")?.focus();
+}
+
+function chooseSpot(id) {
+  const kind = state.picking;
+  const acts = state.prompt.actions.filter((a) => a.kind === kind && spotOf(a) === id);
+  if (!acts.length) return;
+  if (kind === "move_robber" && acts.length > 1) {
+    openDialog({ kind: "victim", acts });
+    return;
+  }
+  act(acts[0]);
+}
+
+// --- rendering --------------------------------------------------------------------------------
+// What had the keyboard's focus, found again after the page is drawn anew.
+function focusKey() {
+  const a = document.activeElement;
+  if (!a || a === document.body) return null;
+  return a.id ? `#${CSS.escape(a.id)}` : null;
+}
+
+// --- the replay of the finished game, from the events this page was told ------------------
+function replayable() {
+  const final = state.view?.stateId ?? 0;
+  if (!final || state.batches.size !== final) return false;
+  for (let sid = 1; sid <= final; sid++) if (!state.batches.has(sid)) return false;
+  return true;
+}
+
+function replayView(step) {
+  const v = initialView(state.view);
+  for (let sid = 1; sid <= step; sid++) for (const e of state.batches.get(sid)) apply(v, e);
+  v.stateId = step;
+  return v;
+}
+
+function replayTo(step) {
+  state.replay = { step: Math.max(0, Math.min(state.view.stateId, step)) };
+  render();
+}
+
+function replayPanel(v) {
+  const step = state.replay.step;
+  const last = state.batches.size;
+  const n = narrator();
+  const said = step ? n.batch(state.batches.get(step)) : ["The island before the first settlement."];
+  const button = (id, label, to, off) => h("button", { id, onclick: () => replayTo(to), disabled: off }, label);
+  return h("section", { class: "card", id: "replay" },
+    h("h2", {}, `Replay: action ${step} of ${last}`),
+    h("p", { class: "small" }, `Turn ${v.turn}`),
+    h("ul", { id: "replay-said" }, said.map((t) => h("li", {}, t))),
+    h("div", { class: "row" },
+      button("replay-start", "« Start", 0, step === 0), " ",
+      button("replay-back", "◀ Back", step - 1, step === 0), " ",
+      button("replay-forward", "Forward ▶", step + 1, step === last), " ",
+      button("replay-end", "End »", last, step === last), " ",
+      h("button", { id: "replay-close", onclick: () => { state.replay = null; render(); } }, "Close")),
+    h("p", { class: "small" }, "The arrow keys step too."));
+}
+
+function render() {
+  if (state.replay && state.view) {
+    const live = state.view;
+    state.view = replayView(state.replay.step);
+    try {
+      draw();
+    } finally {
+      state.view = live;
+    }
+    return;
+  }
+  draw();
+}
+
+function draw() {
+  const app = $("app");
+  const focused = focusKey();
+  const chat = $("chat-text")?.value ?? "";
+  const inGame = state.game && (state.view || state.players.length);
+  app.replaceChildren(inGame ? gameScreen() : lobbyScreen());
+  $("status").textContent = state.status;
+  $("status").hidden = !state.status;
+  if (inGame && state.view) {
+    const spots = spotsToShow();
+    drawBoard($("board"), state.view, spots, new PlaceNames(state.view.board));
+  }
+  const log = $("log");
+  if (log) log.scrollTop = log.scrollHeight;
+  if ($("chat-text")) $("chat-text").value = chat;
+  const again = focused ? document.querySelector(focused) : null;
+  if (again) again.focus();
+  else if (focused && state.prompt && state.sentFor === null) {
+    // What had the focus is gone (a spot chosen, a dialog sent): the next thing to do has it.
+    document.querySelector("#dialog button, #board .spot, #actions button")?.focus();
+  }
+}
+
+function spotsToShow() {
+  if (!state.picking || !state.prompt || state.sentFor !== null) return null;
+  const kind = state.picking;
+  const [what, label] = PLACEMENTS[kind];
+  const acts = state.prompt.actions.filter((a) => a.kind === kind);
+  const places = new PlaceNames(state.view.board);
+  const name = (id) => (what === "vertex" ? places.vertex(id) : what === "edge" ? places.edge(id) : places.hex(id));
+  return { kind: what, ids: new Set(acts.map(spotOf)), label: (id) => `${label}: ${name(id)}`, choose: chooseSpot };
+}
+
+// The lobby: a name, a new game, the public games, and the seats kept in this browser.
+function lobbyScreen() {
+  const want = state.want;
+  const nameInput = h("input", {
+    id: "name", maxlength: 32, value: myName() === "guest" ? "" : myName(), placeholder: "your name",
+    autocomplete: "nickname",
+    oninput: (e) => localStorage.setItem(NAME_KEY, e.target.value),
+  });
+  const section = [h("h1", {}, "Hexhaven"), h("label", { for: "name" }, "Your name "), nameInput];
+  if (want && (want.kind === "invite" || want.kind === "join")) {
+    section.push(
+      h("section", { class: "card", id: "seat-offer" },
+        h("h2", {}, "You are invited to a game"),
+        h("p", {}, "Take a seat at the table: type your name above and sit down."),
+        h("button", { id: "take-seat", onclick: takeSeat }, "Take a seat"),
+        " ",
+        want.kind === "join" ? h("button", { onclick: () => watch(want.value) }, "Watch instead") : null,
+      ),
+    );
+    return h("main", { class: "lobby" }, section);
+  }
+  section.push(createForm());
+  const mine = Object.entries(savedSeats());
+  if (mine.length) {
+    section.push(
+      h("section", { class: "card" }, h("h2", {}, "Your seats"),
+        h("ul", {}, mine.map(([game, s]) => h("li", {}, `Game ${game}, seat ${s.seat + 1} `,
+          h("button", { onclick: () => rejoin(game) }, "Back to the table"))))),
+    );
+  }
+  section.push(
+    h("section", { class: "card" },
+      h("h2", {}, "Open games"),
+      h("button", { onclick: () => send({ type: "list_games", limit: 50 }) }, "Refresh"),
+      state.lobbyGames.length
+        ? h("ul", { id: "games" }, state.lobbyGames.map((g) =>
+            h("li", {},
+              `${g.name || g.game}: ${g.seated}/${g.players} seated, ${g.victory_points} points, ${g.board} board${g.started ? ", under way" : ""} `,
+              g.started ? null : h("button", { onclick: () => joinById(g.game) }, "Sit down"),
+              " ",
+              h("button", { onclick: () => watch(g.game) }, "Watch"))))
+        : h("p", {}, "No public game is open."),
+    ),
+  );
+  return h("main", { class: "lobby" }, section);
+}
+
+function createForm() {
+  const field = (label, input) => h("label", {}, label, " ", input);
+  const select = (id, options, chosen) =>
+    h("select", { id }, options.map(([value, text]) => h("option", { value, selected: String(value) === String(chosen) }, text)));
+  return h("form", { class: "card", id: "create", onsubmit: createGame },
+    h("h2", {}, "New game"),
+    field("Players", select("players", [[2, "2"], [3, "3"], [4, "4"]], 4)),
+    field("Bots", select("bots", [[0, "none"], [1, "1"], [2, "2"], [3, "3"]], 3)),
+    field("Bot kind", select("bot-kind", [["heuristic", "heuristic"], ["random", "random"], ["uct", "uct (search)"]], "heuristic")),
+    field("Victory points", h("input", { id: "points", type: "number", min: 3, max: 20, value: 10 })),
+    field("Board radius", select("radius", [[3, "3 (standard)"], [4, "4"], [5, "5"]], 3)),
+    field("Turn timer", select("timer", [["", "none"], [30, "30 s"], [60, "60 s"], [120, "2 min"]], "")),
+    field("Private (invite only)", h("input", { id: "private", type: "checkbox", checked: true })),
+    field("Spectators may chat", h("input", { id: "spectator-chat", type: "checkbox" })),
+    h("button", { type: "submit", id: "create-game" }, "Create the game"),
+  );
+}
+
+function createGame(event) {
+  event.preventDefault();
+  const players = Number($("players").value);
+  const bots = Math.min(Number($("bots").value), players - 1);
+  const points = Number($("points").value);
+  if (!(points >= 3 && points <= 20)) {
+    state.status = "Victory points go from 3 to 20.";
+    render();
+    return;
+  }
+  const options = {
+    players,
+    victory_points: points,
+    radius: Number($("radius").value),
+    bots: Array.from({ length: bots }, () => ({ kind: $("bot-kind").value })),
+    private: $("private").checked,
+    spectator_chat: $("spectator-chat").checked,
+  };
+  if ($("timer").value) options.turn_timer = Number($("timer").value);
+  send({ type: "create_game", options });
+}
+
+function takeSeat() {
+  const want = state.want;
+  if (!want) return;
+  const name = myName();
+  send(want.kind === "invite" ? { type: "join_game", invite: want.value, name } : { type: "join_game", game: want.value, name });
+}
+function joinById(game) {
+  send({ type: "join_game", game, name: myName() });
+}
+function watch(game) {
+  state.spectator = true;
+  send({ type: "watch", game, history: true });
+}
+function rejoin(game) {
+  const saved = savedSeats()[game];
+  if (!saved) return;
+  state.game = game;
+  state.token = saved.token;
+  state.seat = saved.seat;
+  send({ type: "rejoin", game, token: saved.token, history: true });
+}
+
+// The table: the board, the players, your hand, what you may do, the log and chat.
+function gameScreen() {
+  const v = state.view;
+  const header = h("header", { class: "bar" },
+    h("strong", {}, `Game ${state.game}`),
+    state.spectator ? h("span", { class: "tag" }, "watching") : state.seat !== null ? h("span", {}, " you are ", seatBadge(state.seat), ` ${names()[state.seat] ?? ""}`) : null,
+    v && state.started ? h("span", {}, ` · turn ${v.turn} · ${phaseText(v)}`) : h("span", {}, " · waiting for the start"),
+  );
+  const side = h("aside", { class: "side" },
+    !state.started ? waitingRoom() : null,
+    playersPanel(),
+    state.seat !== null && v?.hand ? handPanel() : null,
+    state.replay ? replayPanel(v) : null,
+    state.over ? gameOverPanel() : null,
+    actionsPanel(),
+    dialogPanel(),
+  );
+  const boardBox = h("div", { class: "board-box" });
+  const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+  svg.id = "board";
+  boardBox.append(svg);
+  const logPanel = h("section", { class: "card log-card" },
+    h("h2", {}, "Log"),
+    h("ol", { id: "log", "aria-live": "polite" }, state.log.slice(-300).map((l) => h("li", { class: l.kind }, l.text))),
+    h("form", { id: "chat", onsubmit: sendChat },
+      h("label", { for: "chat-text", class: "hidden" }, "Say"),
+      h("input", { id: "chat-text", maxlength: 500, placeholder: "say something to the table", autocomplete: "off" }),
+      h("button", { type: "submit" }, "Say")),
+  );
+  return h("main", { class: "game" }, header, h("div", { class: "table" }, boardBox, side, logPanel));
+}
+
+function phaseText(v) {
+  if (v.phase === "game_over") return "game over";
+  const who = nameOf(v.current);
+  switch (v.phase) {
+    case "setup_settlement": return `${who} ${who === "you" ? "place" : "places"} a settlement`;
+    case "setup_road": return `${who} ${who === "you" ? "place" : "places"} a road`;
+    case "pre_roll": return `${who} to roll`;
+    case "discard": return "discarding after a seven";
+    case "move_robber": return `${who} ${who === "you" ? "move" : "moves"} the robber`;
+    case "trade": return "a trade is on offer";
+    case "road_building": return `${who} ${who === "you" ? "build" : "builds"} free roads`;
+    default: return `${who} ${who === "you" ? "are" : "is"} on turn`;
+  }
+}
+
+function waitingRoom() {
+  const link = inviteLink(state.game);
+  return h("section", { class: "card", id: "waiting" },
+    h("h2", {}, "Waiting for players"),
+    state.host
+      ? h("p", {}, "Send your friends this link to sit down: ",
+          h("input", { id: "invite-link", readonly: true, value: link, onfocus: (e) => e.target.select() }),
+          " ", h("button", { onclick: () => navigator.clipboard?.writeText(link) }, "Copy"))
+      : h("p", {}, "The host starts the game."),
+    h("p", {}, "Spectators watch with ", h("a", { href: watchLink(state.game), id: "watch-link" }, "this link"), "."),
+    state.host ? h("button", { id: "start", onclick: () => send({ type: "start_game", game: state.game }) }, "Start the game") : null,
+  );
+}
+
+function secondsLeft(seat) {
+  if (seat === state.seat && state.prompt?.deadline) {
+    return Math.max(0, state.prompt.deadline - (performance.now() - state.promptAt) / 1000);
+  }
+  const until = state.clock.get(seat);
+  return until === undefined ? null : Math.max(0, (until - performance.now()) / 1000);
+}
+
+function playersPanel() {
+  const v = state.view;
+  const rows = names().map((name, q) => {
+    const info = state.players.find((p) => p.seat === q);
+    const s = v?.seats[q];
+    const tags = [];
+    if (info?.bot) tags.push("bot");
+    if (info?.away) tags.push("away");
+    if (info && !info.connected && !info.bot) tags.push("disconnected");
+    if (q === state.seat) tags.push("you");
+    const left = secondsLeft(q);
+    return h("li", { class: `player${v && v.current === q ? " current" : ""}`, "data-seat": q },
+      seatBadge(q), " ", h("strong", {}, name), tags.length ? h("span", { class: "tag" }, ` ${tags.join(", ")}`) : null,
+      s ? h("div", { class: "counts" },
+        `${plural(q === state.seat && v.ownPoints !== null ? v.ownPoints : s.points, "point")} · ${plural(s.resource_cards, "card")} · ${s.development_cards} development · ${plural(s.knights, "knight")} · road ${s.longest_road}`,
+        s.has_longest_road ? " · longest road" : "", s.has_largest_army ? " · largest army" : "",
+        s.discards_owed ? ` · owes ${s.discards_owed}` : "") : null,
+      left !== null ? h("div", { class: "timer", "data-timer": q }, `${Math.ceil(left)} s left`) : null,
+    );
+  });
+  return h("section", { class: "card" }, h("h2", {}, "Players"), h("ul", { class: "players" }, rows),
+    v ? h("p", { class: "small" }, `Bank: ${cardsText(v.bank)} · ${v.deck} development cards left · first to ${v.victoryPoints} points${v.dice ? ` · dice ${v.dice[0]}+${v.dice[1]}` : ""}`) : null);
+}
+
+function handPanel() {
+  const v = state.view;
+  const dev = v.development ?? {};
+  const fresh = v.developmentNew ?? {};
+  const held = DEV_CARDS.filter((k) => dev[k]).map((k) => `${dev[k]} ${k.replaceAll("_", " ")}${fresh[k] ? ` (${fresh[k]} new)` : ""}`);
+  return h("section", { class: "card", id: "hand" },
+    h("h2", {}, "Your hand"),
+    h("ul", { class: "cards" }, RESOURCES.map((r) => h("li", { class: `res ${r}` }, h("span", { class: "n" }, String(v.hand[r])), ` ${r}`))),
+    h("p", {}, `Development cards: ${held.length ? held.join(", ") : "none"}`),
+    v.ratios ? h("p", { class: "small" }, `Bank ratios: ${RESOURCES.map((r) => `${r} ${v.ratios[r]}:1`).join(", ")}`) : null,
+  );
+}
+
+function actionsPanel() {
+  if (state.over || state.seat === null || !state.started) return null;
+  const list = choices();
+  let note = "";
+  if (state.sentFor !== null) note = "Sent; waiting for the server…";
+  else if (!state.prompt) note = state.started ? `Waiting for ${state.view ? nameOf(state.view.current) : "the others"}…` : "";
+  const picking = state.picking && state.prompt && state.sentFor === null
+    ? h("p", { class: "picking" }, `${PLACEMENTS[state.picking][1]}: choose a highlighted spot on the board (Tab moves between them, Enter chooses). `,
+        list.length > 1 ? h("button", { onclick: () => { state.picking = null; render(); } }, "Back") : null)
+    : null;
+  const tradeNote = state.view?.trade ? h("p", { class: "small", id: "trade" }, tradeText(state.view.trade)) : null;
+  return h("section", { class: "card", id: "actions" }, h("h2", {}, "Your move"), tradeNote, picking,
+    note ? h("p", {}, note) : null,
+    h("div", { class: "buttons" }, list.map((c, i) => h("button", { id: `act-${c.kind}-${i}`, "data-kind": c.kind, onclick: c.run }, c.label))));
+}
+
+function tradeText(t) {
+  const answers = t.answers.flatMap((a, q) => (a === "not_asked" || q === t.offerer ? [] : [`${nameOf(q)}: ${a}`]));
+  return `${nameOf(t.offerer)} ${t.offerer === state.seat ? "offer" : "offers"} ${cardsText(t.give)} for ${cardsText(t.get)}. ${answers.join(", ")}`;
+}
+
+function stepper(which, side, r, max, onChange) {
+  const value = side[r] ?? 0;
+  const change = (d) => () => {
+    const next = Math.max(0, Math.min(max, value + d));
+    side[r] = next;
+    onChange();
+  };
+  return h("div", { class: "stepper" },
+    h("span", { class: "res-name" }, r),
+    h("button", { type: "button", id: `${which}-${r}-less`, "aria-label": `one ${r} less (${which})`, onclick: change(-1), disabled: value <= 0 }, "−"),
+    h("output", { "data-res": r }, String(value)),
+    h("button", { type: "button", id: `${which}-${r}-more`, "aria-label": `one ${r} more (${which})`, onclick: change(1), disabled: value >= max }, "+"));
+}
+
+function swapProblem(give, get) {
+  if (!total(give) || !total(get)) return "Choose cards to give and cards to get.";
+  if (RESOURCES.some((r) => give[r] && get[r])) return "A resource cannot be on both sides.";
+  return null;
+}
+
+function dialogPanel() {
+  const d = state.dialog;
+  if (!d || !state.prompt || state.sentFor !== null) return null;
+  const v = state.view;
+  const hand = v.hand ?? {};
+  const close = h("button", { type: "button", onclick: () => { state.dialog = null; render(); } }, "Cancel");
+  const rerender = () => render();
+  let body;
+  switch (d.kind) {
+    case "discard": {
+      const chosen = total(d.cards);
+      body = [h("h2", {}, `Discard ${plural(d.owed, "card")}`),
+        RESOURCES.map((r) => stepper("discard", d.cards, r, hand[r] ?? 0, rerender)),
+        h("p", {}, `${chosen} of ${d.owed} chosen`),
+        h("button", { type: "button", id: "send-discard", disabled: chosen !== d.owed, onclick: () => act({ kind: "discard", cards: { ...d.cards } }) }, "Discard"), " ", close];
+      break;
+    }
+    case "victim":
+      body = [h("h2", {}, "Whom to rob?"), h("div", { class: "buttons" }, d.acts.map((a) =>
+        h("button", { type: "button", onclick: () => act(a) }, a.victim === null ? "Rob nobody" : `Rob ${names()[a.victim]} (${plural(v.seats[a.victim].resource_cards, "card")})`))), close];
+      break;
+    case "play_year_of_plenty":
+      body = [h("h2", {}, "Year of plenty: two cards from the bank"), h("div", { class: "buttons" }, d.acts.map((a) =>
+        h("button", { type: "button", onclick: () => act(a) }, cardsText(a.cards)))), close];
+      break;
+    case "play_monopoly":
+      body = [h("h2", {}, "Monopoly: which resource?"), h("div", { class: "buttons" }, d.acts.map((a) =>
+        h("button", { type: "button", onclick: () => act(a) }, `All the ${a.resource} of the others`))), close];
+      break;
+    case "maritime_trade":
+      body = [h("h2", {}, "Trade with the bank"), h("div", { class: "buttons" }, d.acts.map((a) =>
+        h("button", { type: "button", onclick: () => act(a) }, `Give ${a.ratio} ${a.give}, get 1 ${a.get}`))), close];
+      break;
+    case "offer":
+    case "counter": {
+      const problem = swapProblem(d.give, d.get);
+      const recipients = d.kind === "offer"
+        ? h("fieldset", {}, h("legend", {}, "Ask"), otherSeats().map((q) =>
+            h("label", {}, h("input", { type: "checkbox", id: `ask-${q}`, checked: d.to.has(q), onchange: (e) => { if (e.target.checked) d.to.add(q); else d.to.delete(q); render(); } }), " ", seatBadge(q), ` ${names()[q]} `)))
+        : null;
+      const noOne = d.kind === "offer" && d.to.size === 0;
+      const send_ = () => {
+        if (d.kind === "offer") {
+          const everyone = d.to.size === otherSeats().length;
+          act({ kind: "offer_trade", give: { ...d.give }, get: { ...d.get }, to: everyone ? null : [...d.to].sort() });
+        } else act({ kind: "counter_trade", give: { ...d.give }, get: { ...d.get } });
+      };
+      body = [h("h2", {}, d.kind === "offer" ? "Offer a trade" : "Counter-offer"),
+        h("div", { class: "sides" },
+          h("div", {}, h("h3", {}, "You give"), RESOURCES.map((r) => stepper("give", d.give, r, hand[r] ?? 0, rerender))),
+          h("div", {}, h("h3", {}, "You get"), RESOURCES.map((r) => stepper("get", d.get, r, 19, rerender)))),
+        recipients,
+        h("p", {}, problem ?? (noOne ? "Choose whom to ask." : `Give ${cardsText(d.give)}, get ${cardsText(d.get)}.`)),
+        h("button", { type: "button", id: "send-offer", disabled: Boolean(problem) || noOne, onclick: send_ }, d.kind === "offer" ? "Offer" : "Counter"), " ", close];
+      break;
+    }
+    default:
+      return null;
+  }
+  return h("section", { class: "card dialog", id: "dialog", role: "dialog", "aria-label": "choose" }, body);
+}
+
+function gameOverPanel() {
+  const o = state.over;
+  const winner = o.winner === null ? "Nobody" : nameOf(o.winner);
+  const digest = bytesToHex(sha256(new TextEncoder().encode(String(o.seed))));
+  let check;
+  if (!state.seedHash) check = `Seed ${String(o.seed)}: sha256 ${digest.slice(0, 16)}…`;
+  else if (digest === state.seedHash) check = `Seed ${String(o.seed)}: matches the hash published at the start (${digest.slice(0, 16)}…).`;
+  else check = `Seed ${String(o.seed)}: does NOT match the published hash ${state.seedHash.slice(0, 16)}…`;
+  return h("section", { class: "card", id: "game-over" },
+    h("h2", {}, "Game over"),
+    h("p", { id: "winner" }, `${winner === "you" ? "You" : winner} won.`),
+    h("ol", { class: "scores" }, o.points.map((p, q) => h("li", {}, seatBadge(q), ` ${names()[q]}: ${plural(p, "point")}`))),
+    h("p", { id: "seed-check" }, check),
+    replayable() && !state.replay ? h("button", { id: "replay-open", onclick: () => replayTo(0) }, "Replay the game") : null, " ",
+    h("button", { onclick: () => { forgetSeat(state.game); location.hash = ""; location.reload(); } }, "Back to the lobby"));
+}
+
+function sendChat(event) {
+  event.preventDefault();
+  const input = $("chat-text");
+  const text = input.value.trim();
+  if (!text) return;
+  send({ type: "chat", game: state.game, text });
+  input.value = "";
+}
+
+// --- start ------------------------------------------------------------------------------------
+function start() {
+  state.want = wanted();
+  state.conn = new Connection(serverUrl(location.href), { onMessage, onOpen, onLost });
+  state.conn.open();
+  render();
+  setInterval(() => {
+    for (const node of document.querySelectorAll("[data-timer]")) {
+      const left = secondsLeft(Number(node.dataset.timer));
+      if (left !== null) node.textContent = `${Math.ceil(left)} s left`;
+    }
+  }, 1000);
+  window.addEventListener("hashchange", () => location.reload());
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && (state.dialog || state.picking)) {
+      // Back to the list of moves (a placement that is the only move stays offered).
+      const only = state.prompt && new Set(state.prompt.actions.map((a) => a.kind)).size === 1;
+      state.dialog = null;
+      if (!only) state.picking = null;
+      render();
+      document.querySelector("#actions button")?.focus();
+      return;
+    }
+    if (!state.replay || event.target.closest?.("input, textarea, select")) return;
+    if (event.key === "ArrowLeft") replayTo(state.replay.step - 1);
+    else if (event.key === "ArrowRight") replayTo(state.replay.step + 1);
+  });
+  const failed = () => {
+    state.status = "Something went wrong in the page; reloading it brings you back to your seat.";
+    $("status").textContent = state.status;
+    $("status").hidden = false;
+  };
+  window.addEventListener("error", failed);
+  window.addEventListener("unhandledrejection", failed);
+}
+
+start();
