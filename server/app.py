@@ -399,6 +399,8 @@ class HexhavenServer:
         self._room_failures: dict[str, int] = {}
         self.rooms: dict[str, GameRoom] = {}
         self.invites: dict[str, str] = {}
+        self._reopened: set[str] = set()
+        """Games played out and closed, opened again for those who watch them."""
         self._tasks: set[asyncio.Task[None]] = set()
         self.log = structlog.get_logger("hexhaven.server")
         self.url = ""
@@ -469,9 +471,10 @@ class HexhavenServer:
                             await self.store.call(self.store.release_leases, self.owner)
                 self.log.info("server.stopped")
 
-    def _resume(self, stored: StoredGame) -> GameRoom:
-        """Open a room for a stored game, at the state its actions lead to."""
-        room = GameRoom.restore(stored, self.store)
+    def _resume(self, stored: StoredGame, room: GameRoom | None = None) -> GameRoom:
+        """Open a room for a stored game, at the state its actions lead to (``room``, if
+        it is restored already)."""
+        room = room if room is not None else GameRoom.restore(stored, self.store)
         room.away_grace = self.away_grace
         room.launcher = self._launch_bot
         room.chat_limit = self.limits.chat_per_game
@@ -521,7 +524,7 @@ class HexhavenServer:
         """Queue the lobby entries of this process's public games whose seats or state
         changed since they were last written (PostgreSQL)."""
         for game, room in self.rooms.items():
-            if room.invite is not None or room.stopped:
+            if room.invite is not None or room.stopped or game in self._reopened:
                 continue
             now = (room.seated, room.started)
             if self._published.get(game) != now:
@@ -778,15 +781,25 @@ class HexhavenServer:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _not_open(self, game_id: str) -> m.Error:
+    async def _not_open(
+        self, game_id: str, conn: Connection | None = None, message: GameMessage | None = None
+    ) -> m.Error | None:
         """Why no room holds ``game_id``: never made, or closed (its ``detail``: ``over``,
-        played out, or ``unfinished``, left)."""
+        played out, or ``unfinished``, left). A game played out is opened again instead
+        for ``conn``'s ``message`` when that watches or rejoins it with its history (the
+        history budget paid for it): None, the room answers."""
         stored = await self.store.call(self.store.load, game_id)
         if stored is None:
             return m.Error(
                 code=ErrorCode.UNKNOWN_GAME, message=f"there is no game {game_id!r}", game=game_id
             )
         if is_played_out(stored):
+            if conn is not None and isinstance(message, m.Watch | m.Rejoin) and message.history:
+                room = await self._reopen(stored)
+                if not conn.closing:
+                    conn.rooms.add(game_id)
+                    room.submit(conn, message)
+                return None
             return m.Error(
                 code=ErrorCode.UNKNOWN_GAME,
                 message=f"game {game_id!r} is over and closed; its record is public (get_record)",
@@ -844,10 +857,25 @@ class HexhavenServer:
     def _to_room(self, conn: Connection, game_id: str, message: GameMessage) -> None:
         room = self.rooms.get(game_id)
         if room is None:
-            self._answer_later(conn, message.type, self._not_open(game_id))
+            self._answer_later(conn, message.type, self._not_open(game_id, conn, message))
             return
         conn.rooms.add(game_id)
         room.submit(conn, message)
+
+    async def _reopen(self, stored: StoredGame) -> GameRoom:
+        """A room for a game played out and closed, for those who watch or rejoin it with
+        its history (its actions replayed off the event loop; nothing of it changes any
+        more). Nobody's lobby lists it; the reaper closes it again once they are gone."""
+        room = self.rooms.get(stored.id)
+        if room is not None:
+            return room
+        restored = await asyncio.to_thread(GameRoom.restore, stored, self.store)
+        room = self.rooms.get(stored.id)  # reopened meanwhile for someone else
+        if room is not None:
+            return room
+        self._reopened.add(stored.id)
+        self._resume(stored, restored)
+        return restored
 
     def _create(self, conn: Connection, options: m.GameOptions) -> None:
         """Create a game, at once when its board is quick to make, else once a task has made
@@ -1036,7 +1064,8 @@ class HexhavenServer:
         room.on_lost = self._lease_lost
         self.rooms[room.id] = room
         self._opened += 1
-        self._listed[self._opened] = room
+        if room.id not in self._reopened:
+            self._listed[self._opened] = room
         if room.invite is not None:
             self.invites[room.invite] = room.id
         self._start_room(room)
@@ -1076,7 +1105,7 @@ class HexhavenServer:
                 if allowance.is_full():  # nothing spent lately: a fresh one is the same
                     del self._addresses[address]
             for room in list(self.rooms.values()):
-                if room.connected():
+                if room.connected() or not room.inbox.empty():  # or someone is arriving
                     continue
                 if room.over or now - room.last_active > self.idle_timeout:
                     self._close_room(room)
@@ -1102,6 +1131,7 @@ class HexhavenServer:
         if self._published.pop(room.id, None) is not None and unlist:
             self.store.queue(game_unlisted(room.id))
         self.rooms.pop(room.id, None)
+        self._reopened.discard(room.id)
         self._creators.pop(room.id, None)
         for number, listed in list(self._listed.items()):
             if listed is room:

@@ -417,10 +417,12 @@ def test_host_help_says_what_bots_and_players_do() -> None:
     assert "the game cannot start with more seats empty" in text
 
 
-@pytest.mark.parametrize("command", ["join", "watch"])
+@pytest.mark.parametrize("command", ["join"])
 def test_a_closed_game_is_named_with_the_replay_command_for_this_server(
     command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """Joining a game over and closed names the replay (watching it opens it again: its
+    end and its history)."""
     db = tmp_path / "games.db"
     store = Store(db)
     store_game(store, "done1", seed=3)

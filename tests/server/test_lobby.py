@@ -196,6 +196,52 @@ async def test_a_closed_game_is_named_as_over_or_left_not_unknown() -> None:
         await asking.close()
 
 
+async def test_a_game_played_out_and_closed_is_opened_again_for_its_history() -> None:
+    """A closed game that was played to its end is watched, or its seat taken back, with
+    its history (the history budget paid): a room opens again at its last state, listed
+    nowhere, and closes again once they have gone."""
+    srv = HexhavenServer(idle_timeout=0.2)
+    async with srv.running("127.0.0.1", 0) as ws_server:
+        port = srv.port_of(ws_server)
+        game, clients = await _lobby(port, 3, 3)
+        token = clients[2].token()
+        await clients[0].send(m.StartGame(game=game))
+        await asyncio.gather(*(c.play_randomly(game, i) for i, c in enumerate(clients)))
+        over = next(x for x in reversed(clients[0].received) if isinstance(x, m.GameOver))
+        for c in clients:
+            await c.close()
+        async with asyncio.timeout(10):
+            while game in srv.rooms:
+                await asyncio.sleep(0.02)
+
+        watcher = await Client.open(port)
+        await watcher.hello()
+        await watcher.send(m.Watch(game=game, history=True))
+        assert (await watcher.expect(m.Joined)).seat is None
+        assert await watcher.expect(m.GameOver) == over
+        told = [x for x in watcher.received if isinstance(x, m.History)]
+        played = sum(len(h.batches) for h in told)
+        assert played == over_state(watcher) and not told[-1].more
+        back = await Client.open(port)
+        await back.hello()
+        await back.send(m.Rejoin(game=game, token=token, history=True))
+        assert (await back.expect(m.Joined)).seat == 2
+        assert await back.expect(m.GameOver) == over
+        await back.send(m.ListGames())
+        assert game not in [g.game for g in (await back.expect(m.GameList)).games]
+        for c in (watcher, back):
+            await c.close()
+        async with asyncio.timeout(10):  # closed again once they have gone
+            while game in srv.rooms:
+                await asyncio.sleep(0.02)
+
+
+def over_state(c: Client) -> int:
+    """The state id of the game view ``c`` was sent last."""
+    view = next(x for x in reversed(c.received) if isinstance(x, m.GameView))
+    return int(view.view.state_id)
+
+
 async def test_a_game_nobody_can_win_ends_at_the_action_limit(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
