@@ -400,6 +400,8 @@ class HexhavenServer:
         self.rooms: dict[str, GameRoom] = {}
         self.invites: dict[str, str] = {}
         self._reopened: set[str] = set()
+        self._leases_held = 0
+        """Games whose leases this process held at its last renewal (PostgreSQL)."""
         """Games played out and closed, opened again for those who watch them."""
         self._tasks: set[asyncio.Task[None]] = set()
         self.log = structlog.get_logger("hexhaven.server")
@@ -488,6 +490,7 @@ class HexhavenServer:
         (this one was cut off from the database longer than a lease)."""
         reach = self.public_url or self.url
         held = set(await self.store.call(self.store.claim, self.owner, reach, LEASE))
+        self._leases_held = len(held)
         for game in sorted(held - set(self.rooms)):
             stored = await self.store.call(self.store.take, game)
             if stored is None or stored.finished or game in self.rooms:
@@ -621,6 +624,7 @@ class HexhavenServer:
             store_queue=self.store.waiting(),
             store_reachable=self.store.reachable,
             bot_processes=sum(len(bots) for bots in self._bots.values()),
+            leases=self._leases_held,
         )
 
     # --- one connection ---------------------------------------------------------------------

@@ -41,6 +41,8 @@ class Census:
     """Jobs waiting for the store's writer."""
     store_reachable: bool = True
     bot_processes: int = 0
+    leases: int = 0
+    """Games whose leases the process held at its last renewal (PostgreSQL)."""
 
 
 class _Live(Collector):
@@ -76,6 +78,11 @@ class _Live(Collector):
         )
         yield GaugeMetricFamily(
             "hexhaven_bot_processes", "Bot processes the server runs.", value=now.bot_processes
+        )
+        yield GaugeMetricFamily(
+            "hexhaven_leases_held",
+            "Games this process held the leases of at its last renewal (PostgreSQL).",
+            value=now.leases,
         )
 
 

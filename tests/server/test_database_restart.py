@@ -74,6 +74,9 @@ async def test_a_database_restart_mid_game_pauses_the_game_and_it_finishes(
             ]
             room = srv.rooms[game]
             await until(lambda: room.table.state_id >= 10)
+            async with asyncio.timeout(10):  # its lease is renewed within a second
+                while (await scrape(port))[("hexhaven_leases_held", ())] != 1:
+                    await asyncio.sleep(0.05)
             await asyncio.to_thread(postgres.stop)  # the database server stops
             await until(lambda: any(e["event"] == "store.disconnected" for e in logs))
             status, _, said = await asyncio.to_thread(get, port, "/healthz")
