@@ -1,7 +1,7 @@
 """The web client where two ``hexhaven serve`` processes share one PostgreSQL database: the
 page served by B lists a game played by A, and its invite and watch links, opened at B,
-follow the server's ``moved`` answer to A's page, where the seat is taken and played and the
-game watched."""
+and its lobby's Watch button follow the server's ``moved`` answer to A's page, where the seat
+is taken and played and the game watched."""
 
 from __future__ import annotations
 
@@ -62,6 +62,11 @@ async def test_a_game_played_at_one_process_is_joined_and_watched_through_the_ot
         assert watcher.url == f"{at_a}#watch={game}"
         assert sockets_of(watcher)[-1] == f"ws://127.0.0.1:{port_a}/"
         await watcher.wait_for_selector("#board .settlement.seat-1")
+        # So does the Watch button of B's lobby.
+        await lobby.click(f"#games li:has-text('{game}') button:has-text('Watch')")
+        await lobby.wait_for_selector("header:has-text('watching')")
+        assert lobby.url == f"{at_a}#watch={game}"
+        await lobby.wait_for_selector("#board .settlement.seat-1", state="attached")
         for page in (host, lobby, friend, watcher):
             assert script_errors(page) == []
             assert await refusals(page) == []
