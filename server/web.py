@@ -5,14 +5,20 @@ page then speaks the protocol like any other client. The files are the built cli
 as package data (``server/webclient/``, written by ``npm --prefix web run build``), read
 once. Only those files are served, by name: the page at any path ending in ``/`` and each
 asset by the last segment of its path, so the page works behind a reverse proxy under a
-path prefix (``/a/``) with its relative asset URLs. Anything else is a 404.
+path prefix (``/a/``) with its relative asset URLs. Besides the built files, ``options.json``
+tells the page's new-game form what this server offers: the boards it makes, its shipped
+board presets and the bot kinds with their strengths. Anything else is a 404.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 from dataclasses import dataclass
 from importlib import resources
+
+from boards.presets import load_preset, preset_names
+from protocol import messages as m
 
 CONTENT_TYPES: dict[str, str] = {
     ".html": "text/html; charset=utf-8",
@@ -20,11 +26,15 @@ CONTENT_TYPES: dict[str, str] = {
     ".css": "text/css; charset=utf-8",
     ".svg": "image/svg+xml",
     ".ico": "image/x-icon",
+    ".json": "application/json",
 }
 """The content type of each kind of file the client ships (its build record,
 ``build.json``, is not served)."""
 
 INDEX = "index.html"
+OPTIONS = "options.json"
+BOARDS_MADE = ("random", "spiral", "balanced", "fair")
+"""The boards the server makes itself for a new game (``GameOptions.board``), presets aside."""
 
 CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -62,7 +72,18 @@ def files() -> dict[str, WebFile]:
         kind = CONTENT_TYPES.get("." + entry.name.rpartition(".")[2])
         if entry.is_file() and kind is not None and not entry.name.startswith("."):
             out[entry.name] = WebFile(entry.read_bytes(), kind)
+    out.pop("build.json", None)
+    if out:
+        out[OPTIONS] = WebFile(offered(), CONTENT_TYPES[".json"])
     return out
+
+
+def offered() -> bytes:
+    """``options.json``: the boards, presets (name and radius) and bot kinds with their
+    strengths that a new game may ask this server for."""
+    presets = [{"name": name, "radius": load_preset(name).radius} for name in preset_names()]
+    bots = {kind: list(strengths) for kind, strengths in m.BOT_KINDS.items()}
+    return json.dumps({"boards": list(BOARDS_MADE), "presets": presets, "bots": bots}).encode()
 
 
 def lookup(path: str) -> WebFile | None:
@@ -78,4 +99,15 @@ def lookup(path: str) -> WebFile | None:
     return files().get(name)
 
 
-__all__ = ["CONTENT_TYPES", "CSP", "HEADERS", "INDEX", "WebFile", "files", "lookup"]
+__all__ = [
+    "BOARDS_MADE",
+    "CONTENT_TYPES",
+    "CSP",
+    "HEADERS",
+    "INDEX",
+    "OPTIONS",
+    "WebFile",
+    "files",
+    "lookup",
+    "offered",
+]

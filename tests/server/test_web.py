@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from boards.presets import preset_names
 from protocol import SUBPROTOCOL_MSGPACK
 from protocol import messages as m
 from server import web
@@ -79,6 +80,8 @@ async def test_the_page_refers_to_its_assets_by_relative_urls() -> None:
         "/.%2e/etc/passwd",
         "/a\\..\\app.js",
         "/./app.js",
+        "/build.json",
+        "/a/build.json",
     ],
 )
 async def test_anything_else_is_not_found(port: int, path: str) -> None:
@@ -86,6 +89,24 @@ async def test_anything_else_is_not_found(port: int, path: str) -> None:
     assert status == 404, path
     assert body == b"not found\n"
     assert headers["Content-Security-Policy"] == web.CSP
+
+
+async def test_the_new_game_options_the_server_offers_are_served_beside_the_page(
+    port: int,
+) -> None:
+    for path in ("/options.json", "/a/options.json"):
+        status, headers, body = await asyncio.to_thread(get, port, path)
+        assert status == 200 and headers["Content-Type"] == "application/json"
+        assert headers["Content-Security-Policy"] == web.CSP
+        offered = json.loads(body)
+        assert offered["boards"] == ["random", "spiral", "balanced", "fair"]
+        assert [p["name"] for p in offered["presets"]] == preset_names()
+        assert {p["radius"] for p in offered["presets"]} == {3}
+        assert offered["bots"] == {k: list(v) for k, v in m.BOT_KINDS.items()}
+        # Every board and bot offered is one a new game may ask for.
+        for board in offered["boards"]:
+            assert m.GameOptions(board=board).board == board
+        m.GameOptions(bots=[m.BotSeat(kind="uct", strength=s) for s in offered["bots"]["uct"]])
 
 
 async def test_a_websocket_opens_at_the_pages_path(port: int) -> None:

@@ -1,7 +1,9 @@
 """The web client in a real browser (Chromium, through Playwright) against a real server on
 127.0.0.1: a whole game against two bots played by clicking what the page offers; a friend who
 sits down through the invite link, a domestic offer between the two, a reload that comes back
-to its seat, and a spectator who follows the game through the watch link."""
+to its seat, and a spectator who follows the game through the watch link; games made with a
+preset or balanced board and search bots of a chosen strength; and a game the server closed
+after its end, opened again by its watch link and replayed."""
 
 from __future__ import annotations
 
@@ -11,10 +13,15 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from playwright.async_api import Browser, BrowserContext, Page
+from playwright.async_api import Browser, BrowserContext, ElementHandle, Page
+from playwright.async_api import Error as PlaywrightError
 
+from boards.presets import load_preset, preset_names
 from engine.topology import topology
+from protocol import messages as m
+from protocol.payloads import board_to_payload
 from server.app import HexhavenServer
+from tests.server.client import Client
 
 ANYTHING = "#board .spot, #actions button[data-kind], #dialog, #game-over"
 """Whatever a page may offer its player to do, or the end."""
@@ -56,9 +63,12 @@ async def open_in(context: BrowserContext, url: str) -> Page:
     error."""
     page = await context.new_page()
     errors: list[str] = []
+    sockets: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    page.on("websocket", lambda ws: sockets.append(ws.url))
     setattr(page, "script_errors", errors)  # noqa: B010
+    setattr(page, "sockets", sockets)  # noqa: B010
     await page.goto(url)
     return page
 
@@ -68,21 +78,40 @@ def script_errors(page: Page) -> list[str]:
     return errors
 
 
+def sockets_of(page: Page) -> list[str]:
+    """The addresses of the websockets the page opened, oldest first (across the documents
+    it went to)."""
+    sockets: list[str] = getattr(page, "sockets")  # noqa: B009
+    return sockets
+
+
 async def refusals(page: Page) -> list[str]:
     """What the server refused of what the page sent, as the page's log told it."""
     return [await line.inner_text() for line in await page.query_selector_all("#log li.error")]
 
 
 async def create_game(
-    page: Page, *, name: str, players: int, bots: int, points: int, timer: str = ""
-) -> None:
+    page: Page,
+    *,
+    name: str,
+    players: int,
+    bots: int,
+    points: int,
+    timer: str = "",
+    private: bool = True,
+) -> str:
+    """Fill in the new-game form and create the game, seated at it as host; its id."""
     await page.fill("#name", name)
     await page.select_option("#players", str(players))
     await page.select_option("#bots", str(bots))
     await page.fill("#points", str(points))
     await page.select_option("#timer", timer)
+    await page.set_checked("#private", private)
     await page.click("#create-game")
     await page.wait_for_selector("#start")
+    link = await page.get_attribute("#invite-link", "value")
+    assert link is not None and "#join=" in link
+    return link.partition("#join=")[2]
 
 
 async def hand_of(page: Page) -> dict[str, int]:
@@ -105,14 +134,24 @@ async def step(page: Page) -> bool:
         return True
     spot = await page.query_selector("#board .spot")
     if spot is not None:
-        await spot.click()
-        return True
+        return await clicked(spot)
     for kind in CLICKS:
         button = await page.query_selector(f"#actions button[data-kind={kind}]")
         if button is not None:
-            await button.click()
-            return True
+            return await clicked(button)
     return False
+
+
+async def clicked(element: ElementHandle) -> bool:
+    """Click ``element``; False if the page was drawn anew first (a message came), so the
+    element is gone and nothing was clicked."""
+    try:
+        await element.click()
+    except PlaywrightError as error:
+        if "not attached" in error.message:
+            return False
+        raise
+    return True
 
 
 async def next_turn_of(pages: list[Page]) -> None:
@@ -293,4 +332,91 @@ async def test_a_friend_joins_by_the_invite_link_and_a_spectator_watches(
     for page in (host, friend, spectator, stranger):
         assert script_errors(page) == []
     for page in (host, friend, spectator):
+        assert await refusals(page) == []
+
+
+async def test_the_new_game_form_offers_the_servers_boards_and_bot_strengths(
+    browser: Browser,
+) -> None:
+    srv = HexhavenServer()
+    async with srv.running("127.0.0.1", 0) as ws_server:
+        url = f"http://127.0.0.1:{srv.port_of(ws_server)}/"
+        page = await open_page(browser, url)
+        preset = preset_names()[0]
+        await page.wait_for_selector(
+            f"#board-kind option[value='preset:{preset}']", state="attached"
+        )
+        assert await page.query_selector("#bot-strength") is None  # heuristic bots have none
+        await page.select_option("#bot-kind", "uct")
+        offered = await page.eval_on_selector_all(
+            "#bot-strength option", "os => os.map(o => o.value)"
+        )
+        assert offered == ["", *m.BOT_KINDS["uct"]]
+        await page.select_option("#bot-strength", "easy")
+        await page.select_option("#board-kind", f"preset:{preset}")
+        assert await page.query_selector("#radius") is None  # the preset's radius is its own
+        game = await create_game(page, name="Ana", players=3, bots=2, points=10)
+        options = srv.rooms[game].options
+        assert (options.board, options.preset, options.radius) == ("preset", preset, 3)
+        assert options.layout == board_to_payload(load_preset(preset).to_dict())
+        assert options.bots == [m.BotSeat(kind="uct", strength="easy")] * 2
+
+        # A balanced board takes the server a moment: the page says the game is being made.
+        other = await open_page(browser, url)
+        await other.wait_for_selector("#board-kind option[value=balanced]", state="attached")
+        await other.select_option("#board-kind", "balanced")
+        await other.evaluate(
+            "window.sawMaking = '';"
+            "new MutationObserver(() => { const m = document.querySelector('#making');"
+            " if (m) window.sawMaking = m.textContent; })"
+            ".observe(document.body, {childList: true, subtree: true})"
+        )
+        balanced = await create_game(other, name="Bo", players=2, bots=1, points=10)
+        assert "balanced board" in await other.evaluate("window.sawMaking")
+        options = srv.rooms[balanced].options
+        assert options.board == "balanced" and options.layout is not None
+        assert options.bots == [m.BotSeat(kind="heuristic")]
+        for p in (page, other):
+            assert script_errors(p) == []
+            assert await refusals(p) == []
+
+
+async def test_a_game_closed_after_its_end_is_watched_and_replayed_by_its_link(
+    browser: Browser,
+) -> None:
+    srv = HexhavenServer(idle_timeout=0.2)
+    async with srv.running("127.0.0.1", 0) as ws_server:
+        port = srv.port_of(ws_server)
+        players = [await Client.open(port) for _ in range(2)]
+        for c in players:
+            await c.hello()
+        await players[0].send(m.CreateGame(options=m.GameOptions(players=2, victory_points=3)))
+        game = (await players[0].expect(m.GameCreated)).game
+        for i, c in enumerate(players):
+            await c.send(m.JoinGame(game=game, name=f"p{i}"))
+            await c.expect(m.Joined)
+        await players[0].send(m.StartGame(game=game))
+        overs = await asyncio.gather(*(c.play_randomly(game, i) for i, c in enumerate(players)))
+        for c in players:
+            await c.close()
+        async with asyncio.timeout(10):  # closed once nobody is left in it
+            while game in srv.rooms:
+                await asyncio.sleep(0.02)
+
+        page = await open_page(browser, f"http://127.0.0.1:{port}/#watch={game}")
+        await page.wait_for_selector("#game-over")
+        assert await page.inner_text("#winner") == f"p{overs[0].winner} won."
+        assert "matches the hash published at the start" in await page.inner_text("#seed-check")
+        pieces = "#board .settlement, #board .city, #board .road"
+        drawn = "els => els.map(e => e.outerHTML).sort()"
+        final = await page.eval_on_selector_all(pieces, drawn)
+        await page.click("#replay-open")
+        await page.wait_for_selector("#replay h2:has-text('action 0 of')")
+        assert await page.query_selector(pieces) is None
+        await page.click("#replay-forward")
+        await page.wait_for_selector("#board .settlement.seat-0")
+        await page.click("#replay-end")
+        assert await page.eval_on_selector_all(pieces, drawn) == final
+        assert "won" in await page.inner_text("#replay-said")
+        assert script_errors(page) == []
         assert await refusals(page) == []

@@ -73,7 +73,8 @@ function readHash() {
   const params = new URLSearchParams(location.hash.slice(1));
   for (const kind of ["invite", "join", "watch", "play"]) {
     const value = params.get(kind);
-    if (value) return { kind, value };
+    // ``as``: the name a seat was asked for at another server process, taken here at once.
+    if (value) return { kind, value, as: kind === "join" ? params.get("as") : null };
   }
   return null;
 }
@@ -122,6 +123,9 @@ const state = {
   pendingChat: [],
   lobbyGames: [],
   want: null, // what to ask once connected: {kind, value}
+  asked: null, // the last join_game, watch or rejoin sent, asked again if the game is moving
+  making: false, // a create_game sent, its game not made yet
+  offered: { boards: ["random", "spiral"], presets: [], bots: { heuristic: [], random: [], uct: [] } },
 };
 
 const names = () => {
@@ -146,7 +150,10 @@ function tell(events) {
     say(text.startsWith("-- ") ? "turn" : you ? "you" : "event", text);
   }
 }
-const send = (message) => state.conn.send(message);
+const send = (message) => {
+  if (["join_game", "watch", "rejoin"].includes(message.type)) state.asked = message;
+  state.conn.send(message);
+};
 
 // --- messages -------------------------------------------------------------------------------
 function onMessage(msg) {
@@ -158,6 +165,7 @@ function onMessage(msg) {
       state.lobbyGames = msg.games;
       break;
     case "game_created":
+      state.making = false;
       state.game = msg.game;
       state.invite = msg.invite;
       state.seedHash = msg.seed_hash;
@@ -282,20 +290,17 @@ function onHistory(msg) {
 function onError(msg) {
   const game = msg.game ?? state.game;
   if (msg.code === "moved" && msg.detail && game) {
-    // Another server process plays this game: its page there asks again.
-    const there = new URL(msg.detail);
-    there.protocol = there.protocol === "wss:" ? "https:" : "http:";
-    const kind = state.token ? "play" : state.want?.kind === "join" ? "join" : "watch";
-    there.hash = `${kind}=${game}`;
-    location.assign(there.href);
+    location.assign(movedTo(msg.detail, game));
     return;
   }
   if (msg.code === "unknown_game" && msg.detail === "moving") {
     state.status = "The game is moving to another server process; asking again in a moment…";
-    setTimeout(onOpen, 1000);
+    const again = state.asked;
+    setTimeout(() => (again && !state.view ? send(again) : onOpen()), 1000);
     render();
     return;
   }
+  state.making = false;
   if ((msg.code === "bad_token" || msg.code === "unknown_game") && !state.view) {
     if (game) forgetSeat(game);
     state.game = null;
@@ -313,6 +318,24 @@ function onError(msg) {
   if (msg.code === "illegal_action") state.sentFor = null;
   state.status = msg.message.charAt(0).toUpperCase() + msg.message.slice(1);
   say("error", `Refused: ${msg.message}`);
+}
+
+/** The page of the server process at ``wsUrl`` (the ``moved`` answer's detail), asking there
+ * what was asked here: the seat (under the name given), the seat held, or a watch. */
+function movedTo(wsUrl, game) {
+  const there = new URL(wsUrl);
+  there.protocol = there.protocol === "wss:" ? "https:" : "http:";
+  if (!there.pathname.endsWith("/")) there.pathname += "/";
+  there.search = "";
+  const asked = state.asked;
+  const params = new URLSearchParams();
+  if (asked?.type === "join_game") {
+    params.set("join", game);
+    params.set("as", asked.name);
+  } else if (asked?.type === "rejoin" || state.token) params.set("play", game);
+  else params.set("watch", game);
+  there.hash = params.toString();
+  return there.href;
 }
 
 function dialogStillFits(kinds) {
@@ -352,6 +375,9 @@ function onOpen() {
   } else if (want.kind === "watch") {
     state.spectator = true;
     send({ type: "watch", game: want.value, history: true });
+  } else if (want.kind === "join" && want.as) {
+    localStorage.setItem(NAME_KEY, want.as);
+    send({ type: "join_game", game: want.value, name: want.as });
   }
 }
 
@@ -614,44 +640,86 @@ function lobbyScreen() {
   return h("main", { class: "lobby" }, section);
 }
 
+// What the new-game form holds between drawings of the page.
+const form = {
+  players: 4, bots: 3, kind: "heuristic", strength: "", points: 10, radius: 3, board: "random",
+  timer: "", private: true, spectatorChat: false,
+};
+const BOARD_NAMES = {
+  random: "random (the official set-up)",
+  spiral: "spiral (the rulebook's)",
+  balanced: "balanced (a constraint model's board)",
+  fair: "fair (a random set-up that scores fair)",
+};
+const presetOf = (board) => (board.startsWith("preset:") ? state.offered.presets.find((p) => `preset:${p.name}` === board) : null);
+
 function createForm() {
   const field = (label, input) => h("label", {}, label, " ", input);
-  const select = (id, options, chosen) =>
-    h("select", { id }, options.map(([value, text]) => h("option", { value, selected: String(value) === String(chosen) }, text)));
+  const select = (id, key, options, redraw = false) =>
+    h("select", { id, onchange: (e) => { form[key] = e.target.value; if (redraw) render(); } },
+      options.map(([value, text]) => h("option", { value, selected: String(value) === String(form[key]) }, text)));
+  const boards = [
+    ...state.offered.boards.map((b) => [b, BOARD_NAMES[b] ?? b]),
+    ...state.offered.presets.map((p) => [`preset:${p.name}`, `preset ${p.name} (radius ${p.radius})`]),
+  ];
+  const preset = presetOf(form.board);
+  const strengths = state.offered.bots[form.kind] ?? [];
+  const kinds = Object.keys(state.offered.bots).map((k) => [k, k === "uct" ? "uct (search)" : k]);
   return h("form", { class: "card", id: "create", onsubmit: createGame },
     h("h2", {}, "New game"),
-    field("Players", select("players", [[2, "2"], [3, "3"], [4, "4"]], 4)),
-    field("Bots", select("bots", [[0, "none"], [1, "1"], [2, "2"], [3, "3"]], 3)),
-    field("Bot kind", select("bot-kind", [["heuristic", "heuristic"], ["random", "random"], ["uct", "uct (search)"]], "heuristic")),
-    field("Victory points", h("input", { id: "points", type: "number", min: 3, max: 20, value: 10 })),
-    field("Board radius", select("radius", [[3, "3 (standard)"], [4, "4"], [5, "5"]], 3)),
-    field("Turn timer", select("timer", [["", "none"], [30, "30 s"], [60, "60 s"], [120, "2 min"]], "")),
-    field("Private (invite only)", h("input", { id: "private", type: "checkbox", checked: true })),
-    field("Spectators may chat", h("input", { id: "spectator-chat", type: "checkbox" })),
-    h("button", { type: "submit", id: "create-game" }, "Create the game"),
+    field("Players", select("players", "players", [[2, "2"], [3, "3"], [4, "4"]])),
+    field("Bots", select("bots", "bots", [[0, "none"], [1, "1"], [2, "2"], [3, "3"]])),
+    field("Bot kind", select("bot-kind", "kind", kinds, true)),
+    strengths.length
+      ? field("Bot strength", select("bot-strength", "strength", [["", "default"], ...strengths.map((x) => [x, x])]))
+      : null,
+    field("Victory points", h("input", { id: "points", type: "number", min: 3, max: 20, value: form.points, oninput: (e) => { form.points = e.target.value; } })),
+    field("Board", select("board-kind", "board", boards, true)),
+    preset
+      ? h("span", { class: "small" }, `radius ${preset.radius}`)
+      : field("Board radius", select("radius", "radius", [[3, "3 (standard)"], [4, "4"], [5, "5"]])),
+    field("Turn timer", select("timer", "timer", [["", "none"], [30, "30 s"], [60, "60 s"], [120, "2 min"]])),
+    field("Private (invite only)", h("input", { id: "private", type: "checkbox", checked: form.private, onchange: (e) => { form.private = e.target.checked; } })),
+    field("Spectators may chat", h("input", { id: "spectator-chat", type: "checkbox", checked: form.spectatorChat, onchange: (e) => { form.spectatorChat = e.target.checked; } })),
+    h("button", { type: "submit", id: "create-game", disabled: state.making }, "Create the game"),
+    state.making
+      ? h("p", { id: "making", role: "status" },
+          form.board === "balanced" || form.board === "fair"
+            ? `Making the game: the server is drawing a ${form.board} board, which takes it a moment…`
+            : "Making the game…")
+      : null,
   );
 }
 
 function createGame(event) {
   event.preventDefault();
-  const players = Number($("players").value);
-  const bots = Math.min(Number($("bots").value), players - 1);
-  const points = Number($("points").value);
+  if (state.making) return;
+  const players = Number(form.players);
+  const bots = Math.min(Number(form.bots), players - 1);
+  const points = Number(form.points);
   if (!(points >= 3 && points <= 20)) {
     state.status = "Victory points go from 3 to 20.";
     render();
     return;
   }
+  const preset = presetOf(form.board);
+  const bot = { kind: form.kind };
+  if (form.strength && (state.offered.bots[form.kind] ?? []).includes(form.strength)) bot.strength = form.strength;
   const options = {
     players,
     victory_points: points,
-    radius: Number($("radius").value),
-    bots: Array.from({ length: bots }, () => ({ kind: $("bot-kind").value })),
-    private: $("private").checked,
-    spectator_chat: $("spectator-chat").checked,
+    board: preset ? "preset" : form.board,
+    radius: preset ? preset.radius : Number(form.radius),
+    bots: Array.from({ length: bots }, () => ({ ...bot })),
+    private: form.private,
+    spectator_chat: form.spectatorChat,
   };
-  if ($("timer").value) options.turn_timer = Number($("timer").value);
+  if (preset) options.preset = preset.name;
+  if (form.timer) options.turn_timer = Number(form.timer);
+  state.making = true;
+  state.status = "";
   send({ type: "create_game", options });
+  render();
 }
 
 function takeSeat() {
@@ -914,6 +982,16 @@ function sendChat(event) {
 // --- start ------------------------------------------------------------------------------------
 function start() {
   state.want = wanted();
+  // What this server offers a new game (its boards, presets and bots), beside the page.
+  fetch("options.json")
+    .then((reply) => (reply.ok ? reply.json() : null))
+    .then((offered) => {
+      if (offered) {
+        state.offered = offered;
+        render();
+      }
+    })
+    .catch(() => {});
   state.conn = new Connection(serverUrl(location.href), { onMessage, onOpen, onLost });
   state.conn.open();
   render();
