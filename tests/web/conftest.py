@@ -4,10 +4,12 @@ package; Playwright's own browsers are never downloaded."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -47,7 +49,11 @@ def _install_chromium() -> None:
 def chromium() -> str:
     """The path of the Chromium the tests drive, installed first if it is missing."""
     if not CHROMIUM.exists():
-        _install_chromium()
+        # The test workers each ask: one installs while the others wait for it.
+        with open(Path(tempfile.gettempdir()) / "hexhaven-chromium.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not CHROMIUM.exists():
+                _install_chromium()
     return str(CHROMIUM)
 
 
