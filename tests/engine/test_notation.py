@@ -27,7 +27,7 @@ from engine import (
     seats_to_act,
     view,
 )
-from tests.engine.positions import BOARD, setup_game
+from tests.engine.positions import BOARD, SET_UP, force_roll, position, setup_game
 from tests.engine.randomplay import RandomPlayer, random_steps
 
 SEEDS = st.integers(0, 2**32)
@@ -244,3 +244,14 @@ def test_the_documented_example_is_this_one_and_reads_back() -> None:
     example = re.findall(r"```\n(.*?)\n```", section, re.S)[0]
     assert example == EXAMPLE
     assert format_position(parse_position(example)) == example
+
+
+def test_the_set_up_the_rules_tests_write_is_the_one_played() -> None:
+    played = setup_game()
+    force_roll(played, 12)
+    written = position(
+        f"{SET_UP} 3BWO/BLW/LWG/BWGO 14B17L15W17G17O/14K5V2R2Y2M main@0 t1 6+6 r "
+        "L-,A-,K0.0.0.0 - - v10,l7,a17,s0,r0"
+    )
+    written.rng = played.rng
+    _same_state(played, written)
