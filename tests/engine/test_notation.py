@@ -5,8 +5,6 @@ and bad text is refused with the character and the field at fault."""
 from __future__ import annotations
 
 import random
-import re
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -236,14 +234,6 @@ def test_an_error_names_the_character_it_found() -> None:
 def test_a_whole_position_is_not_a_seats_form() -> None:
     with pytest.raises(NotationError, match=r"\(game\): this is a whole position"):
         parse_view(EXAMPLE)
-
-
-def test_the_documented_example_is_this_one_and_reads_back() -> None:
-    doc = (Path(__file__).resolve().parents[2] / "docs" / "engine.md").read_text(encoding="utf-8")
-    section = doc.split("## Position notation", 1)[1]
-    example = re.findall(r"```\n(.*?)\n```", section, re.S)[0]
-    assert example == EXAMPLE
-    assert format_position(parse_position(example)) == example
 
 
 def test_the_set_up_the_rules_tests_write_is_the_one_played() -> None:
