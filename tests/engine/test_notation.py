@@ -94,9 +94,8 @@ def _hide_differently(state: GameState, seat: int, rnd: random.Random) -> GameSt
         for _ in range(sum(dev) - kept):
             moved[rnd.choice((0, 2, 3, 4) if over else (0, 1, 2, 3, 4))] += 1
         other.dev[q * 5 : q * 5 + 5] = moved
-    if seat != state.current:
-        other.dev_new = [0] * 5
-        other.dev_new[rnd.randrange(5)] = min(1, sum(state.dev_of(state.current)))
+    if seat != state.current:  # all of the current seat's cards bought this turn
+        other.dev_new = list(other.dev_of(state.current))
     deck = [0] * 5
     for _ in range(sum(state.deck)):
         deck[rnd.randrange(5)] += 1
@@ -119,7 +118,8 @@ def test_a_seats_form_holds_nothing_the_seat_may_not_see(seed: int, players: int
         assert view(other, seat) == view(step.state, seat)  # the seat cannot tell them apart
         assert format_position(other, seat) == text
         own = step.state.hand_of(seat)
-        assert ("seat" + str(seat)) in text and f",s{step.state.seed}," not in text
+        assert text.endswith(f",seat{seat}") and f",s{step.state.seed}," not in text
+        assert f"{step.state.rng:016x}" not in text
         assert parse_view(text).hand == own
 
 
