@@ -679,7 +679,7 @@ def _parse(text: str, want_view: bool) -> tuple[GameState, int]:
 
     state.offer, state.answers, state.counters = _parse_trade(trade_f, state)
     state.actions_taken = actions_taken
-    _settle_setup(phase_f, state, len(roads[0]) + sum(len(r) for r in roads[1:]))
+    _settle_setup(phase_f, state, sum(len(r) for r in roads))
     return state, viewer
 
 
