@@ -1,0 +1,78 @@
+"""``hexhaven mcp``: a seat on a server for a language-model agent, served over the Model
+Context Protocol on standard input and output. A seat is come back to with its token read
+from a file or standard input (``--token-file``), never from the command line."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+from app.commands.common import add_cafile, bad_url, client_tls
+from app.commands.seat import TOKEN_FILE_HELP
+
+
+def _mcp(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from app.log import configure_logging
+    from app.tokens import TokenError, read_token
+    from clients.tls import TrustError
+    from protocol.client_session import Goal, JoinSeat, ResumeSeat, WatchGame
+
+    configure_logging(args.log_level)  # on standard error: standard output speaks MCP
+    if bad_url("mcp", args.url):
+        return 2
+    goal: Goal
+    try:
+        tls = client_tls(args.url, args.cafile)
+        if args.watch:
+            goal = WatchGame(game=args.watch)
+        elif args.invite:
+            goal = JoinSeat(name=args.name, invite=args.invite)
+        elif args.token_file is not None:
+            if not args.game:
+                raise TokenError("--token-file needs --game")
+            goal = ResumeSeat(game=args.game, token=read_token(args.token_file))
+        elif args.game:
+            goal = JoinSeat(name=args.name, game=args.game)
+        else:
+            raise TokenError("give --invite CODE, --game GAME --token-file FILE, or --watch GAME")
+    except (TokenError, TrustError) as exc:
+        print(f"hexhaven mcp: {exc}", file=sys.stderr)
+        return 2
+    from clients.mcp import serve
+
+    seat = asyncio.run(serve(args.url, goal, name=args.name, tls=tls))
+    if sys.stdout.closed:  # the MCP transport closes it once the host has gone
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (for the interpreter's last flush)
+    if seat.failure is not None:
+        print(f"hexhaven mcp: {seat.failure}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def register(sub: Any) -> None:
+    """Add ``mcp``."""
+    # No abbreviated options: `--token SECRET` must not be taken for `--token-file SECRET`.
+    cmd = sub.add_parser(
+        "mcp",
+        allow_abbrev=False,
+        help="serve a seat to a language-model agent over the Model Context Protocol (stdio)",
+        description="Hold one seat (or a watch) of a game on a Hexhaven server and serve it "
+        "over the Model Context Protocol on standard input and output, for a model host to "
+        "start: tools for the position, the legal actions, acting, offers, chat and waiting "
+        "for your turn; resources for the rules and the protocol (docs/agents.md). Logs are "
+        "JSON lines on standard error.",
+    )
+    cmd.add_argument("--url", required=True, help="the server, e.g. ws://127.0.0.1:8765")
+    place = cmd.add_mutually_exclusive_group()
+    place.add_argument("--invite", help="an invite code to join with")
+    place.add_argument("--token-file", metavar="FILE", help=TOKEN_FILE_HELP + "; with --game")
+    place.add_argument("--watch", metavar="GAME", help="watch the game GAME, without a seat")
+    cmd.add_argument("--game", default="", help="the game id")
+    add_cafile(cmd)
+    cmd.add_argument("--name", default="model", help="the name to sit under")
+    cmd.add_argument("--log-level", default="warning", choices=["debug", "info", "warning"])
+    cmd.set_defaults(run=_mcp)
