@@ -17,6 +17,7 @@ import contextlib
 import json
 import ssl
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -32,6 +33,7 @@ from clients.bridge import read_answer
 from clients.narrate import cards_text, plural
 from clients.sdk import RECONNECT, Reconnect
 from clients.tls import connect_options
+from clients.tui.board import harbour_label
 from clients.tui.model import GameModel, LiveView, PlaceNames, dev_names
 from engine.constants import CITY_COST, DEV_CARD_COST, ROAD_COST, SETTLEMENT_COST
 from protocol import SUBPROTOCOL_MSGPACK, ProtocolError
@@ -117,8 +119,11 @@ class Seat:
         name: str = "model",
         tls: ssl.SSLContext | None = None,
         reconnect: Reconnect | None = RECONNECT,
+        on_seated: Callable[[str, int, str], None] | None = None,
     ) -> None:
         self.url = url
+        self.on_seated = on_seated
+        """Told the game, the seat and its token once a seat is taken (to keep the token)."""
         self.tls = tls
         self.reconnect = reconnect
         self.watching = isinstance(goal, WatchGame)
@@ -173,7 +178,7 @@ class Seat:
             async with ws:
                 self.ws = ws
                 try:
-                    await self._session(ws)
+                    seated = await self._session(ws)
                 finally:
                     self.ws = None
                     self.client.connection_lost()
@@ -194,12 +199,17 @@ class Seat:
             if self.client.token is None and not self.watching:
                 await self._fail(f"lost the connection to {url} before taking a seat")
                 return
-            if self.client.is_seated or lost_at is None:
-                lost_at, attempts = time.monotonic(), 0
+            if seated or lost_at is None:
+                lost_at, attempts = time.monotonic(), 0  # a new loss starts a new count
             url = entry
             self.log.warning("mcp.connection_lost")
 
-    async def _session(self, ws: ClientConnection) -> None:
+    async def _session(self, ws: ClientConnection) -> bool:
+        """Take the place on a fresh connection and follow the game on it until the game
+        is over, the place is refused or the connection closes. Returns whether the place
+        was taken on it."""
+        seated = False
+        self.answered = None  # an act the last connection took along is asked for again
         for frame in self.client.connect(ws.subprotocol):
             await ws.send(frame)
         with contextlib.suppress(ConnectionClosed):
@@ -208,13 +218,27 @@ class Seat:
                     received = self.client.receive(frame)
                 except ProtocolError as exc:
                     self.log.warning("mcp.bad_frame", error=str(exc))
-                    return
+                    break
                 for out in received.send:
                     await ws.send(out)
-                if received.message is not None:
-                    await self._fold(received.message)
+                message = received.message
+                if message is not None:
+                    await self._fold(message)
+                if isinstance(message, m.Joined):
+                    seated = True
+                    self._seated(message)
                 if self.client.is_refused or self.model.over is not None:
-                    return
+                    break
+        return seated
+
+    def _seated(self, joined: m.Joined) -> None:
+        token = self.client.token
+        if joined.seat is None or token is None or self.on_seated is None:
+            return
+        try:
+            self.on_seated(joined.game, joined.seat, token)
+        except Exception:
+            self.log.exception("mcp.on_seated_failed")
 
     async def _fold(self, message: Any) -> None:
         """Fold one server message into the model, noting a default the server played."""
@@ -287,7 +311,7 @@ class Seat:
         prompt = self.model.prompt
         if prompt is None or self.model.over is not None or self.answered == prompt.state_id:
             return None
-        return prompt
+        return prompt if self.client.is_seated else None
 
     def status(self) -> str:
         """One sentence: whose move it is and what this seat should do next."""
@@ -304,6 +328,8 @@ class Seat:
             return f"The game is over: {winner} won ({points})."
         if self.watching:
             return "You are watching this game; you have no seat to act for."
+        if not self.client.is_seated and model.seat is not None:
+            return "The connection to the server was lost; coming back. Call wait_for_turn."
         if model.view is None:
             return "Waiting for the game to start."
         prompt = self.my_prompt()
@@ -385,6 +411,14 @@ class Seat:
             )
         lines += ["", "Island:"]
         lines += [f"- {places.hex(h)}" for h in range(len(v.terrain)) if v.terrain[h] != "desert"]
+        slots = places.topo.harbour_slots
+        harbours = [
+            f"{harbour_label(kind)} {places.edge(slots[i])}"
+            for i, kind in enumerate(v.harbours)
+            if i < len(slots)
+        ]
+        if harbours:
+            lines.append("Harbours: " + "; ".join(harbours) + ".")
         lines += ["", "Recent events:"]
         lines += [f"- {line.text}" for line in model.log[-RECENT_EVENTS:]] or ["- none yet"]
         self.told = len(model.log)
@@ -402,7 +436,7 @@ class Seat:
         listed = _Listed(prompt.state_id)
         lines = []
         for n, action in enumerate(prompt.actions, 1):
-            ident = f"{prompt.state_id}.{n}"
+            ident = f"{prompt.state_id}-{n}"
             listed.ids[ident] = action
             lines.append(f"{ident}: {self.describe(action, places)}")
         self.listed = listed
@@ -589,7 +623,8 @@ def build_server(seat: Seat) -> FastMCP:
 
     @server.tool()
     async def act(id: str) -> str:
-        """Take the listed action with this ID (from legal_actions or wait_for_turn)."""
+        """Take the listed action with this ID, like "12-3" (from legal_actions or
+        wait_for_turn)."""
         action = seat.action_for(id)
         await seat.act(action)
         return lead(f"Sent: {seat.describe(action, _places(seat))}. Call wait_for_turn.")
@@ -691,11 +726,12 @@ async def serve(
     name: str = "model",
     tls: ssl.SSLContext | None = None,
     reconnect: Reconnect | None = RECONNECT,
+    on_seated: Callable[[str, int, str], None] | None = None,
 ) -> Seat:
     """Hold the place ``goal`` asks for on the server at ``url`` and serve MCP on standard
-    input and output until the host closes it. Returns the seat (its model says how the
-    game went)."""
-    seat = Seat(url, goal, name=name, tls=tls, reconnect=reconnect)
+    input and output until the host closes it; ``on_seated`` is told the game, the seat and
+    its token when the seat is taken. Returns the seat (its model says how the game went)."""
+    seat = Seat(url, goal, name=name, tls=tls, reconnect=reconnect, on_seated=on_seated)
     server = build_server(seat)
     async with asyncio.TaskGroup() as group:
         link = group.create_task(seat.run())

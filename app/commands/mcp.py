@@ -15,9 +15,10 @@ from app.commands.seat import TOKEN_FILE_HELP
 
 def _mcp(args: argparse.Namespace) -> int:
     import asyncio
+    from pathlib import Path
 
     from app.log import configure_logging
-    from app.tokens import TokenError, read_token
+    from app.tokens import TokenError, read_token, save_token
     from clients.tls import TrustError
     from protocol.client_session import Goal, JoinSeat, ResumeSeat, WatchGame
 
@@ -44,7 +45,15 @@ def _mcp(args: argparse.Namespace) -> int:
         return 2
     from clients.mcp import serve
 
-    seat = asyncio.run(serve(args.url, goal, name=args.name, tls=tls))
+    def seated(game: str, seat: int, token: str) -> None:
+        """Keep the seat's token where ``--save-token`` asked (not in a log)."""
+        if args.save_token is not None:
+            try:
+                save_token(Path(args.save_token), token)
+            except TokenError as exc:
+                print(f"hexhaven mcp: {exc}", file=sys.stderr)
+
+    seat = asyncio.run(serve(args.url, goal, name=args.name, tls=tls, on_seated=seated))
     if sys.stdout.closed:  # the MCP transport closes it once the host has gone
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (for the interpreter's last flush)
     if seat.failure is not None:
@@ -72,6 +81,13 @@ def register(sub: Any) -> None:
     place.add_argument("--token-file", metavar="FILE", help=TOKEN_FILE_HELP + "; with --game")
     place.add_argument("--watch", metavar="GAME", help="watch the game GAME, without a seat")
     cmd.add_argument("--game", default="", help="the game id")
+    cmd.add_argument(
+        "--save-token",
+        metavar="FILE",
+        default=None,
+        help="write the token of the seat taken to FILE (readable by you alone), for "
+        "--token-file to come back with",
+    )
     add_cafile(cmd)
     cmd.add_argument("--name", default="model", help="the name to sit under")
     cmd.add_argument("--log-level", default="warning", choices=["debug", "info", "warning"])

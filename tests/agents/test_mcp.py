@@ -11,22 +11,36 @@ import re
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.types import TextContent
+from pydantic import AnyUrl
 
 from clients.narrate import cards_text
 from protocol import SUBPROTOCOL_JSON
 from protocol import messages as m
-from tests.agents.helpers import GAME_TIMEOUT, REPO, Served, wait_seated
+from server.room import GameRoom
+from server.store import token_matches
+from tests.agents.helpers import (
+    GAME_TIMEOUT,
+    REPO,
+    Proxy,
+    Served,
+    doc_command,
+    wait_seated,
+)
 from tests.server.client import Client
 
-_ID = re.compile(r"^(\d+\.\d+): (.*)$", re.MULTILINE)
+_ID = re.compile(r"^(\d+-\d+): (.*)$", re.MULTILINE)
 _SECRET = re.compile(
     r"\b(brick|lumber|wool|grain|ore|knight|victory point|road building|year of plenty|"
     r"monopoly)\b"
 )
+
+_PLAYED = re.compile(r"\d+ knights? played")
+"""What everyone sees of a seat's knights."""
 
 
 async def _create(port: int, **options: object) -> tuple[Client, m.GameCreated]:
@@ -45,17 +59,19 @@ async def _create(port: int, **options: object) -> tuple[Client, m.GameCreated]:
 
 
 @asynccontextmanager
-async def _mcp(served: Served, *args: str) -> AsyncIterator[ClientSession]:
-    """An MCP client session with ``python -m app.cli mcp --url URL ARGS...``."""
+async def _mcp(argv: list[str]) -> AsyncIterator[ClientSession]:
+    """An MCP client session with the server ``argv`` starts (``python -m app.cli mcp
+    ...``), closed (and so the server ended) on leaving."""
     params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "app.cli", "mcp", f"--url={served.url}", *args],
-        cwd=str(REPO),
-        env=dict(os.environ),
+        command=argv[0], args=argv[1:], cwd=str(REPO), env=dict(os.environ)
     )
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         yield session
+
+
+def _command(served: Served, *args: str) -> list[str]:
+    return [sys.executable, "-m", "app.cli", "mcp", f"--url={served.url}", *args]
 
 
 async def _call(session: ClientSession, tool: str, **arguments: object) -> tuple[bool, str]:
@@ -89,72 +105,101 @@ def _choose(listed: str, rng: random.Random) -> str:
     return rng.choice(actions)[0]
 
 
-async def test_a_model_seat_plays_a_whole_game_and_sees_only_its_own_cards(
-    served: Served,
+async def test_a_model_seat_plays_a_whole_game_through_a_cut_and_sees_only_its_own_cards(
+    served: Served, tmp_path: Path
 ) -> None:
     host, created = await _create(served.port)
     game = created.game
     rng = random.Random(5)
-    async with _mcp(served, f"--invite={created.invite}", "--name=model") as session:
-        tools = {t.name for t in (await session.list_tools()).tools}
-        assert {"position", "legal_actions", "act", "offer_trade", "counter_offer", "chat"} <= (
-            tools
-        ) and "wait_for_turn" in tools
-        rules = await session.read_resource("hexhaven://rules")  # type: ignore[arg-type]
-        assert "settlement" in str(rules.contents[0])
-        await wait_seated(served, game, 1)
-        watching = asyncio.create_task(_watch_and_start(host, game))
-        room = served.server.rooms[game]
-        checked_bad = False
-        acted = 0
-        async with asyncio.timeout(GAME_TIMEOUT):
-            while True:
-                refused, news = await _call(session, "wait_for_turn", timeout=30)
-                assert not refused, news
-                names = [s.name if s is not None else "" for s in room.seats]
-                me, bot = names.index("model"), 1 - names.index("model")
-                assert not re.search(rf"{names[bot]} bought an? {_SECRET.pattern}", news), news
-                if "The game is over" in news:
-                    break
-                if "It is your move" not in news:
-                    continue
-                state = room.state
-                _, position = await _call(session, "position")
-                if f"state {state.actions_taken}," in position:  # the game waits for us
-                    hand = cards_text(state.hand_of(me))
-                    assert f"Your hand: {hand}." in position, position
-                    others = [line for line in position.splitlines() if f"({names[bot]})" in line]
-                    assert others and not any(_SECRET.search(line) for line in others), position
-                if not checked_bad and "End your turn" in news:
-                    checked_bad = True
-                    before = room.state.actions_taken
-                    for tool, args in (
-                        ("act", {"id": "nonsense"}),
-                        ("offer_trade", {"give": {"gold": 1}, "get": {"ore": 1}}),
-                        ("offer_trade", {"give": {"ore": 19}, "get": {"wool": 1}}),
-                        ("offer_trade", {"give": {"ore": 1}, "get": {"ore": 1}}),
-                        ("counter_offer", {"give": {"ore": 1}, "get": {"wool": 1}}),
-                        ("wait_for_turn", {"timeout": -1}),
-                    ):
-                        refused, said = await _call(session, tool, **args)
-                        assert refused and said and said[0].isupper(), (tool, said)
-                    assert room.state.actions_taken == before  # nothing was sent
-                    _, listed_again = await _call(session, "legal_actions")
-                    assert _ID.findall(listed_again) == _ID.findall(news.split("actions:\n")[1])
-                _, listed = await _call(session, "legal_actions")
-                refused, sent = await _call(session, "act", id=_choose(listed, rng))
-                assert not refused and sent.startswith("Sent:"), sent
-                acted += 1
-            over = await watching
-        _, final = await _call(session, "position")
+    saved = tmp_path / "seat.token"
+    async with Proxy(served.port) as proxy:
+        url = f"ws://127.0.0.1:{proxy.port}"
+        argv = doc_command("hexhaven mcp", url=url, code=str(created.invite), token_file=str(saved))
+        async with _mcp(argv) as session:
+            tools = {t.name for t in (await session.list_tools()).tools}
+            assert tools == {
+                *("position", "legal_actions", "act", "offer_trade", "counter_offer", "chat"),
+                "wait_for_turn",
+            }
+            rules = await session.read_resource(AnyUrl("hexhaven://rules"))
+            assert "settlement" in str(rules.contents[0])
+            await wait_seated(served, game, 1)
+            watching = asyncio.create_task(_watch_and_start(host, game))
+            room = served.server.rooms[game]
+            checked_bad = False
+            acted = 0
+            async with asyncio.timeout(GAME_TIMEOUT):
+                while True:
+                    refused, news = await _call(session, "wait_for_turn", timeout=30)
+                    assert not refused, news
+                    names = [s.name if s is not None else "" for s in room.seats]
+                    me, bot = names.index("model"), 1 - names.index("model")
+                    assert not re.search(rf"{names[bot]} bought an? {_SECRET.pattern}", news)
+                    if "The game is over" in news:
+                        break
+                    if "It is your move" not in news:
+                        continue
+                    state = room.state
+                    _, position = await _call(session, "position")
+                    if f"state {state.actions_taken}," in position:  # the game waits for us
+                        hand = cards_text(state.hand_of(me))
+                        assert f"Your hand: {hand}." in position, position
+                        others = [
+                            line for line in position.splitlines() if f"({names[bot]})" in line
+                        ]
+                        public = [_PLAYED.sub("", line) for line in others]
+                        assert others and not any(_SECRET.search(x) for x in public), position
+                    if not checked_bad and "End your turn" in news:
+                        checked_bad = True
+                        await _refused_without_change(session, room, news)
+                        proxy.cut()  # while the game waits for this seat
+                        while proxy.connections < 2:
+                            await asyncio.sleep(0.02)
+                        continue
+                    _, listed = await _call(session, "legal_actions")
+                    if not _ID.findall(listed):
+                        continue  # the connection was cut meanwhile: wait for the seat again
+                    refused, sent = await _call(session, "act", id=_choose(listed, rng))
+                    if refused and "connect" in sent:
+                        continue  # cut as it was sent: asked again once the seat is back
+                    assert not refused and sent.startswith("Sent:"), sent
+                    acted += 1
+                over = await watching
+            _, final = await _call(session, "position")
+    assert proxy.connections >= 2  # it came back to its seat after the cut
     assert checked_bad and acted > 5
     assert room.state.is_over and over.winner is not None and not room.away
     assert "The game is over" in final
+    slot = room.seats[me]  # the way back to the seat, for its owner alone
+    assert saved.stat().st_mode & 0o777 == 0o600
+    assert slot is not None and token_matches(slot.token_hash, saved.read_text().strip())
+
+
+async def _refused_without_change(session: ClientSession, room: GameRoom, news: str) -> None:
+    """Bad arguments on the seat's main phase get a sentence each, and nothing is sent."""
+    before = room.state.actions_taken
+    for tool, args in (
+        ("act", {"id": "nonsense"}),
+        ("act", {"id": f"{before - 1}-1"}),
+        ("offer_trade", {"give": {"gold": 1}, "get": {"ore": 1}}),
+        ("offer_trade", {"give": {"ore": 19}, "get": {"wool": 1}}),
+        ("offer_trade", {"give": {"ore": 1}, "get": {"ore": 1}}),
+        ("offer_trade", {"give": {"ore": -1}, "get": {"wool": 1}}),
+        ("offer_trade", {"give": {"ore": 1}, "get": {"wool": 1}, "to": ["nobody"]}),
+        ("counter_offer", {"give": {"ore": 1}, "get": {"wool": 1}}),
+        ("wait_for_turn", {"timeout": -1}),
+        ("chat", {"text": "\x1b[31m"}),
+    ):
+        refused, said = await _call(session, tool, **args)
+        assert refused and said[:1].isupper() and said.endswith("."), (tool, said)
+    assert room.state.actions_taken == before  # nothing was played
+    _, listed_again = await _call(session, "legal_actions")
+    assert _ID.findall(listed_again) == _ID.findall(news.split("actions:\n")[1])
 
 
 async def test_a_stalling_model_gets_the_default_and_is_told(served: Served) -> None:
     host, created = await _create(served.port, turn_timer=1.0)
-    async with _mcp(served, f"--invite={created.invite}", "--name=model") as session:
+    async with _mcp(_command(served, f"--invite={created.invite}")) as session:
         await wait_seated(served, created.game, 1)
         room = served.server.rooms[created.game]
         me = [s.name if s is not None else "" for s in room.seats].index("model")
@@ -172,5 +217,38 @@ async def test_a_stalling_model_gets_the_default_and_is_told(served: Served) -> 
                     if "server played the default action for you" in news:
                         break
         finally:
+            watching.cancel()
+            await asyncio.gather(watching, return_exceptions=True)
+
+
+async def test_a_seat_is_taken_back_by_its_token_file_and_a_watcher_sees_no_hand(
+    served: Served, tmp_path: Path
+) -> None:
+    host, created = await _create(served.port)
+    game = created.game
+    saved = tmp_path / "seat.token"
+    first = _command(served, f"--invite={created.invite}", f"--save-token={saved}")
+    watching: asyncio.Task[m.GameOver] | None = None
+    try:
+        async with _mcp(first) as session:
+            await wait_seated(served, game, 1)
+            watching = asyncio.create_task(_watch_and_start(host, game))
+            refused, news = await _call(session, "wait_for_turn", timeout=30)
+            assert not refused and "It is your move" in news, news
+        again = _command(served, f"--game={game}", f"--token-file={saved}")
+        async with _mcp(again) as seat, _mcp(_command(served, f"--watch={game}")) as watcher:
+            refused, news = await _call(seat, "wait_for_turn", timeout=30)
+            assert not refused and "It is your move" in news, news
+            _, position = await _call(seat, "position")
+            assert "You are seat" in position and "Your hand:" in position
+            async with asyncio.timeout(GAME_TIMEOUT):
+                while "You are watching." not in (seen := (await _call(watcher, "position"))[1]):
+                    await _call(watcher, "wait_for_turn", timeout=1)
+            assert "Your hand" not in seen and "development cards:" not in seen
+            for tool, args in (("act", {"id": "1-1"}), ("chat", {"text": "hello"})):
+                refused, said = await _call(watcher, tool, **args)
+                assert refused and ("watching" in said or "no seat" in said), said
+    finally:
+        if watching is not None:
             watching.cancel()
             await asyncio.gather(watching, return_exceptions=True)
