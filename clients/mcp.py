@@ -25,7 +25,7 @@ from typing import Any, Final
 import structlog
 from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
-from pydantic import TypeAdapter
+from pydantic import TypeAdapter, ValidationError
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, WebSocketException
 
@@ -504,7 +504,7 @@ class Seat:
             )
         if ident not in listed.ids:
             raise ToolError(
-                f"{ident[:40]!r} is not one of the listed ids (like "
+                f"The id {ident[:40]!r} is not one of those listed (like "
                 f"{next(iter(listed.ids), '?')!r}); call legal_actions and choose one."
             )
         return listed.ids[ident]
@@ -521,13 +521,24 @@ class Seat:
         the server would check it. Raises :class:`ToolError` with what is wrong."""
         prompt = self.my_prompt()
         if prompt is None:
-            raise ToolError(f"You cannot {kind.replace('_', ' ')} now. {self.status()}")
+            what = "make an offer" if kind == "offer_trade" else "make a counter-offer"
+            raise ToolError(f"You cannot {what} now. {self.status()}")
         v = self.model.view
         turn = v.turn if v is not None else 0
         answer = read_answer(json.dumps(data), prompt, self.offers.get(turn, 0))
         if answer.action is None:
             raise ToolError(f"Not sent: {answer.message}.")
         return answer.action
+
+    def _awaiting_answers(self, prompt: m.Prompt) -> bool:
+        """Whether the prompt only lets this seat cancel its own offer while others have
+        yet to answer it (worth waiting for the answers)."""
+        trade = self.model.view.trade if self.model.view is not None else None
+        return (
+            trade is not None
+            and "pending" in trade.answers
+            and all(a.kind == "cancel_trade" for a in prompt.actions)
+        )
 
     async def wait_for_turn(self, timeout: float) -> str:
         """Wait until this seat has something to do, the game is over, the seat is lost
@@ -580,23 +591,54 @@ def _buildings(v: LiveView, seat: int, places: PlaceNames) -> str:
 def _cards(what: str, counts: dict[str, int]) -> dict[str, int]:
     """``counts`` checked as a set of resource cards. Raises :class:`ToolError`."""
     if not isinstance(counts, dict):
-        raise ToolError(f"{what} is an object of resource names and counts, like {{'brick': 1}}.")
+        raise ToolError(f"The {what} argument is resource names and counts, like {{'brick': 1}}.")
     for name, count in counts.items():
         if name not in RESOURCE_NAMES:
             raise ToolError(
-                f"{str(name)[:20]!r} in {what} is not a resource; use "
+                f"The {str(name)[:20]!r} in {what} is not a resource; use "
                 + ", ".join(RESOURCE_NAMES)
                 + "."
             )
         if type(count) is not int or count < 0 or count > 19:
-            raise ToolError(f"{what}: {name} takes a whole number of cards from 0 to 19.")
+            raise ToolError(f"In {what}, {name} takes a whole number of cards from 0 to 19.")
     Cards(**counts)  # the wire form takes it
     return {k: c for k, c in counts.items() if c}
 
 
+ARGUMENT_HINTS: Final = {
+    "id": 'an id from legal_actions, as text, like "12-3"',
+    "give": 'resource counts, like {"brick": 1}',
+    "get": 'resource counts, like {"wool": 1}',
+    "to": 'a list of names of the other players, like ["Ana"]',
+    "text": "the text to say, 1 to 500 characters",
+    "timeout": "a number of seconds from 0 to 600",
+}
+"""What each tool argument takes, for the sentence that refuses a bad one."""
+
+
+class _Server(FastMCP):
+    """FastMCP whose refusals are the sentences alone: a tool's own, or one naming the
+    argument that is missing or of the wrong type and what it takes."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
+        try:
+            return await super().call_tool(name, arguments)
+        except ToolError as exc:
+            cause = exc.__cause__
+            if isinstance(cause, ToolError):
+                raise ToolError(str(cause)) from cause
+            if isinstance(cause, ValidationError):
+                first = cause.errors(include_url=False)[0]
+                field = str(first["loc"][0]) if first["loc"] else "?"
+                what = "is missing" if first["type"] == "missing" else "is not what it takes"
+                hint = ARGUMENT_HINTS.get(field, "what the tool's description says")
+                raise ToolError(f"The {field} argument of {name} {what}: pass {hint}.") from cause
+            raise
+
+
 def build_server(seat: Seat) -> FastMCP:
     """The MCP server whose tools and resources play ``seat``."""
-    server = FastMCP(
+    server = _Server(
         "hexhaven",
         instructions="You hold one seat of a Hexhaven game (the hex-island trading game). "
         "Call wait_for_turn until it is your move, read position, call legal_actions and "
@@ -682,7 +724,7 @@ def build_server(seat: Seat) -> FastMCP:
         """Wait until it is your move (or the game ends), at most `timeout` seconds (up
         to 600); returns what happened meanwhile and, on your move, the legal actions."""
         if not isinstance(timeout, int | float) or not 0 <= timeout <= WAIT_LIMIT:
-            raise ToolError(f"timeout is a number of seconds from 0 to {WAIT_LIMIT:.0f}.")
+            raise ToolError(f"The timeout is a number of seconds from 0 to {WAIT_LIMIT:.0f}.")
         return await seat.wait_for_turn(float(timeout))
 
     @server.resource("hexhaven://rules", mime_type="text/plain")
@@ -716,7 +758,7 @@ def _seat_named(seat: Seat, name: str) -> int:
         if name.strip().lower() in (n.lower(), str(q)) and q != seat.model.seat:
             return q
     others = ", ".join(n for q, n in enumerate(names) if q != seat.model.seat)
-    raise ToolError(f"{name[:32]!r} is not another player of this game; the others: {others}.")
+    raise ToolError(f"No other player of this game is called {name[:32]!r}; the others: {others}.")
 
 
 async def serve(

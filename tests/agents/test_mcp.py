@@ -13,14 +13,17 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.types import TextContent
 from pydantic import AnyUrl
 
+from app.cli import main
 from clients.narrate import cards_text
 from protocol import SUBPROTOCOL_JSON
 from protocol import messages as m
+from protocol.payloads import RESOURCE_NAMES
 from server.room import GameRoom
 from server.store import token_matches
 from tests.agents.helpers import (
@@ -126,7 +129,7 @@ async def test_a_model_seat_plays_a_whole_game_through_a_cut_and_sees_only_its_o
             await wait_seated(served, game, 1)
             watching = asyncio.create_task(_watch_and_start(host, game))
             room = served.server.rooms[game]
-            checked_bad = False
+            checked_bad = offered = False
             acted = 0
             async with asyncio.timeout(GAME_TIMEOUT):
                 while True:
@@ -156,6 +159,9 @@ async def test_a_model_seat_plays_a_whole_game_through_a_cut_and_sees_only_its_o
                         while proxy.connections < 2:
                             await asyncio.sleep(0.02)
                         continue
+                    if not offered and "End your turn" in news:
+                        offered = await _offer(session, room.state.hand_of(me))
+                        continue
                     _, listed = await _call(session, "legal_actions")
                     if not _ID.findall(listed):
                         continue  # the connection was cut meanwhile: wait for the seat again
@@ -167,7 +173,7 @@ async def test_a_model_seat_plays_a_whole_game_through_a_cut_and_sees_only_its_o
                 over = await watching
             _, final = await _call(session, "position")
     assert proxy.connections >= 2  # it came back to its seat after the cut
-    assert checked_bad and acted > 5
+    assert checked_bad and offered and acted > 5
     assert room.state.is_over and over.winner is not None and not room.away
     assert "The game is over" in final
     slot = room.seats[me]  # the way back to the seat, for its owner alone
@@ -175,11 +181,30 @@ async def test_a_model_seat_plays_a_whole_game_through_a_cut_and_sees_only_its_o
     assert slot is not None and token_matches(slot.token_hash, saved.read_text().strip())
 
 
+async def _offer(session: ClientSession, hand: tuple[int, ...]) -> bool:
+    """Offer one card of the most held resource for one of another (False when the hand
+    is empty); the offer is sent, and the next answer on the seat's move lists what to do
+    with the other's answer."""
+    if not any(hand):
+        return False
+    most = max(range(5), key=lambda r: hand[r])
+    other = RESOURCE_NAMES[(most + 1) % 5]
+    refused, said = await _call(
+        session, "offer_trade", give={RESOURCE_NAMES[most]: 1}, get={other: 1}
+    )
+    assert not refused and said.startswith("Offer sent"), said
+    refused, news = await _call(session, "wait_for_turn", timeout=30)
+    assert not refused and "offer" in news, news
+    return True
+
+
 async def _refused_without_change(session: ClientSession, room: GameRoom, news: str) -> None:
     """Bad arguments on the seat's main phase get a sentence each, and nothing is sent."""
     before = room.state.actions_taken
     for tool, args in (
         ("act", {"id": "nonsense"}),
+        ("act", {"id": 5}),
+        ("act", {}),
         ("act", {"id": f"{before - 1}-1"}),
         ("offer_trade", {"give": {"gold": 1}, "get": {"ore": 1}}),
         ("offer_trade", {"give": {"ore": 19}, "get": {"wool": 1}}),
@@ -192,6 +217,7 @@ async def _refused_without_change(session: ClientSession, room: GameRoom, news: 
     ):
         refused, said = await _call(session, tool, **args)
         assert refused and said[:1].isupper() and said.endswith("."), (tool, said)
+        assert not said.startswith("Error") and "validation" not in said, (tool, said)
     assert room.state.actions_taken == before  # nothing was played
     _, listed_again = await _call(session, "legal_actions")
     assert _ID.findall(listed_again) == _ID.findall(news.split("actions:\n")[1])
@@ -252,3 +278,25 @@ async def test_a_seat_is_taken_back_by_its_token_file_and_a_watcher_sees_no_hand
         if watching is not None:
             watching.cancel()
             await asyncio.gather(watching, return_exceptions=True)
+
+
+async def test_a_seat_that_cannot_be_had_is_told_in_a_sentence(served: Served) -> None:
+    async with _mcp(_command(served, "--invite=NOSUCHCODE")) as session:
+        refused, news = await _call(session, "wait_for_turn", timeout=30)
+        assert not refused and "The seat is lost: the server refused the seat:" in news, news
+        refused, said = await _call(session, "act", id="1-1")
+        assert refused and "The seat is lost" in said, said
+
+
+def test_the_command_takes_a_token_from_a_file_only_with_its_game(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    token = tmp_path / "seat.token"
+    token.write_text("a-secret-token\n")
+    url = "ws://127.0.0.1:9"
+    assert main(["mcp", f"--url={url}", f"--token-file={token}"]) == 2
+    assert "--token-file needs --game" in capsys.readouterr().err
+    assert main(["mcp", f"--url={url}"]) == 2
+    assert "give --invite CODE" in capsys.readouterr().err
+    with pytest.raises(SystemExit):  # no abbreviations: --token is not --token-file
+        main(["mcp", f"--url={url}", "--game=g", "--token=a-secret-token"])
