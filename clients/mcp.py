@@ -25,7 +25,7 @@ from typing import Any, Final
 import structlog
 from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
-from pydantic import TypeAdapter, ValidationError
+from pydantic import ValidationError
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, WebSocketException
 
@@ -39,7 +39,7 @@ from engine.constants import CITY_COST, DEV_CARD_COST, ROAD_COST, SETTLEMENT_COS
 from protocol import SUBPROTOCOL_MSGPACK, ProtocolError
 from protocol import messages as m
 from protocol.client_session import ClientSession, Goal, WatchGame, is_between_servers
-from protocol.payloads import RESOURCE_NAMES, ActionPayload, Cards, WireModel
+from protocol.payloads import RESOURCE_NAMES, Cards, WireModel
 
 RECENT_EVENTS: Final = 12
 """Lines of the game's log the position ends with."""
@@ -52,7 +52,6 @@ MAX_MOVES: Final = 5
 """How many times the seat follows ``moved`` to the server that plays its game."""
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 
-_ACTION: TypeAdapter[Any] = TypeAdapter(ActionPayload)
 
 RULES: Final = f"""Hexhaven rules in brief (the base game of the hex-island trading game).
 
@@ -90,10 +89,6 @@ in a row it is marked away and the server plays it until it acts again.
 Using this server: call wait_for_turn, then legal_actions and act(id); position tells the
 whole table as your seat sees it. Offers: offer_trade, counter_offer, and for the answers
 and the rest act on the listed ids (accept, decline, confirm with a partner, cancel)."""
-
-
-class SeatGone(Exception):
-    """The seat could not be had or kept; the message says why."""
 
 
 @dataclass
