@@ -5,6 +5,7 @@ actions with a seeded rule (no model, no network)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import random
 import re
@@ -62,15 +63,21 @@ async def _create(port: int, **options: object) -> tuple[Client, m.GameCreated]:
 
 
 @asynccontextmanager
-async def _mcp(argv: list[str]) -> AsyncIterator[ClientSession]:
+async def _mcp(argv: list[str], errors: Path | None = None) -> AsyncIterator[ClientSession]:
     """An MCP client session with the server ``argv`` starts (``python -m app.cli mcp
-    ...``), closed (and so the server ended) on leaving."""
+    ...``), its standard error in the file ``errors`` if given, closed (and so the server
+    ended) on leaving."""
     params = StdioServerParameters(
         command=argv[0], args=argv[1:], cwd=str(REPO), env=dict(os.environ)
     )
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-        await session.initialize()
-        yield session
+    with contextlib.ExitStack() as files:
+        errlog = files.enter_context(errors.open("w")) if errors is not None else sys.stderr
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            yield session
 
 
 def _command(served: Served, *args: str) -> list[str]:
@@ -118,7 +125,7 @@ async def test_a_model_seat_plays_a_whole_game_through_a_cut_and_sees_only_its_o
     async with Proxy(served.port) as proxy:
         url = f"ws://127.0.0.1:{proxy.port}"
         argv = doc_command("hexhaven mcp", url=url, code=str(created.invite), token_file=str(saved))
-        async with _mcp(argv) as session:
+        async with _mcp([*argv, "--log-level=info"], tmp_path / "mcp.err") as session:
             tools = {t.name for t in (await session.list_tools()).tools}
             assert tools == {
                 *("position", "legal_actions", "act", "offer_trade", "counter_offer", "chat"),
@@ -126,6 +133,8 @@ async def test_a_model_seat_plays_a_whole_game_through_a_cut_and_sees_only_its_o
             }
             rules = await session.read_resource(AnyUrl("hexhaven://rules"))
             assert "settlement" in str(rules.contents[0])
+            protocol = await session.read_resource(AnyUrl("hexhaven://protocol"))
+            assert "prompt" in str(protocol.contents[0])
             await wait_seated(served, game, 1)
             watching = asyncio.create_task(_watch_and_start(host, game))
             room = served.server.rooms[game]
@@ -179,6 +188,9 @@ async def test_a_model_seat_plays_a_whole_game_through_a_cut_and_sees_only_its_o
     slot = room.seats[me]  # the way back to the seat, for its owner alone
     assert saved.stat().st_mode & 0o777 == 0o600
     assert slot is not None and token_matches(slot.token_hash, saved.read_text().strip())
+    logged = (tmp_path / "mcp.err").read_text()
+    assert '"event": "mcp.seated"' in logged and saved.read_text().strip() not in logged
+    assert all(line.startswith("{") for line in logged.splitlines()), logged  # JSON lines
 
 
 async def _offer(session: ClientSession, hand: tuple[int, ...]) -> bool:
