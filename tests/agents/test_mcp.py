@@ -248,12 +248,18 @@ async def test_a_stalling_model_gets_the_default_and_is_told(served: Served) -> 
             async with asyncio.timeout(GAME_TIMEOUT):  # it never acts: the server plays
                 while not room.timeouts.get(me):
                     await asyncio.sleep(0.05)
+            told = ""
             async with asyncio.timeout(GAME_TIMEOUT):  # the events of the default came
-                while True:
+                while "server played the default action for you" not in told:
                     refused, news = await _call(session, "wait_for_turn", timeout=5)
                     assert not refused, news
-                    if "server played the default action for you" in news:
-                        break
+                    told += news
+            async with asyncio.timeout(GAME_TIMEOUT):  # once more: the seat is away
+                while me not in room.away:
+                    await asyncio.sleep(0.05)
+            async with asyncio.timeout(GAME_TIMEOUT):  # the players' list says so
+                while "The server marked your seat away" not in told:
+                    told += (await _call(session, "wait_for_turn", timeout=1))[1]
         finally:
             watching.cancel()
             await asyncio.gather(watching, return_exceptions=True)
