@@ -1,6 +1,6 @@
 """``hexhaven mcp``: a seat on a server for a language-model agent, served over the Model
 Context Protocol on standard input and output. A seat is come back to with its token read
-from a file or standard input (``--token-file``), never from the command line."""
+from a file (``--token-file``: standard input carries MCP), never from the command line."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ import sys
 from typing import Any
 
 from app.commands.common import add_cafile, bad_url, client_tls
-from app.commands.seat import TOKEN_FILE_HELP
 
 
 def _mcp(args: argparse.Namespace) -> int:
@@ -18,7 +17,7 @@ def _mcp(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from app.log import configure_logging
-    from app.tokens import TokenError, read_token, save_token
+    from app.tokens import STDIN, TokenError, read_token, save_token
     from clients.tls import TrustError
     from protocol.client_session import Goal, JoinSeat, ResumeSeat, WatchGame
 
@@ -35,6 +34,11 @@ def _mcp(args: argparse.Namespace) -> int:
         elif args.token_file is not None:
             if not args.game:
                 raise TokenError("--token-file needs --game")
+            if args.token_file == STDIN:
+                raise TokenError(
+                    "--token-file - cannot be used here: standard input carries the Model "
+                    "Context Protocol; give the file that holds the token"
+                )
             goal = ResumeSeat(game=args.game, token=read_token(args.token_file))
         elif args.game:
             goal = JoinSeat(name=args.name, game=args.game)
@@ -78,7 +82,12 @@ def register(sub: Any) -> None:
     cmd.add_argument("--url", required=True, help="the server, e.g. ws://127.0.0.1:8765")
     place = cmd.add_mutually_exclusive_group()
     place.add_argument("--invite", help="an invite code to join with")
-    place.add_argument("--token-file", metavar="FILE", help=TOKEN_FILE_HELP + "; with --game")
+    place.add_argument(
+        "--token-file",
+        metavar="FILE",
+        help="the file holding the seat's token, to come back to it; with --game (not -: "
+        "standard input carries MCP)",
+    )
     place.add_argument("--watch", metavar="GAME", help="watch the game GAME, without a seat")
     cmd.add_argument("--game", default="", help="the game id")
     cmd.add_argument(
