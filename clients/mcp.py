@@ -144,7 +144,15 @@ class Seat:
     # --- the connection -------------------------------------------------------------------
     async def run(self) -> None:
         """Take the place and keep it until the game is over or it cannot be had; then
-        :attr:`failure` says why, if it was lost."""
+        :attr:`failure` says why, if it was lost. Never raises but ``CancelledError``: a
+        failure of its own is logged and ends the seat, while the tools go on answering."""
+        try:
+            await self._run()
+        except Exception as exc:
+            self.log.exception("mcp.failed")
+            await self._fail(f"the seat's connection failed ({type(exc).__name__}: {exc})")
+
+    async def _run(self) -> None:
         url, entry = self.url, self.url
         lost_at: float | None = None
         attempts = moves = 0

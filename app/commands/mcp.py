@@ -16,9 +16,12 @@ def _mcp(args: argparse.Namespace) -> int:
     import asyncio
     from pathlib import Path
 
+    from pydantic import ValidationError
+
     from app.log import configure_logging
     from app.tokens import STDIN, TokenError, read_token, save_token
     from clients.tls import TrustError
+    from protocol import messages as m
     from protocol.client_session import Goal, JoinSeat, ResumeSeat, WatchGame
 
     configure_logging(args.log_level)  # on standard error: standard output speaks MCP
@@ -47,7 +50,22 @@ def _mcp(args: argparse.Namespace) -> int:
     except (TokenError, TrustError) as exc:
         print(f"hexhaven mcp: {exc}", file=sys.stderr)
         return 2
-    from clients.mcp import serve
+    try:  # what the server would refuse, refused here in words
+        m.JoinGame(game="g", name=args.name)
+        if args.game or args.watch:
+            m.Watch(game=args.watch or args.game)
+    except ValidationError as exc:
+        where = "--name" if exc.title == "JoinGame" else "the game id"
+        print(f"hexhaven mcp: {where}: {exc.errors()[0]['msg']}", file=sys.stderr)
+        return 2
+    try:
+        from clients.mcp import serve
+    except ImportError as exc:  # the mcp extra is not installed
+        print(
+            f"hexhaven mcp: needs the mcp library ({exc}): pip install 'hexhaven[mcp]'",
+            file=sys.stderr,
+        )
+        return 2
 
     def seated(game: str, seat: int, token: str) -> None:
         """Keep the seat's token where ``--save-token`` asked (not in a log)."""

@@ -316,6 +316,8 @@ def test_the_command_takes_a_token_from_a_file_only_with_its_game(
     assert "--token-file needs --game" in capsys.readouterr().err
     assert main(["mcp", f"--url={url}", "--game=g", "--token-file=-"]) == 2
     assert "standard input carries the Model Context Protocol" in capsys.readouterr().err
+    assert main(["mcp", f"--url={url}", "--invite=C", f"--name={'n' * 40}"]) == 2
+    assert "--name: " in capsys.readouterr().err
     assert main(["mcp", f"--url={url}"]) == 2
     assert "give --invite CODE" in capsys.readouterr().err
     with pytest.raises(SystemExit):  # no abbreviations: --token is not --token-file
