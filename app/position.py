@@ -127,8 +127,9 @@ def describe(state: GameState, viewer: int | None = None) -> list[str]:
 
 
 def _seen(text: str) -> tuple[GameState, int]:
-    """A seat's form as a state rebuilt from its view (other seats' cards and the deck laid
-    as placeholders of the right size), and the seat. Raises NotationError."""
+    """A seat's form as a state rebuilt from its view (other seats' hands and the deck
+    filled with stand-in cards of the counts the view gives), and the seat. Raises
+    NotationError."""
     from engine.rebuild import state_from_view
 
     v = engine.parse_view(text)
