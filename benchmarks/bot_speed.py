@@ -105,7 +105,7 @@ def main() -> None:
         return [
             TreeJob(
                 view=view(state, state.current),
-                guesses=(truth(state),),
+                guess=truth(state),
                 seat=state.current,
                 config=config,
                 rollouts=rollouts // PROCESSES,

@@ -125,7 +125,7 @@ def search(
             total.add(Search(state.copy(), seat, config, rnd).run(part, None))
             continue
         guess = Guess.of(tracker.sample(rnd), seen.development_new or (0, 0, 0, 0, 0))
-        job = TreeJob(seen, (guess,), seat, config, part, None, rnd.getrandbits(63))
+        job = TreeJob(seen, guess, seat, config, part, None, rnd.getrandbits(63))
         total.add(run_tree(job))
     return total
 

@@ -8,8 +8,7 @@ It plays ``--games`` games of one ``heuristic`` player whose two set-up settleme
 chosen by :func:`bots.uct.setup_wins` (the ``uct`` bot's ``setup_rollouts``: the
 ``--spots`` worthiest spots, ``--rollouts`` planned rollouts each) against three plain
 ``heuristic`` players, seats rotated in blocks of four games on one game seed as in
-``hexhaven arena``; with ``--roads``, its set-up roads likewise (``setup_roads``: every
-legal road, ``--rollouts`` each). Everything else it plays by the heuristic's rules, so
+``hexhaven arena``. Everything else it plays by the heuristic's rules, so
 its win rate less 25% is what the placements are worth. ``--rollouts 0`` plays the plain
 heuristic in that seat, a check: four alike players win a quarter of the games. It prints
 a line per game, then the wins with a 95% Wilson interval and the mean seconds per
@@ -39,13 +38,11 @@ from tournament.stats import wilson_interval
 
 
 class SearchedSetup(HeuristicAgent):
-    """The ``heuristic`` player, with its set-up settlements (and with ``roads`` its set-up
-    roads) by :func:`setup_wins`."""
+    """The ``heuristic`` player, with its set-up settlements by :func:`setup_wins`."""
 
-    def __init__(self, seed: int, spots: int, rollouts: int, roads: bool) -> None:
+    def __init__(self, seed: int, spots: int, rollouts: int) -> None:
         super().__init__(seed)
         self.spots, self.rollouts = spots, rollouts
-        self.phases = ("setup_settlement", "setup_road") if roads else ("setup_settlement",)
         self.rnd = random.Random(seed)
         self.tracker: HandTracker | None = None
         self.seconds: list[float] = []
@@ -55,7 +52,7 @@ class SearchedSetup(HeuristicAgent):
 
     def choose(self, prompt: m.Prompt, table: Table) -> Any:
         payload = prompt.view or table.view
-        if not self.rollouts or payload is None or payload.phase not in self.phases:
+        if not self.rollouts or payload is None or payload.phase != "setup_settlement":
             return super().choose(prompt, table)
         start = time.perf_counter()
         view = view_to_engine(payload)
@@ -73,7 +70,6 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rollouts", type=int, default=200, help="per spot; 0: none")
     parser.add_argument("--spots", type=int, default=SETUP_SPOTS)
-    parser.add_argument("--roads", action="store_true", help="search the set-up roads too")
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--seed", type=int, default=400)
     args = parser.parse_args()
@@ -81,7 +77,7 @@ def main() -> None:
     seconds: list[float] = []
     for game in make_schedule(4, 4, args.games, args.seed):
         seat = game.seating.index(0)  # the seat entrant 0, the searching player, holds
-        searcher = SearchedSetup(game.agent_seeds[seat], args.spots, args.rollouts, args.roads)
+        searcher = SearchedSetup(game.agent_seeds[seat], args.spots, args.rollouts)
         agents: list[Agent] = [
             searcher if q == seat else HeuristicAgent(game.agent_seeds[q]) for q in range(4)
         ]

@@ -50,10 +50,10 @@ class Guess:
 
 @dataclass(frozen=True)
 class TreeJob:
-    """One tree's work: search ``view`` filled in by each guess in turn, for ``seat``."""
+    """One tree's work: search ``view`` filled in by ``guess``, for ``seat``."""
 
     view: View
-    guesses: tuple[Guess, ...]
+    guess: Guess
     seat: int
     config: SearchConfig
     rollouts: int
@@ -71,29 +71,19 @@ def share(total: int, parts: int, index: int) -> int:
 
 
 def run_tree(job: TreeJob) -> RootStats:
-    """Run one job: the rollouts split evenly over its guesses, stats summed."""
+    """Run one job: its tree's root statistics."""
     rnd = random.Random(job.seed)
-    total = RootStats({}, {})
-    k = len(job.guesses)
-    start = time.monotonic()
-    for j, g in enumerate(job.guesses):
-        deadline = job.deadline
-        if deadline is not None:  # each guess gets its share of the time
-            deadline = start + (deadline - start) * (j + 1) / k
-        state = state_from_view(
-            job.view,
-            g.hands,
-            g.development,
-            g.deck,
-            development_new=g.development_new,
-            seed=rnd.getrandbits(63),
-        )
-        search = Search(state, job.seat, job.config, rnd, job.root_actions, job.optimistic)
-        rollouts = share(job.rollouts, k, j)
-        if job.rollouts and not rollouts:
-            continue
-        total.add(search.run(rollouts, deadline))
-    return total
+    g = job.guess
+    state = state_from_view(
+        job.view,
+        g.hands,
+        g.development,
+        g.deck,
+        development_new=g.development_new,
+        seed=rnd.getrandbits(63),
+    )
+    search = Search(state, job.seat, job.config, rnd, job.root_actions, job.optimistic)
+    return search.run(job.rollouts, job.deadline)
 
 
 @dataclass(frozen=True)

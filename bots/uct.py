@@ -31,13 +31,12 @@ mean); ``final`` overrides either.
 from __future__ import annotations
 
 import math
-import operator
 import random
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 
-from bots.playout import policy_move, resource_dots, rollout, setup_move, spot_worth
+from bots.playout import resource_dots, rollout, setup_move, spot_worth
 from engine import rules
 from engine.actions import (
     Action,
@@ -58,7 +57,6 @@ from engine.constants import (
     DICE_DOTS,
     ROAD_COST,
     SETTLEMENT_COST,
-    DevCard,
 )
 from engine.state import Answer, GameState, Phase
 
@@ -70,9 +68,25 @@ _DISCARD = int(Phase.DISCARD)
 _TRADE = int(Phase.TRADE)
 _OVER = int(Phase.GAME_OVER)
 _PENDING = int(Answer.PENDING)
-_VICTORY_CARD = int(DevCard.VICTORY_POINT)
 FINAL_RULES = ("auto", "visits", "mean")
 """The ways a search's move can be taken from its root statistics (``SearchConfig.final``)."""
+EXPERIMENTS_TAG = "experiments-2026-11"
+"""The git tag of the last version with the retired search parameters (:data:`RETIRED`)."""
+RETIRED = frozenset(
+    {
+        "counter_offers",
+        "determinizations",
+        "fitted_score",
+        "opponent_model",
+        "planned_chores",
+        "planned_rollouts",
+        "setup_pruning",
+        "setup_roads",
+        "trade_guard",
+    }
+)
+"""Search parameters that measured no gain and are gone; the ladders that name them are
+kept results of the version tagged :data:`EXPERIMENTS_TAG`."""
 PRICES: dict[type, tuple[int, ...]] = {
     BuildCity: CITY_COST,
     BuildSettlement: SETTLEMENT_COST,
@@ -97,56 +111,23 @@ class SearchConfig:
     processes: int = 1
     """Processes the trees run in (at most ``trees``)."""
     trade_optimistic: bool = False
-    counter_offers: bool = False
-    trade_guard: int = 0
-    """Beyond the paper: make the trade-optimistic 1:1 offers only to seats whose public
-    points are more than this many short of the win, and confirm with no other (0: offer
-    to everyone). Every accepted 1:1 offer helps the seat that takes it."""
     aimed_offers: bool = False
     """Beyond the paper: each trade-optimistic 1:1 offer swaps the spare card and the
     lacking card that the other seats are most likely to take, by their beliefs' hands and
     their likely next builds, instead of a random pair; a declined swap is not offered
     again that turn, and up to two more offers may follow the paper's one per lacking card
     (see :meth:`bots.uct_agent.UCTAgent._aimed`)."""
-    determinizations: int = 1
-    """Guesses at the hidden cards per tree's search (the tree restarts from each)."""
     greedy_rollouts: bool = False
     """Beyond the paper: a greedier rollout policy than uniform random (see
     :func:`bots.playout.rollout`)."""
-    planned_rollouts: bool = False
-    """Beyond the paper: rollouts play the ``heuristic`` player's priorities (the best
-    city or settlement spot, a development card when the next build is far, roads only
-    when no spot is left, bank trades toward the next build) instead of random moves (see
-    :func:`bots.playout.rollout`)."""
-    planned_chores: bool = False
-    """Beyond the paper, with ``planned_rollouts``: rollouts also move the robber, discard
-    and play a knight before the roll by the ``heuristic`` player's rules (the leader's
-    best hex, never one's own; what the next build needs least; a knight when the robber
-    blocks one's own good hex) instead of at random (see :func:`bots.playout._chore`)."""
-    opponent_model: bool = False
-    """Beyond the paper: in the tree, the other seats do not branch over their moves but
-    make the one the planned rollout policy with its chores picks (the ``heuristic``
-    player's priorities and rules; :func:`bots.playout.policy_move`), where it has a rule.
-    About half of a tree's visits pass through other seats' nodes, where plain UCT expects
-    each seat's best reply for itself; against players who follow such rules, their one
-    move is the truer forecast. It did not make ``medium`` stronger (README)."""
     rollout_turns: int = 0
     """Beyond the paper: end a rollout after this many turns and score the position (points
     and production; see :func:`position_rewards`) instead of playing to the end (0)."""
-    fitted_score: bool = False
-    """Beyond the paper: score cut rollouts by the model fitted to self-play
-    (:data:`POSITION_WEIGHTS`) instead of by points and production."""
-    setup_pruning: int = 0
-    """Beyond the paper: in the set-up, consider only this many settlement spots, the best
-    by dice dots and new resources (0: all)."""
     setup_rollouts: int = 0
     """Beyond the paper: place each set-up settlement by flat Monte Carlo instead (see
-    :func:`setup_wins`): this many rollouts for each of the ``setup_pruning`` best spots
-    (:data:`SETUP_SPOTS` when 0), every seat's remaining set-up by the ``heuristic``
-    player's rules, then the planned policy with its chores to the end (0: off)."""
-    setup_roads: bool = False
-    """Beyond the paper: with ``setup_rollouts``, place each set-up road the same way, that
-    many rollouts for each legal road, instead of by the ``heuristic`` player's rules."""
+    :func:`setup_wins`): this many rollouts for each of the :data:`SETUP_SPOTS` best spots,
+    every seat's remaining set-up by the ``heuristic`` player's rules, then the planned
+    policy with its chores to the end (0: off)."""
     heuristic_setup: bool = False
     """Beyond the paper: place the set-up settlements and roads by the ``heuristic``
     player's rules (production, diversity, harbours) instead of searching: rollouts from
@@ -169,18 +150,16 @@ class SearchConfig:
     games) and ``visits`` for one tree. See :attr:`move_rule`."""
 
     def __post_init__(self) -> None:
-        if min(self.setup_pruning, self.setup_rollouts, self.rollout_turns, self.trade_guard) < 0:
-            raise ValueError(
-                "setup_pruning, setup_rollouts, rollout_turns and trade_guard cannot be negative"
-            )
+        if min(self.setup_rollouts, self.rollout_turns) < 0:
+            raise ValueError("setup_rollouts and rollout_turns cannot be negative")
         if self.rollouts < 0 or (self.time_ms is not None and self.time_ms < 0):
             raise ValueError("budgets cannot be negative")
         if not self.rollouts and not self.time_ms:
             raise ValueError("a search needs a budget: rollouts or time_ms")
         if self.cp < 0:
             raise ValueError("the exploration constant cp cannot be negative")
-        if self.trees < 1 or self.processes < 1 or self.determinizations < 1:
-            raise ValueError("trees, processes and determinizations must be at least 1")
+        if self.trees < 1 or self.processes < 1:
+            raise ValueError("trees and processes must be at least 1")
         if self.final not in FINAL_RULES:
             raise ValueError(f"unknown final rule {self.final!r}; known: {', '.join(FINAL_RULES)}")
 
@@ -195,11 +174,17 @@ class SearchConfig:
     def from_params(
         cls, params: Mapping[str, str], base: SearchConfig | None = None
     ) -> SearchConfig:
-        """A config from ``name=value`` strings (booleans: true/false, 1/0, yes/no)."""
+        """A config from ``name=value`` strings (booleans: true/false, 1/0, yes/no). Raises
+        ValueError naming an unknown or retired parameter, or a bad value."""
         known = {f.name: f for f in fields(cls)}
         values: dict[str, object] = {}
         for name, raw in params.items():
             f = known.get(name)
+            if name in RETIRED:
+                raise ValueError(
+                    f"the search parameter {name!r} was retired, having measured no gain; "
+                    f"the version tagged {EXPERIMENTS_TAG} still has it"
+                )
             if f is None:
                 raise ValueError(f"unknown search parameter {name!r}; known: {', '.join(known)}")
             values[name] = _parse(name, raw, str(f.type))
@@ -250,33 +235,8 @@ def actor(state: GameState) -> int:
     return state.current
 
 
-def spot_value(state: GameState, seat: int, v: int) -> float:
-    """A set-up spot's worth to a seat: the dice dots of its hexes, plus 2.5 for each
-    resource the seat does not produce yet."""
-    board = state.board
-    topo = state.topo
-    have = {board.terrain[h] for w in state.pbuild[seat] for h in topo.vertex_hexes[w]}
-    value = 0.0
-    for h in topo.vertex_hexes[v]:
-        r = board.terrain[h]
-        if r < 5:
-            value += DICE_DOTS.get(board.tokens[h], 0)
-            if r not in have:
-                value += 2.5
-                have.add(r)
-    return value
-
-
-def setup_spots(state: GameState, seat: int, keep: int) -> list[Action]:
-    """The ``keep`` best set-up settlement spots (ties by vertex id)."""
-    spots = rules.setup_settlement_spots(state)
-    best = sorted(spots, key=lambda v: (-spot_value(state, seat, v), v))[:keep]
-    table = state.acts[seat].place_settlement
-    return [table[v] for v in sorted(best)]
-
-
 SETUP_SPOTS = 8
-"""How many set-up spots :func:`setup_wins` weighs unless ``setup_pruning`` says."""
+"""How many set-up spots :func:`setup_wins` weighs."""
 
 
 def setup_wins(
@@ -287,22 +247,21 @@ def setup_wins(
     rnd: random.Random,
     deadline: float | None = None,
 ) -> dict[Action, int]:
-    """Flat Monte Carlo over the seat's set-up placements (``setup_rollouts``): when a
-    settlement is due, the ``keep`` spots of most worth (:func:`bots.playout.spot_worth`,
-    best first); when a road is due (``setup_roads``), every legal road. Each is placed,
+    """Flat Monte Carlo over the seat's set-up settlement (``setup_rollouts``): the ``keep``
+    spots of most worth (:func:`bots.playout.spot_worth`, best first) are each placed,
     every seat's remaining set-up is played by the ``heuristic`` player's rules
     (:func:`bots.playout.setup_move`), then up to ``rollouts`` games are played on from
-    there by the planned policy with its chores. The seat's wins for each placement. The
-    placements take turns, so a ``time.monotonic()`` deadline leaves them evenly sampled."""
-    if state.phase == _SETUP_SETTLEMENT:
-        dots = resource_dots(state, seat)
-        table = state.acts[seat].place_settlement
-        spots = sorted(
-            rules.setup_settlement_spots(state), key=lambda v: (-spot_worth(state, dots, v), v)
-        )[:keep]
-        candidates: list[Action] = [table[v] for v in spots]
-    else:
-        candidates = rules.legal_actions(state, seat)
+    there by the planned policy with its chores. The seat's wins for each spot. The spots
+    take turns, so a ``time.monotonic()`` deadline leaves them evenly sampled. Raises
+    ValueError unless a set-up settlement is due."""
+    if state.phase != _SETUP_SETTLEMENT:
+        raise ValueError(f"setup_wins places set-up settlements, not in phase {state.phase}")
+    dots = resource_dots(state, seat)
+    table = state.acts[seat].place_settlement
+    spots = sorted(
+        rules.setup_settlement_spots(state), key=lambda v: (-spot_worth(state, dots, v), v)
+    )[:keep]
+    candidates: list[Action] = [table[v] for v in spots]
     starts: list[tuple[Action, GameState]] = []
     for action in candidates:
         start = state.copy()
@@ -322,11 +281,9 @@ def setup_wins(
     return wins
 
 
-def pruned_actions(state: GameState, seat: int, prune: bool, setup_keep: int = 0) -> list[Action]:
+def pruned_actions(state: GameState, seat: int, prune: bool) -> list[Action]:
     """The seat's legal actions; with ``prune``, only cities if any, else only settlements
-    if any, else all; with ``setup_keep``, only that many set-up settlement spots."""
-    if setup_keep and state.phase == _SETUP_SETTLEMENT:
-        return setup_spots(state, seat, setup_keep)
+    if any, else all."""
     actions = rules.legal_actions(state, seat)
     if prune and state.phase == _MAIN:
         cities: list[Action] = [a for a in actions if type(a) is BuildCity]
@@ -338,51 +295,9 @@ def pruned_actions(state: GameState, seat: int, prune: bool, setup_keep: int = 0
     return actions
 
 
-POSITION_WEIGHTS = (0.125, 0.831, 0.582, 0.106, 0.361, 0.123, 0.0953, 0.0702, 0.639, -0.395)
-"""The weights of :func:`position_features` in :func:`position_rewards` (``fitted``): a
-conditional logit fitted to who won 3,000 games of four ``heuristic`` players from every
-turn's start (``benchmarks/position_eval.py`` refits them and prints how well each model
-predicts)."""
-HAND_CAP = 7
-"""Cards past this many in a hand count for nothing in a position's score (random
-rollouts hoard cards that real play would have spent or lost to a seven)."""
-
-
-def position_features(state: GameState, seat: int, leader: int | None = None) -> tuple[float, ...]:
-    """What a seat's position is scored on when a rollout is cut short, in the order of
-    :data:`POSITION_WEIGHTS`: victory points (hidden ones included); production, the dice
-    dots its buildings touch (cities twice, the robber's hex not at all) over 12; the kinds
-    of resource it produces; cards in hand (at most :data:`HAND_CAP`); development cards
-    held other than victory points; knights played; longest road; resources it trades at
-    better than 4:1; and the first two times the leader's points over 10 (``leader``: those
-    points, if known)."""
-    kinds: set[int] = set()
-    dots = _production(state, seat, kinds) / 12.0
-    p = seat * 5
-    dev = state.dev
-    points = state.victory_points(seat)
-    if leader is None:
-        leader = max(state.victory_points(q) for q in range(state.n))
-    top = leader / 10.0
-    return (
-        float(points),
-        dots,
-        float(len(kinds)),
-        float(min(sum(state.hand[p : p + 5]), HAND_CAP)),
-        float(sum(dev[p : p + 5]) - dev[p + _VICTORY_CARD]),
-        float(state.knights[seat]),
-        float(state.road_len[seat]),
-        float(sum(1 for r in state.ratio[p : p + 5] if r < 4)),
-        points * top,
-        dots * top,
-    )
-
-
-def _production(state: GameState, seat: int, kinds: set[int] | None = None) -> int:
-    """The dice dots a seat's buildings touch, cities twice, the robber's hex not at all;
-    ``kinds`` collects the terrains of every numbered hex they touch, robbed or not."""
+def _production(state: GameState, seat: int) -> int:
+    """The dice dots a seat's buildings touch, cities twice, the robber's hex not at all."""
     tokens = state.board.tokens
-    terrain = state.board.terrain
     hexes = state.topo.vertex_hexes
     robber = state.robber
     vlevel = state.vlevel
@@ -390,30 +305,16 @@ def _production(state: GameState, seat: int, kinds: set[int] | None = None) -> i
     for v in state.pbuild[seat]:
         level = vlevel[v]
         for h in hexes[v]:
-            d = DICE_DOTS.get(tokens[h], 0)
-            if d:
-                if kinds is not None:
-                    kinds.add(terrain[h])
-                if h != robber:
-                    dots += level * d
+            if h != robber:
+                dots += level * DICE_DOTS.get(tokens[h], 0)
     return dots
 
 
-def position_rewards(state: GameState, fitted: bool = False) -> list[float]:
-    """Each seat's share of a position cut short: a softmax over the seats' scores. The
-    score is victory points (hidden ones included) plus production, the dice dots the
-    seat's buildings touch (cities twice, the robber's hex not at all) over 12; or, with
-    ``fitted``, :data:`POSITION_WEIGHTS` times its :func:`position_features`, which makes
-    the shares the fitted model's chances of winning."""
-    n = state.n
-    if fitted:
-        leader = max(state.victory_points(q) for q in range(n))
-        scores = [
-            sum(map(operator.mul, POSITION_WEIGHTS, position_features(state, q, leader)))
-            for q in range(n)
-        ]
-    else:
-        scores = [state.victory_points(q) + _production(state, q) / 12.0 for q in range(n)]
+def position_rewards(state: GameState) -> list[float]:
+    """Each seat's share of a position cut short: a softmax over the seats' scores, victory
+    points (hidden ones included) plus production, the dice dots the seat's buildings touch
+    (cities twice, the robber's hex not at all) over 12."""
+    scores = [state.victory_points(q) + _production(state, q) / 12.0 for q in range(state.n)]
     top = max(scores)
     weights = [math.exp(x - top) for x in scores]
     total = sum(weights)
@@ -457,30 +358,17 @@ def missing(hand: Sequence[int], price: Sequence[int]) -> tuple[list[int], list[
     return lack, spare
 
 
-def trade_partners(points: Sequence[int], seat: int, target: int, guard: int) -> list[int]:
-    """The seats ``seat`` may trade with under ``guard`` (``SearchConfig.trade_guard``):
-    every other seat, or with a guard only those whose public ``points`` are more than
-    ``guard`` short of ``target``, the points that win."""
-    return [
-        q for q in range(len(points)) if q != seat and (not guard or points[q] < target - guard)
-    ]
-
-
-def assume_trades(state: GameState, seat: int, price: Sequence[int], guard: int = 0) -> bool:
+def assume_trades(state: GameState, seat: int, price: Sequence[int]) -> bool:
     """Make the seat able to pay ``price`` by 1:1 swaps of spare cards for lacking ones,
-    with the opponent holding most of the lacking card (else the bank); with ``guard``
-    (``SearchConfig.trade_guard``), only opponents more than that many public points short
-    of the win, and no trade at all if there is none. False if impossible. Deterministic,
-    so that one tree node always stands for one state."""
+    with the opponent holding most of the lacking card (else the bank). False if
+    impossible. Deterministic, so that one tree node always stands for one state."""
     b = seat * 5
     hand = state.hand
     lack, spare = missing(hand[b : b + 5], price)
     if len(spare) < len(lack):
         return False
     spare.sort(key=lambda r: (-(hand[b + r] - price[r]), r))  # the most plentiful first
-    partners = trade_partners(state.vp, seat, state.config.victory_points, guard)
-    if not partners:
-        return False
+    partners = [q for q in range(state.n) if q != seat]
     for want, give in zip(lack, spare, strict=False):
         q = max(partners, key=lambda q: (hand[q * 5 + want], -q))
         if hand[q * 5 + want]:
@@ -684,7 +572,7 @@ class Search:
         actions = (
             list(root_actions)
             if root_actions is not None
-            else pruned_actions(state, seat, config.pruning, config.setup_pruning)
+            else pruned_actions(state, seat, config.pruning)
         )
         self.optimistic = set(optimistic)
         actions.extend(a for a in optimistic if a not in actions)
@@ -740,7 +628,7 @@ class Search:
             path.append((node, i))
             if node is self.root and action in self.optimistic:
                 price = PRICES[type(action)]
-                if not assume_trades(state, self.seat, price, self.config.trade_guard):
+                if not assume_trades(state, self.seat, price):
                     winner = -1  # the trades cannot be made in this guess of the hands
                     break
             outcome = _play(state, action)
@@ -771,11 +659,9 @@ class Search:
                 config.rollout_pruning,
                 config.greedy_rollouts,
                 config.rollout_turns,
-                config.planned_rollouts,
-                config.planned_rollouts and config.planned_chores,
             )
         self.rollouts += 1
-        shares = position_rewards(state, config.fitted_score) if winner == -2 else None
+        shares = position_rewards(state) if winner == -2 else None
         for n, i in path:
             n.total += 1.0
             n.visits[i] += 1.0
@@ -789,12 +675,7 @@ class Search:
         if state.phase == _OVER:
             return Node(-1, [], self.rnd)
         seat = actor(state)
-        if self.config.opponent_model and seat != self.seat:
-            move = policy_move(state, rules.legal_actions(state, seat), self.rnd)
-            if move is not None:
-                return Node(seat, [move], self.rnd)
-        actions = pruned_actions(state, seat, prune, self.config.setup_pruning)
-        return Node(seat, actions, self.rnd)
+        return Node(seat, pruned_actions(state, seat, prune), self.rnd)
 
 
 def _virtual_wins(node: Node, i: int) -> None:

@@ -11,10 +11,7 @@ Trading (Algorithm 2, once per turn): the first search of a turn also considers 
 spare card for one lacking card, one offer at a time, confirming with a seat that accepts,
 until it can pay or has tried each lacking card; then it searches again without such moves.
 With ``aimed_offers`` each offer is the swap the others are most likely to take, and none
-is made when no one is; with ``trade_guard`` it offers only to seats still well short of
-the win.
-Offers made to it are answered by a search over accept and decline, and, with
-``counter_offers``, 1:1 counter-offers.
+is made when no one is. Offers made to it are answered by a search over accept and decline.
 """
 
 from __future__ import annotations
@@ -37,7 +34,6 @@ from bots.uct import (
     SearchConfig,
     missing,
     optimistic_moves,
-    trade_partners,
     winning_move,
 )
 from clients.sdk import Agent, Table
@@ -45,7 +41,6 @@ from engine.actions import (
     Action,
     CancelTrade,
     ConfirmTrade,
-    CounterTrade,
     OfferTrade,
     counts_of,
 )
@@ -129,10 +124,7 @@ class UCTAgent(Agent):
         payload = prompt.view or table.view
         if payload is None or payload.seat is None:
             return self.rnd.choice(prompt.actions)
-        placing = self.config.setup_rollouts and (
-            payload.phase == "setup_settlement"
-            or (self.config.setup_roads and payload.phase == "setup_road")
-        )
+        placing = self.config.setup_rollouts and payload.phase == "setup_settlement"
         if (self.config.heuristic_setup and payload.phase in _SETUP_PHASES and not placing) or (
             self.config.heuristic_chores and payload.phase in _CHORE_PHASES
         ):
@@ -166,10 +158,7 @@ class UCTAgent(Agent):
         if trade is not None and trade.offerer == seat:
             return self._as_offerer(view, seat)
         if trade is not None and trade.answers[seat] == "pending":
-            root: list[Action] = list(legal)
-            if self.config.counter_offers:
-                root.extend(self._counters(view, seat))
-            return self._pick(self._search(view, seat, end, root_actions=root))
+            return self._pick(self._search(view, seat, end, root_actions=legal))
         if len(legal) == 1:
             return legal[0]
         if self.config.win_check and view.current == seat:
@@ -180,11 +169,7 @@ class UCTAgent(Agent):
             offer = self._next_offer(view, seat)
             if offer is not None:
                 return offer
-            if (
-                self.config.trade_optimistic
-                and not self.traded
-                and self._partners(view, seat) != ()
-            ):
+            if self.config.trade_optimistic and not self.traded:
                 stats = self._search(view, seat, end, optimistic=True)
                 best = self._pick(stats)
                 if best not in legal and type(best) in PRICES:
@@ -202,9 +187,8 @@ class UCTAgent(Agent):
         return self._pick(self._search(view, seat, end))
 
     def place(self, view: View, seat: int, end: float | None) -> Action:
-        """A set-up settlement by flat Monte Carlo over the best spots, or a set-up road over
-        every road (``setup_rollouts``, ``setup_roads``, :func:`bots.uct.setup_wins`): the
-        placement that won most, on a tie the worthier spot or the first road."""
+        """A set-up settlement by flat Monte Carlo over the best spots (``setup_rollouts``,
+        :func:`bots.uct.setup_wins`): the spot that won most, on a tie the worthier."""
         config = self.config
         budget = self._budget(end)
         deadline = None if budget is None else time.monotonic() + budget
@@ -215,7 +199,7 @@ class UCTAgent(Agent):
                 guess=self._guess(view, seat),
                 seat=seat,
                 rollouts=share(config.setup_rollouts, parts, p),
-                spots=config.setup_pruning or SETUP_SPOTS,
+                spots=SETUP_SPOTS,
                 deadline=deadline,
                 seed=self.rnd.getrandbits(63),
             )
@@ -248,12 +232,7 @@ class UCTAgent(Agent):
         Counter-offers to our 1:1 offers are ignored, as in the paper."""
         trade = view.trade
         assert trade is not None
-        partners = self._partners(view, seat)
-        accepted = [
-            q
-            for q, a in enumerate(trade.answers)
-            if a == "accepted" and (partners is None or q in partners)
-        ]
+        accepted = [q for q, a in enumerate(trade.answers) if a == "accepted"]
         if accepted:
             points = {p.seat: p.points for p in view.seats}
             return ConfirmTrade(seat, min(accepted, key=lambda q: (points[q], q)))
@@ -267,12 +246,11 @@ class UCTAgent(Agent):
             return None
         hand = view.hand or (0, 0, 0, 0, 0)
         lack, spare = missing(hand, PRICES[type(self.target)])
-        partners = self._partners(view, seat)
-        if not lack or not spare or partners == ():
+        if not lack or not spare:
             self.target, self.offers_left = None, 0
             return None
         if self.config.aimed_offers:
-            pair = self._aimed(view, seat, lack, spare, partners)
+            pair = self._aimed(view, seat, lack, spare)
             if pair is None:  # nobody is likely to take any swap we could offer
                 self.target, self.offers_left = None, 0
                 return None
@@ -282,7 +260,7 @@ class UCTAgent(Agent):
             want = self.rnd.choice(lack)
             give = self.rnd.choice([r for r in spare if r != want] or spare)
         self.offers_left -= 1
-        return OfferTrade(seat, counts_of(give), counts_of(want), partners)
+        return OfferTrade(seat, counts_of(give), counts_of(want), None)
 
     def _aimed(
         self,
@@ -290,14 +268,13 @@ class UCTAgent(Agent):
         seat: int,
         lack: list[int],
         spare: list[int],
-        partners: tuple[int, ...] | None,
     ) -> tuple[int, int] | None:
-        """The (want, give) swap not yet offered this turn that the most partners are
-        likely to take (``aimed_offers``), or None if none is likely at all. Each partner is
+        """The (want, give) swap not yet offered this turn that the most other seats are
+        likely to take (``aimed_offers``), or None if none is likely at all. Each seat is
         taken to save for its next build (:func:`bots.heuristic.next_build`) and its hand
         to follow the tracker's belief (:func:`acceptance`)."""
         assert self.tracker is not None
-        seats = [q for q in range(view.players) if q != seat] if partners is None else partners
+        seats = [q for q in range(view.players) if q != seat]
         models = []
         for q in seats:
             p = view.seats[q]
@@ -316,35 +293,6 @@ class UCTAgent(Agent):
                 if chance > best_chance:
                     best, best_chance = (want, give), chance
         return best
-
-    def _partners(self, view: View, seat: int) -> tuple[int, ...] | None:
-        """The seats our 1:1 offers go to: None for everyone, else those more than
-        ``trade_guard`` public points short of the win (``trade_guard``)."""
-        points = [p.points for p in sorted(view.seats, key=lambda p: p.seat)]
-        partners = trade_partners(points, seat, view.victory_points, self.config.trade_guard)
-        return None if len(partners) == len(points) - 1 else tuple(partners)
-
-    def _counters(self, view: View, seat: int) -> list[CounterTrade]:
-        """1:1 counter-offers to the open offer: give what was asked for something else,
-        or give something else for what was offered."""
-        trade = view.trade
-        assert trade is not None
-        hand = view.hand or (0, 0, 0, 0, 0)
-        asked = [r for r in range(5) if trade.get[r]]  # what the offerer wants from us
-        offered = [r for r in range(5) if trade.give[r]]
-        out: set[CounterTrade] = set()
-        for a in asked:
-            if hand[a]:
-                for b in range(5):
-                    if b != a and b not in offered:
-                        out.add(CounterTrade(seat, counts_of(a), counts_of(b)))
-        for g in range(5):
-            if hand[g] and g not in asked:
-                for b in offered:
-                    if b != g:
-                        out.add(CounterTrade(seat, counts_of(g), counts_of(b)))
-        original = (trade.get, trade.give)
-        return sorted((c for c in out if (c.give, c.get) != original), key=repr)
 
     # --- searching --------------------------------------------------------------------------
     def _search(
@@ -367,7 +315,7 @@ class UCTAgent(Agent):
         jobs = [
             TreeJob(
                 view=view,
-                guesses=tuple(self._guess(view, seat) for _ in range(config.determinizations)),
+                guess=self._guess(view, seat),
                 seat=seat,
                 config=config,
                 rollouts=share(config.rollouts, trees, t),

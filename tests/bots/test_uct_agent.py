@@ -21,26 +21,19 @@ from bots.uct import SETUP_SPOTS, RootStats, SearchConfig
 from bots.uct_agent import AIMED_RETRIES, STRENGTHS, UCTAgent, acceptance
 from clients.sdk import Agent, Table
 from engine import (
-    AcceptTrade,
     BuildCity,
     BuildSettlement,
     BuyDevCard,
-    CancelTrade,
-    ConfirmTrade,
-    DeclineTrade,
     EndTurn,
     GameConfig,
     Phase,
-    PlaceRoad,
     PlaceSettlement,
     apply,
     events,
-    is_legal,
     legal_actions,
     new_game,
     view,
 )
-from engine import OfferTrade as EngineOffer
 from engine.actions import Action
 from engine.rules import setup_settlement_spots
 from protocol import messages as m
@@ -159,31 +152,14 @@ class Offerer(Agent):
         return self.inner.choose(prompt, table)
 
 
-def test_offers_made_to_it_get_searched_answers_and_counters() -> None:
+def test_offers_made_to_it_get_searched_answers() -> None:
     seen = Recorder()
-    bot = make_agent("uct", 3, {"rollouts": "30", "counter_offers": "true"})
+    bot = make_agent("uct", 2, {"rollouts": "30"})
     agents = [bot, Offerer(), HeuristicAgent(2)]
     game = play_local(agents, GameConfig(players=3, victory_points=6), 4, watch=seen)
     assert game.state.is_over
     assert sum(seen.answers.values()) >= 3
-    assert set(seen.answers) <= {"accept", "decline", "counter"}
-    assert len(seen.answers) >= 2  # not the same answer every time
-
-
-def test_counter_offers_are_legal_one_for_one_answers() -> None:
-    bot = UCTAgent(SearchConfig(rollouts=10, counter_offers=True), seed=1)
-    state = setup_game(config())
-    main_phase(state, 1)
-    set_hand(state, 1, counts(brick=2, ore=1))
-    set_hand(state, 0, counts(lumber=1, wool=2, grain=1))
-    apply(state, EngineOffer(1, counts(brick=1), counts(wool=1), None))
-    counters = bot._counters(view(state, 0), 0)
-    assert counters
-    for c in counters:
-        assert sum(c.give) == 1 and sum(c.get) == 1
-        assert state.hand_of(0)[c.give.index(1)] >= 1  # we hold what we would give
-        assert (c.give, c.get) != (counts(wool=1), counts(brick=1))  # not the offer itself
-        assert is_legal(state, c)
+    assert set(seen.answers) == {"accept", "decline"}  # not the same answer every time
 
 
 def test_a_turn_timer_bounds_the_search() -> None:
@@ -335,68 +311,6 @@ def test_win_check_plays_a_win_this_turn_without_searching() -> None:
     assert STRENGTHS["medium"].win_check and STRENGTHS["hard"].win_check
 
 
-def test_trade_guard_keeps_offers_and_confirms_from_seats_near_the_win() -> None:
-    state = setup_game(config())
-    main_phase(state, 0)
-    set_hand(state, 0, counts(brick=2, lumber=1, wool=1))  # lacks grain for a settlement
-    for q in (1, 2, 3):
-        set_hand(state, q, counts(grain=1, ore=1))
-    state.vp[1] = 7  # three short of the win: within a guard of 3
-
-    def agent(guard: int) -> UCTAgent:
-        bot = UCTAgent(SearchConfig(rollouts=10, trade_guard=guard), seed=1)
-        bot.target, bot.offers_left = BuildSettlement(0, 0), 1
-        return bot
-
-    open_offer = agent(0)._next_offer(view(state, 0), 0)
-    assert open_offer is not None and open_offer.to is None and open_offer.get == counts(grain=1)
-    guarded = agent(3)._next_offer(view(state, 0), 0)
-    assert guarded is not None and guarded.to == (2, 3)
-    loose = agent(2)._next_offer(view(state, 0), 0)  # 7 points is more than 2 short
-    assert loose is not None and loose.to is None
-
-    # Only seat 1, near the win, accepts an open offer: the guarded bot cancels rather than
-    # confirm with it; once seat 3 accepts too, it confirms with seat 3.
-    apply(state, EngineOffer(0, counts(brick=1), counts(grain=1), None))
-    apply(state, AcceptTrade(1))
-    apply(state, DeclineTrade(2))
-    apply(state, DeclineTrade(3))
-    assert agent(3)._as_offerer(view(state, 0), 0) == CancelTrade(0)
-    assert agent(0)._as_offerer(view(state, 0), 0) == ConfirmTrade(0, 1)
-    apply(state, CancelTrade(0))
-    apply(state, EngineOffer(0, counts(brick=1), counts(grain=1), None))
-    for q, answer in ((1, AcceptTrade), (2, DeclineTrade), (3, AcceptTrade)):
-        apply(state, answer(q))
-    assert agent(3)._as_offerer(view(state, 0), 0) == ConfirmTrade(0, 3)
-    apply(state, CancelTrade(0))
-
-    # Everyone else near the win: no offer at all.
-    state.vp[2] = state.vp[3] = 8
-    assert agent(3)._next_offer(view(state, 0), 0) is None
-
-
-def test_trade_guard_skips_the_trade_optimistic_search_when_no_seat_may_trade() -> None:
-    searches: list[bool] = []
-
-    class Counting(UCTAgent):
-        def _search(self, *args: Any, **kw: Any) -> RootStats:
-            searches.append(kw.get("optimistic", False))  # the agent passes it by name
-            return super()._search(*args, **kw)
-
-    state = setup_game(config())
-    main_phase(state, 0)
-    set_hand(state, 0, counts(brick=4))  # a settlement only through trades
-    legal = legal_actions(state, 0)
-    # (guard, the others' public points, whether the turn's first search is optimistic)
-    for guard, points, optimistic in ((3, 6, True), (3, 7, False), (0, 9, True)):
-        state.vp[1:] = [points] * 3
-        bot = Counting(SearchConfig(rollouts=20, trade_optimistic=True, trade_guard=guard), 2)
-        bot.tracker = HandTracker(view(state, 0))
-        searches.clear()
-        assert bot.decide(view(state, 0), 0, legal, None) is not None
-        assert searches[0] is optimistic
-
-
 @given(
     hand=st.tuples(*[st.integers(0, 4)] * 5),
     price=st.sampled_from([CITY, SETTLEMENT, DEV_CARD]),
@@ -483,22 +397,6 @@ def test_setup_rollouts_place_the_spot_that_wins_most_and_roads_by_the_rules(
     prompt = prompt_for(state, 0)  # its road: by the rules, no search
     assert bot.choose(prompt, table) == heuristic.choose(prompt, table)
     assert bot.last_stats is None
-
-
-def test_setup_roads_place_the_road_that_wins_most(monkeypatch: pytest.MonkeyPatch) -> None:
-    state = new_game(GameConfig(players=4), 9)
-    apply(state, PlaceSettlement(0, _spots(state, 0)[0]))
-    table = Table(game="t", seat=0)
-    prompt = prompt_for(state, 0)
-    rule = HeuristicAgent(seed=4).choose(prompt, table)
-    favoured = next(a for a in legal_actions(state, 0) if action_from_engine(a) != rule)
-    assert isinstance(favoured, PlaceRoad)
-    games: list[Any] = []
-    monkeypatch.setattr(uct, "rollout", favouring_rollout(favoured.edge, 0, games, road=True))
-    config_ = SearchConfig(rollouts=30, setup_rollouts=4, heuristic_setup=True, setup_roads=True)
-    bot = UCTAgent(config_, seed=4)
-    assert bot.choose(prompt, table) == action_from_engine(favoured)
-    assert len(games) == 4 * len(prompt.actions) and bot.last_stats is None
 
 
 def test_setup_rollouts_stop_inside_the_turn_timer(monkeypatch: pytest.MonkeyPatch) -> None:

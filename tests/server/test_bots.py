@@ -168,7 +168,6 @@ async def test_a_uct_bot_process_plays_a_game_through_the_server(tmp_path: Path)
             "--name=searcher",
             "--param=rollouts=12",
             "--param=trade_optimistic=true",
-            "--param=counter_offers=true",
             stdout=asyncio.subprocess.PIPE,
         )
         try:

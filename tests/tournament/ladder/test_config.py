@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import re
+import tomllib
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from bots import parse_spec
+from bots.uct import EXPERIMENTS_TAG, RETIRED
 from tournament.ladder.archive import read_archive
 from tournament.ladder.config import ConfigError, load_config, parse_config
 
@@ -209,7 +211,28 @@ def test_a_file_that_is_not_toml_or_missing(tmp_path: Path) -> None:
         load_config(store)
 
 
-LADDERS = sorted((REPO / "ladders").rglob("*.toml"))
+def _retired_names(path: Path) -> set[str]:
+    """The retired search parameters a ladder file's entrants name."""
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    return {name for e in data.get("entrant", []) for name in e.get("params", {})} & RETIRED
+
+
+ALL_LADDERS = sorted((REPO / "ladders").rglob("*.toml"))
+LADDERS = [p for p in ALL_LADDERS if not _retired_names(p)]
+"""The ladder files that can be run on."""
+KEPT_LADDERS = [p for p in ALL_LADDERS if _retired_names(p)]
+"""The ladder files of experiments with retired parameters: kept results, not run."""
+
+
+def test_some_ladders_are_kept_results_of_retired_experiments() -> None:
+    assert LADDERS and KEPT_LADDERS
+
+
+@pytest.mark.parametrize("path", KEPT_LADDERS, ids=lambda p: str(p.relative_to(REPO / "ladders")))
+def test_a_ladder_naming_a_retired_parameter_is_refused_naming_it_and_the_tag(path: Path) -> None:
+    name = sorted(_retired_names(path))[0]
+    with pytest.raises(ConfigError, match=rf"'{name}' was retired.*{EXPERIMENTS_TAG}"):
+        load_config(path)
 
 
 @pytest.mark.parametrize("path", LADDERS, ids=lambda p: str(p.relative_to(REPO / "ladders")))
@@ -254,9 +277,15 @@ def test_the_table_ladders_play_the_arena_games_their_comment_names(path: Path) 
 )
 def test_kept_results_belong_to_their_ladder_file(path: Path) -> None:
     """A results file can be imported and its ladder run on: it carries the identity its
-    ladder file has now (a renamed strength or changed parameter would fork the ladder)."""
+    ladder file has now (a renamed strength or changed parameter would fork the ladder).
+    The results of a ladder with retired parameters only carry its name."""
     archive = read_archive(path)
-    config = load_config(path.parent.parent / f"{path.stem}.toml")
+    ladder = path.parent.parent / f"{path.stem}.toml"
+    if ladder in KEPT_LADDERS:
+        data = tomllib.loads(ladder.read_text(encoding="utf-8"))
+        assert archive.name == data["ladder"]["name"] and archive.games
+        return
+    config = load_config(ladder)
     assert archive.name == config.ladder.name
     assert archive.identity == config.identity()
     assert len(archive.games) <= config.ladder.games
