@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bots import playout, uct
+from bots import playout
 from bots.ensemble import Ensemble, Guess, SetupJob, TreeJob, run_setup, share
 from bots.heuristic import Decision
 from bots.playout import policy_move, rollout
@@ -31,9 +31,11 @@ from bots.uct import (
     optimistic_moves,
     position_rewards,
     pruned_actions,
+    setup_search,
     setup_wins,
     winning_move,
 )
+from bots.uct import search as uct_search
 from engine import (
     BuildCity,
     BuildRoad,
@@ -506,7 +508,7 @@ def test_the_search_scores_cut_rollouts_by_points_and_production(
         scored.append(position_rewards(state))
         return scored[-1]
 
-    monkeypatch.setattr(uct, "position_rewards", score)
+    monkeypatch.setattr(uct_search, "position_rewards", score)
     state = _main(hand=counts(brick=1, lumber=1, wool=1, grain=3, ore=3), vp=6)
     config_ = SearchConfig(rollouts=20, pruning=False, rollout_turns=2)
     stats = Search(state, 0, config_, random.Random(5)).run(20, None)
@@ -589,7 +591,7 @@ def test_setup_wins_tries_the_worthiest_spots_and_counts_their_wins(
     )
     favoured = spots[2]  # the third worthiest: not what the heuristic would place
     games: list[GameState] = []
-    monkeypatch.setattr(uct, "rollout", favouring_rollout(favoured, 0, games))
+    monkeypatch.setattr(setup_search, "rollout", favouring_rollout(favoured, 0, games))
     wins = setup_wins(state, 0, 5, 4, random.Random(1))
     table = state.acts[0].place_settlement
     assert list(wins) == [table[v] for v in spots[:4]]
@@ -611,7 +613,7 @@ def test_setup_wins_is_refused_when_no_settlement_is_due() -> None:
 def test_setup_wins_stops_at_the_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
     state = new_game(GameConfig(players=4), 9)
     games: list[GameState] = []
-    monkeypatch.setattr(uct, "rollout", favouring_rollout(0, 0, games))
+    monkeypatch.setattr(setup_search, "rollout", favouring_rollout(0, 0, games))
     wins = setup_wins(state, 0, 1000, 3, random.Random(1), deadline=time.monotonic() - 1)
     assert len(wins) == 3 and set(wins.values()) == {0} and not games
 

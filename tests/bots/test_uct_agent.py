@@ -12,12 +12,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bots import make_agent, uct
+from bots import make_agent
 from bots.belief import HandTracker
 from bots.ensemble import SetupJob, TreeJob
 from bots.heuristic import CITY, DEV_CARD, SETTLEMENT, HeuristicAgent
 from bots.playout import resource_dots, spot_worth
-from bots.uct import SETUP_SPOTS, RootStats, SearchConfig
+from bots.uct import SETUP_SPOTS, RootStats, SearchConfig, optimistic_moves, setup_search
 from bots.uct_agent import AIMED_RETRIES, STRENGTHS, UCTAgent, acceptance
 from clients.sdk import Agent, Table
 from engine import (
@@ -185,7 +185,7 @@ def test_two_searches_in_one_decision_answer_inside_the_turn_timer() -> None:
     for seat in (1, 2, 3):
         set_hand(state, seat, counts())  # nobody could take a swap: no offer is made
     set_hand(state, 0, counts(brick=5))  # a city only through trades
-    build = next(a for a in uct.optimistic_moves(state, 0) if isinstance(a, BuildCity))
+    build = next(a for a in optimistic_moves(state, 0) if isinstance(a, BuildCity))
     picks: list[Action] = [build, EndTurn(0)]
     searches: list[bool] = []
 
@@ -383,7 +383,7 @@ def test_setup_rollouts_place_the_spot_that_wins_most_and_roads_by_the_rules(
     state = new_game(GameConfig(players=4), 9)
     favoured = _spots(state, 0)[1]
     games: list[Any] = []
-    monkeypatch.setattr(uct, "rollout", favouring_rollout(favoured, 0, games))
+    monkeypatch.setattr(setup_search, "rollout", favouring_rollout(favoured, 0, games))
     config_ = SearchConfig(rollouts=30, setup_rollouts=4, heuristic_setup=True)
     bot = UCTAgent(config_, seed=4)
     heuristic = HeuristicAgent(seed=4)
@@ -408,7 +408,7 @@ def test_setup_rollouts_stop_inside_the_turn_timer(monkeypatch: pytest.MonkeyPat
         time.sleep(0.01)
         return fake(*args, **kw)
 
-    monkeypatch.setattr(uct, "rollout", slow)
+    monkeypatch.setattr(setup_search, "rollout", slow)
     bot = UCTAgent(SearchConfig(rollouts=30, setup_rollouts=1000), seed=4)
     prompt = prompt_for(state, 0, 0.0)
     start = time.monotonic()
