@@ -30,8 +30,11 @@ from bots.uct import (
     PRICES,
     SETUP_SPOTS,
     WIN_LINE_REACH,
+    ChorePolicy,
+    MovePolicy,
     RootStats,
     SearchConfig,
+    SetupPolicy,
     missing,
     optimistic_moves,
     winning_move,
@@ -54,12 +57,13 @@ _MEDIUM = SearchConfig(
     rollouts=1000,
     trees=10,
     trade_optimistic=True,
-    win_check=True,
-    heuristic_setup=True,
-    heuristic_chores=True,
-    heuristic_default=1.0,
     aimed_offers=True,
-    setup_rollouts=200,  # the settlements by flat Monte Carlo, the roads by the rules
+    win_check=True,
+    setup=SetupPolicy.FLAT,  # the settlements by flat Monte Carlo, the roads by the rules
+    setup_rollouts=200,
+    chores=ChorePolicy.RULES,
+    moves=MovePolicy.RULES_UNLESS_SURE,
+    margin=1.0,
 )
 STRENGTHS: dict[str, SearchConfig] = {
     "easy": SearchConfig(rollouts=200),
@@ -78,10 +82,6 @@ AIMED_RETRIES = 2
 """With ``aimed_offers``: how many offers a turn may make beyond one per lacking card."""
 
 
-_SETUP_PHASES = ("setup_settlement", "setup_road")
-_CHORE_PHASES = ("discard", "move_robber")
-
-
 class UCTAgent(Agent):
     """A UCT player (see the module docstring)."""
 
@@ -98,7 +98,7 @@ class UCTAgent(Agent):
         self.offers_left = 0
         self.tried: set[tuple[int, int]] = set()  # (want, give) offered this turn
         self.last_stats: RootStats | None = None
-        self.default: Action | None = None  # the heuristic's choice (heuristic_default)
+        self.default: Action | None = None  # the heuristic's move (moves=rules_unless_sure)
 
     @classmethod
     def from_params(cls, params: Mapping[str, str], seed: int | None = None) -> UCTAgent:
@@ -124,10 +124,7 @@ class UCTAgent(Agent):
         payload = prompt.view or table.view
         if payload is None or payload.seat is None:
             return self.rnd.choice(prompt.actions)
-        placing = self.config.setup_rollouts and payload.phase == "setup_settlement"
-        if (self.config.heuristic_setup and payload.phase in _SETUP_PHASES and not placing) or (
-            self.config.heuristic_chores and payload.phase in _CHORE_PHASES
-        ):
+        if self.by_rules(payload.phase):
             return Decision(payload, prompt.actions, self.rnd).best()
         view = view_to_engine(payload)
         seat = payload.seat
@@ -135,20 +132,32 @@ class UCTAgent(Agent):
             self.tracker = HandTracker(view)
         else:
             self.tracker.resync(view)
-        if placing:
+        if self.config.setup is SetupPolicy.FLAT and payload.phase == "setup_settlement":
             return action_from_engine(self.place(view, seat, end))
         if view.turn != self.turn:
             self.turn, self.traded, self.target, self.offers_left = view.turn, False, None, 0
             self.tried.clear()
         legal = [action_to_engine(a, seat) for a in prompt.actions]
         self.default = None
-        if self.config.heuristic_default:
+        if self.config.moves is MovePolicy.RULES_UNLESS_SURE:
             pick = Decision(payload, prompt.actions, self.rnd).best()
             self.default = action_to_engine(pick, seat)
         action = self.decide(view, seat, legal, end)
         return None if action is None else action_from_engine(action)
 
     # --- deciding ---------------------------------------------------------------------------
+    def by_rules(self, phase: str) -> bool:
+        """Whether the ``heuristic`` player's rules make a decision of ``phase`` without a
+        search, as the set-up and chore policies say."""
+        match phase:
+            case "setup_settlement":
+                return self.config.setup is SetupPolicy.RULES
+            case "setup_road":
+                return self.config.setup is not SetupPolicy.SEARCH
+            case "discard" | "move_robber":
+                return self.config.chores is ChorePolicy.RULES
+        return False
+
     def decide(
         self, view: View, seat: int, legal: list[Action], end: float | None
     ) -> Action | None:
@@ -209,9 +218,10 @@ class UCTAgent(Agent):
         return max(wins, key=wins.__getitem__)
 
     def _pick(self, stats: RootStats) -> Action:
-        """The search's choice, or the heuristic's where ``heuristic_default`` keeps it."""
+        """The search's choice, or with ``moves=rules_unless_sure`` the heuristic's move
+        unless the search's beats it by ``margin`` standard errors."""
         config = self.config
-        return stats.best_over(self.default, config.heuristic_default, config.move_rule)
+        return stats.best_over(self.default, config.margin, config.move_rule)
 
     def winning_move(self, view: View, seat: int) -> Action | None:
         """The first move of a line of certain moves that wins this turn, if there is one

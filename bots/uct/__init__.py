@@ -1,7 +1,7 @@
 """Monte Carlo tree search with UCB1 (UCT) on engine states, after "Optimizing UCT for
 Settlers of Catan" (the paper in the project's reference documents).
 
-One search, configured by :class:`SearchConfig`:
+One search, configured by :class:`SearchConfig` (its switches and named policies):
 
 * **Plain UCT**: selection by Equation 1, ``mean + Cp * sqrt(ln N / n)``, maximising the
   reward of the seat that acts at each node (every seat plays for itself); expansion of one
@@ -34,7 +34,16 @@ short), :mod:`~bots.uct.trades` (trade-optimistic moves) and :mod:`~bots.uct.win
 (wins this turn). Their public names are importable from ``bots.uct`` itself.
 """
 
-from bots.uct.config import EXPERIMENTS_TAG, FINAL_RULES, RETIRED, SearchConfig
+from bots.uct.config import (
+    EXPERIMENTS_TAG,
+    FINAL_RULES,
+    RENAMED,
+    RETIRED,
+    ChorePolicy,
+    MovePolicy,
+    SearchConfig,
+    SetupPolicy,
+)
 from bots.uct.evaluation import position_rewards
 from bots.uct.search import Node, RootStats, Search, actor, pruned_actions
 from bots.uct.setup_search import SETUP_SPOTS, setup_wins
@@ -45,14 +54,18 @@ __all__ = [
     "EXPERIMENTS_TAG",
     "FINAL_RULES",
     "PRICES",
+    "RENAMED",
     "RETIRED",
     "SETUP_SPOTS",
     "WIN_LINE_NODES",
     "WIN_LINE_REACH",
+    "ChorePolicy",
+    "MovePolicy",
     "Node",
     "RootStats",
     "Search",
     "SearchConfig",
+    "SetupPolicy",
     "actor",
     "assume_trades",
     "missing",

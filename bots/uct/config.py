@@ -1,9 +1,64 @@
-"""How a search runs: :class:`SearchConfig`, its fields and its ``name=value`` form."""
+"""How a search runs: :class:`SearchConfig`, its fields and its ``name=value`` form.
+
+Beyond the budgets and the paper's switches, a configuration is a few named policies: how
+the set-up is placed (:class:`SetupPolicy`), who makes the chores of discards and the
+robber (:class:`ChorePolicy`), and whether the ``heuristic`` player's move stands unless
+the search is sure of a better one (:class:`MovePolicy`). A setting that means something
+only under another (``setup_rollouts`` under ``setup=flat``, ``margin`` under
+``moves=rules_unless_sure``, ``aimed_offers`` under ``trade_optimistic``,
+``greedy_rollouts`` under ``rollout_pruning``) is refused without it, the message naming
+both.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
+from enum import StrEnum
+from typing import TypeVar
+
+
+class SetupPolicy(StrEnum):
+    """How the set-up settlements and roads are placed."""
+
+    SEARCH = "search"
+    """By the tree, as every other move."""
+    RULES = "rules"
+    """By the ``heuristic`` player's rules (production, diversity, harbours): rollouts from
+    the empty board say little about a spot."""
+    FLAT = "flat"
+    """The settlements by flat Monte Carlo, ``setup_rollouts`` rollouts for each of the
+    worthiest spots (:func:`bots.uct.setup_wins`); the roads by the ``heuristic`` player's
+    rules."""
+
+
+class ChorePolicy(StrEnum):
+    """Who makes the discards and moves the robber."""
+
+    SEARCH = "search"
+    """The tree."""
+    RULES = "rules"
+    """The ``heuristic`` player's rules (what it needs least; the leader's best hex): these
+    choices are many and a small budget spreads thin over them."""
+
+
+class MovePolicy(StrEnum):
+    """Whose move is played once the search has run."""
+
+    SEARCH = "search"
+    """The search's pick, by the ``final`` rule."""
+    RULES_UNLESS_SURE = "rules_unless_sure"
+    """The ``heuristic`` player's move, unless the search's pick has a better mean by
+    ``margin`` standard errors: a small budget then errs toward sound play instead of
+    toward noise."""
+
+
+_POLICIES: dict[str, type[StrEnum]] = {
+    "SetupPolicy": SetupPolicy,
+    "ChorePolicy": ChorePolicy,
+    "MovePolicy": MovePolicy,
+}
+_Policy = TypeVar("_Policy", bound=StrEnum)
 
 FINAL_RULES = ("auto", "visits", "mean")
 """The ways a search's move can be taken from its root statistics (``SearchConfig.final``)."""
@@ -24,6 +79,12 @@ RETIRED = frozenset(
 )
 """Search parameters that measured no gain and are gone; the ladders that name them are
 kept results of the version tagged :data:`EXPERIMENTS_TAG`."""
+RENAMED = {
+    "heuristic_setup": "setup=rules (or setup=flat with setup_rollouts)",
+    "heuristic_chores": "chores=rules",
+    "heuristic_default": "moves=rules_unless_sure with margin",
+}
+"""Search parameters that became named policies, and what to say instead."""
 
 
 @dataclass(frozen=True)
@@ -53,27 +114,23 @@ class SearchConfig:
     :func:`bots.playout.rollout`)."""
     rollout_turns: int = 0
     """Beyond the paper: end a rollout after this many turns and score the position (points
-    and production; see :func:`position_rewards`) instead of playing to the end (0)."""
+    and production; see :func:`bots.uct.position_rewards`) instead of playing to the end (0)."""
     setup_rollouts: int = 0
-    """Beyond the paper: place each set-up settlement by flat Monte Carlo instead (see
-    :func:`setup_wins`): this many rollouts for each of the :data:`SETUP_SPOTS` best spots,
-    every seat's remaining set-up by the ``heuristic`` player's rules, then the planned
-    policy with its chores to the end (0: off)."""
-    heuristic_setup: bool = False
-    """Beyond the paper: place the set-up settlements and roads by the ``heuristic``
-    player's rules (production, diversity, harbours) instead of searching: rollouts from
-    the empty board say little about a spot."""
-    heuristic_default: float = 0.0
-    """Beyond the paper: play the ``heuristic`` player's choice unless the search's own
-    pick has a better mean by this many standard errors (0: always the search's pick). A
-    small budget then errs toward sound play instead of toward noise."""
+    """With ``setup=flat``: the rollouts for each of the :data:`bots.uct.SETUP_SPOTS` best
+    set-up spots (:func:`bots.uct.setup_wins`), every seat's remaining set-up by the
+    ``heuristic`` player's rules, then the planned policy with its chores to the end."""
+    setup: SetupPolicy = SetupPolicy.SEARCH
+    """Beyond the paper: how the set-up is placed (:class:`SetupPolicy`)."""
+    chores: ChorePolicy = ChorePolicy.SEARCH
+    """Beyond the paper: who discards and moves the robber (:class:`ChorePolicy`)."""
+    moves: MovePolicy = MovePolicy.SEARCH
+    """Beyond the paper: whose move is played (:class:`MovePolicy`)."""
+    margin: float = 0.0
+    """With ``moves=rules_unless_sure``: the standard errors of the difference by which the
+    search's pick must beat the ``heuristic`` player's move to be played."""
     win_check: bool = False
     """Beyond the paper: when a line of the seat's own certain moves wins this turn, play
-    it without searching (see :func:`winning_move`)."""
-    heuristic_chores: bool = False
-    """Beyond the paper: discard and move the robber by the ``heuristic`` player's rules
-    (what it needs least; the leader's best hex) instead of searching: these choices are
-    many and a small budget spreads thin over them."""
+    it without searching (see :func:`bots.uct.winning_move`)."""
     final: str = "auto"
     """How the move is taken from the root (summed over the trees): ``visits``, the most
     visited; ``mean``, the best mean reward among the moves tried; ``auto``, ``mean`` for an
@@ -81,8 +138,14 @@ class SearchConfig:
     games) and ``visits`` for one tree. See :attr:`move_rule`."""
 
     def __post_init__(self) -> None:
-        if min(self.setup_rollouts, self.rollout_turns) < 0:
-            raise ValueError("setup_rollouts and rollout_turns cannot be negative")
+        """Raises ValueError naming a bad value, or a setting given without the one it
+        depends on."""
+        object.__setattr__(self, "setup", _policy(SetupPolicy, "setup", self.setup))
+        object.__setattr__(self, "chores", _policy(ChorePolicy, "chores", self.chores))
+        object.__setattr__(self, "moves", _policy(MovePolicy, "moves", self.moves))
+        for name in ("setup_rollouts", "rollout_turns", "margin"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} cannot be negative")
         if self.rollouts < 0 or (self.time_ms is not None and self.time_ms < 0):
             raise ValueError("budgets cannot be negative")
         if not self.rollouts and not self.time_ms:
@@ -93,6 +156,33 @@ class SearchConfig:
             raise ValueError("trees and processes must be at least 1")
         if self.final not in FINAL_RULES:
             raise ValueError(f"unknown final rule {self.final!r}; known: {', '.join(FINAL_RULES)}")
+        self._check_dependencies()
+
+    def _check_dependencies(self) -> None:
+        """Raises ValueError for a setting given without the one it depends on."""
+        flat = self.setup is SetupPolicy.FLAT
+        if self.setup_rollouts and not flat:
+            raise ValueError(
+                f"setup_rollouts={self.setup_rollouts} needs setup=flat, not "
+                f"setup={self.setup} (give setup_rollouts=0 with setup={self.setup})"
+            )
+        if flat and not self.setup_rollouts:
+            raise ValueError("setup=flat needs setup_rollouts, the rollouts for each spot")
+        sure = self.moves is MovePolicy.RULES_UNLESS_SURE
+        if self.margin and not sure:
+            raise ValueError(
+                f"margin={self.margin:g} needs moves=rules_unless_sure, not "
+                f"moves={self.moves} (give margin=0 with moves={self.moves})"
+            )
+        if sure and not self.margin:
+            raise ValueError(
+                "moves=rules_unless_sure needs margin, the standard errors by which the "
+                "search must beat the rules' move"
+            )
+        if self.aimed_offers and not self.trade_optimistic:
+            raise ValueError("aimed_offers=true needs trade_optimistic=true")
+        if self.greedy_rollouts and not self.rollout_pruning:
+            raise ValueError("greedy_rollouts=true needs rollout_pruning=true")
 
     @property
     def move_rule(self) -> str:
@@ -105,8 +195,10 @@ class SearchConfig:
     def from_params(
         cls, params: Mapping[str, str], base: SearchConfig | None = None
     ) -> SearchConfig:
-        """A config from ``name=value`` strings (booleans: true/false, 1/0, yes/no). Raises
-        ValueError naming an unknown or retired parameter, or a bad value."""
+        """A config from ``name=value`` strings (booleans: true/false, 1/0, yes/no; policies
+        by their values' names), over ``base`` (else the defaults). Raises ValueError naming
+        an unknown, retired or renamed parameter, a bad value, or a setting given without
+        the one it depends on."""
         known = {f.name: f for f in fields(cls)}
         values: dict[str, object] = {}
         for name, raw in params.items():
@@ -116,14 +208,29 @@ class SearchConfig:
                     f"the search parameter {name!r} was retired, having measured no gain; "
                     f"the version tagged {EXPERIMENTS_TAG} still has it"
                 )
+            if name in RENAMED:
+                raise ValueError(f"the search parameter {name!r} is now {RENAMED[name]}")
             if f is None:
                 raise ValueError(f"unknown search parameter {name!r}; known: {', '.join(known)}")
             values[name] = _parse(name, raw, str(f.type))
         return replace(base or cls(), **values)  # type: ignore[arg-type]
 
 
+def _policy(kind: type[_Policy], name: str, value: str) -> _Policy:
+    """``value`` as a policy of ``kind``; raises ValueError naming ``name`` and the known
+    values if it is none."""
+    try:
+        return kind(value)
+    except ValueError:
+        known = ", ".join(kind)
+        raise ValueError(f"unknown {name} policy {value!r}; known: {known}") from None
+
+
 def _parse(name: str, raw: str, kind: str) -> object:
     text = raw.strip().lower()
+    policy = _POLICIES.get(kind)
+    if policy is not None:
+        return _policy(policy, name, text)
     try:
         if kind == "bool":
             if text in ("1", "true", "yes", "on"):

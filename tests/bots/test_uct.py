@@ -22,10 +22,15 @@ from bots.ensemble import Ensemble, Guess, SetupJob, TreeJob, run_setup, share
 from bots.heuristic import Decision
 from bots.playout import policy_move, rollout
 from bots.uct import (
+    EXPERIMENTS_TAG,
+    RETIRED,
+    ChorePolicy,
+    MovePolicy,
     Node,
     RootStats,
     Search,
     SearchConfig,
+    SetupPolicy,
     actor,
     assume_trades,
     optimistic_moves,
@@ -36,6 +41,7 @@ from bots.uct import (
     winning_move,
 )
 from bots.uct import search as uct_search
+from bots.uct_agent import STRENGTHS
 from engine import (
     BuildCity,
     BuildRoad,
@@ -116,11 +122,83 @@ def test_the_final_rule_in_force_follows_the_ensemble_size_unless_set(
         ({"rollouts": "0"}, "needs a budget"),
         ({"trees": "0"}, "at least 1"),
         ({"final": "votes"}, "unknown final rule 'votes'"),
+        ({"setup": "guess"}, "unknown setup policy 'guess'; known: search, rules, flat"),
+        ({"chores": "maybe"}, "unknown chores policy 'maybe'; known: search, rules"),
+        ({"margin": "-1"}, "margin cannot be negative"),
     ],
 )
 def test_bad_parameters_are_refused_by_name(params: dict[str, str], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         SearchConfig.from_params(params)
+
+
+def test_policies_are_parsed_by_their_names() -> None:
+    c = SearchConfig.from_params(
+        {
+            "setup": "Flat",
+            "setup_rollouts": "50",
+            "chores": "rules",
+            "moves": "rules_unless_sure",
+            "margin": "1.5",
+        }
+    )
+    assert (c.setup, c.setup_rollouts, c.chores) == (SetupPolicy.FLAT, 50, ChorePolicy.RULES)
+    assert (c.moves, c.margin) == (MovePolicy.RULES_UNLESS_SURE, 1.5)
+    assert SearchConfig() == SearchConfig.from_params({"setup": "search", "moves": "search"})
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"setup_rollouts": "200"}, "setup_rollouts=200 needs setup=flat, not setup=search"),
+        (
+            {"setup": "rules", "setup_rollouts": "200"},
+            r"setup_rollouts=200 needs setup=flat, not setup=rules \(give setup_rollouts=0",
+        ),
+        ({"setup": "flat"}, "setup=flat needs setup_rollouts"),
+        ({"margin": "1"}, "margin=1 needs moves=rules_unless_sure, not moves=search"),
+        ({"moves": "rules_unless_sure"}, "moves=rules_unless_sure needs margin"),
+        ({"aimed_offers": "true"}, "aimed_offers=true needs trade_optimistic=true"),
+        (
+            {"greedy_rollouts": "true", "rollout_pruning": "false"},
+            "greedy_rollouts=true needs rollout_pruning=true",
+        ),
+    ],
+)
+def test_a_setting_without_the_one_it_depends_on_is_refused_naming_both(
+    params: dict[str, str], message: str
+) -> None:
+    with pytest.raises(ValueError, match=message):
+        SearchConfig.from_params(params)
+
+
+def test_a_strength_s_policy_changed_alone_names_its_dependent_setting() -> None:
+    medium = STRENGTHS["medium"]
+    with pytest.raises(ValueError, match="setup_rollouts=200 needs setup=flat, not setup=rules"):
+        SearchConfig.from_params({"setup": "rules"}, medium)
+    with pytest.raises(ValueError, match="margin=1 needs moves=rules_unless_sure"):
+        SearchConfig.from_params({"moves": "search"}, medium)
+    plain = SearchConfig.from_params({"moves": "search", "margin": "0"}, medium)
+    assert plain.moves is MovePolicy.SEARCH and plain.setup is SetupPolicy.FLAT
+
+
+@pytest.mark.parametrize("name", sorted(RETIRED))
+def test_a_retired_parameter_is_refused_naming_the_tag_that_has_it(name: str) -> None:
+    with pytest.raises(ValueError, match=rf"'{name}' was retired.*{EXPERIMENTS_TAG}"):
+        SearchConfig.from_params({name: "1"})
+
+
+@pytest.mark.parametrize(
+    ("name", "now"),
+    [
+        ("heuristic_setup", "setup=rules"),
+        ("heuristic_chores", "chores=rules"),
+        ("heuristic_default", "moves=rules_unless_sure with margin"),
+    ],
+)
+def test_a_parameter_that_became_a_policy_is_refused_naming_the_policy(name: str, now: str) -> None:
+    with pytest.raises(ValueError, match=rf"'{name}' is now {now}"):
+        SearchConfig.from_params({name: "1"})
 
 
 # --- move pruning (Algorithm 1) -------------------------------------------------------------

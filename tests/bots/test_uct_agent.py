@@ -17,7 +17,16 @@ from bots.belief import HandTracker
 from bots.ensemble import SetupJob, TreeJob
 from bots.heuristic import CITY, DEV_CARD, SETTLEMENT, HeuristicAgent
 from bots.playout import resource_dots, spot_worth
-from bots.uct import SETUP_SPOTS, RootStats, SearchConfig, optimistic_moves, setup_search
+from bots.uct import (
+    SETUP_SPOTS,
+    ChorePolicy,
+    MovePolicy,
+    RootStats,
+    SearchConfig,
+    SetupPolicy,
+    optimistic_moves,
+    setup_search,
+)
 from bots.uct_agent import AIMED_RETRIES, STRENGTHS, UCTAgent, acceptance
 from clients.sdk import Agent, Table
 from engine import (
@@ -75,6 +84,22 @@ def test_an_ensemble_plays_the_best_mean_and_one_tree_the_most_visited() -> None
     assert UCTAgent(SearchConfig(trees=10, final="visits"))._pick(stats) == buy
     # the named strengths play the rule they were measured with
     assert (STRENGTHS["medium"].move_rule, STRENGTHS["hard"].move_rule) == ("mean", "mean")
+
+
+def test_medium_and_hard_are_named_policies_over_the_paper_s_ensemble() -> None:
+    medium = STRENGTHS["medium"]
+    assert (medium.setup, medium.setup_rollouts) == (SetupPolicy.FLAT, 200)
+    assert medium.chores is ChorePolicy.RULES
+    assert (medium.moves, medium.margin) == (MovePolicy.RULES_UNLESS_SURE, 1.0)
+    assert medium.trade_optimistic and medium.aimed_offers and medium.win_check
+    assert (medium.rollouts, medium.trees) == (1000, 10)
+    easy = STRENGTHS["easy"]
+    assert easy == SearchConfig(rollouts=200)
+    assert (easy.setup, easy.chores, easy.moves) == (
+        SetupPolicy.SEARCH,
+        ChorePolicy.SEARCH,
+        MovePolicy.SEARCH,
+    )
 
 
 def test_hard_plays_as_medium_with_more_search() -> None:
@@ -227,8 +252,8 @@ def test_trees_that_run_in_turn_share_the_time(trees: int, processes: int, waves
     assert ends[-1] == pytest.approx(0.9, abs=0.1)  # together they use the whole budget
 
 
-def test_heuristic_setup_places_as_the_heuristic_player_does_and_searches_later() -> None:
-    bot = UCTAgent(SearchConfig(rollouts=30, heuristic_setup=True), seed=4)
+def test_setup_by_the_rules_places_as_the_heuristic_player_does_and_searches_later() -> None:
+    bot = UCTAgent(SearchConfig(rollouts=30, setup=SetupPolicy.RULES), seed=4)
     plain = UCTAgent(SearchConfig(rollouts=30), seed=4)
     heuristic = HeuristicAgent(seed=4)
     state = new_game(GameConfig(players=4), 9)
@@ -250,8 +275,8 @@ def test_heuristic_setup_places_as_the_heuristic_player_does_and_searches_later(
     assert bot.last_stats is not None  # past the set-up it searches
 
 
-def test_heuristic_chores_discard_and_rob_by_the_rules_and_search_the_rest() -> None:
-    bot = UCTAgent(SearchConfig(rollouts=30, heuristic_chores=True), seed=4)
+def test_chores_by_the_rules_discard_and_rob_as_the_heuristic_and_search_the_rest() -> None:
+    bot = UCTAgent(SearchConfig(rollouts=30, chores=ChorePolicy.RULES), seed=4)
     heuristic = HeuristicAgent(seed=4)
     state = setup_game(config())
     pre_roll(state, 0)
@@ -273,7 +298,7 @@ def test_heuristic_chores_discard_and_rob_by_the_rules_and_search_the_rest() -> 
     assert bot.last_stats is not None  # the main phase is searched
 
 
-def test_heuristic_default_keeps_the_rules_choice_unless_the_search_is_sure() -> None:
+def test_the_rules_move_stands_unless_the_search_is_sure() -> None:
     state = setup_game(config())
     main_phase(state, 0)
     set_hand(state, 0, counts(brick=3, lumber=3, wool=2, grain=2, ore=1))
@@ -281,7 +306,8 @@ def test_heuristic_default_keeps_the_rules_choice_unless_the_search_is_sure() ->
     rules_pick = HeuristicAgent(seed=4).choose(prompt, table)
     searched = []
     for z in (0.0, 1000.0):
-        bot = UCTAgent(SearchConfig(rollouts=400, heuristic_default=z), seed=4)
+        moves = MovePolicy.RULES_UNLESS_SURE if z else MovePolicy.SEARCH
+        bot = UCTAgent(SearchConfig(rollouts=400, moves=moves, margin=z), seed=4)
         chosen = bot.choose(prompt, table)
         assert bot.last_stats is not None
         searched.append(bot.last_stats.best())
@@ -346,7 +372,8 @@ def test_aimed_offers_give_what_the_others_lack_and_stop_when_none_would_take() 
         set_hand(state, q, counts(wool=2, ore=1))
 
     def agent(aimed: bool, seed: int) -> UCTAgent:
-        bot = UCTAgent(SearchConfig(rollouts=10, aimed_offers=aimed), seed=seed)
+        config_ = SearchConfig(rollouts=10, trade_optimistic=True, aimed_offers=aimed)
+        bot = UCTAgent(config_, seed=seed)
         bot.tracker = HandTracker(view(state, 0))
         bot.target, bot.offers_left = BuildSettlement(0, 0), 1 + AIMED_RETRIES
         return bot
@@ -384,7 +411,7 @@ def test_setup_rollouts_place_the_spot_that_wins_most_and_roads_by_the_rules(
     favoured = _spots(state, 0)[1]
     games: list[Any] = []
     monkeypatch.setattr(setup_search, "rollout", favouring_rollout(favoured, 0, games))
-    config_ = SearchConfig(rollouts=30, setup_rollouts=4, heuristic_setup=True)
+    config_ = SearchConfig(rollouts=30, setup=SetupPolicy.FLAT, setup_rollouts=4)
     bot = UCTAgent(config_, seed=4)
     heuristic = HeuristicAgent(seed=4)
     table = Table(game="t", seat=0)
@@ -409,7 +436,7 @@ def test_setup_rollouts_stop_inside_the_turn_timer(monkeypatch: pytest.MonkeyPat
         return fake(*args, **kw)
 
     monkeypatch.setattr(setup_search, "rollout", slow)
-    bot = UCTAgent(SearchConfig(rollouts=30, setup_rollouts=1000), seed=4)
+    bot = UCTAgent(SearchConfig(rollouts=30, setup=SetupPolicy.FLAT, setup_rollouts=1000), seed=4)
     prompt = prompt_for(state, 0, 0.0)
     start = time.monotonic()
     chosen = bot.choose(prompt, Table(game="t", seat=0))
@@ -420,7 +447,8 @@ def test_setup_rollouts_stop_inside_the_turn_timer(monkeypatch: pytest.MonkeyPat
 
 def test_set_up_rollouts_are_shared_out_over_the_processes() -> None:
     state = new_game(GameConfig(players=4), 9)
-    bot = UCTAgent(SearchConfig(rollouts=30, setup_rollouts=101, processes=2), seed=4)
+    config_ = SearchConfig(rollouts=30, setup=SetupPolicy.FLAT, setup_rollouts=101, processes=2)
+    bot = UCTAgent(config_, seed=4)
     seen: list[SetupJob] = []
 
     def setup(jobs: Sequence[SetupJob]) -> dict[Action, int]:

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from bots import parse_spec
-from bots.uct import EXPERIMENTS_TAG, RETIRED
+from bots.uct import EXPERIMENTS_TAG, RENAMED, RETIRED
 from tournament.ladder.archive import read_archive
 from tournament.ladder.config import ConfigError, load_config, parse_config
 
@@ -212,16 +212,18 @@ def test_a_file_that_is_not_toml_or_missing(tmp_path: Path) -> None:
 
 
 def _retired_names(path: Path) -> set[str]:
-    """The retired search parameters a ladder file's entrants name."""
+    """The retired or renamed search parameters a ladder file's entrants name."""
     data = tomllib.loads(path.read_text(encoding="utf-8"))
-    return {name for e in data.get("entrant", []) for name in e.get("params", {})} & RETIRED
+    named = {name for e in data.get("entrant", []) for name in e.get("params", {})}
+    return named & (RETIRED | RENAMED.keys())
 
 
 ALL_LADDERS = sorted((REPO / "ladders").rglob("*.toml"))
 LADDERS = [p for p in ALL_LADDERS if not _retired_names(p)]
 """The ladder files that can be run on."""
 KEPT_LADDERS = [p for p in ALL_LADDERS if _retired_names(p)]
-"""The ladder files of experiments with retired parameters: kept results, not run."""
+"""The ladder files of experiments with retired or renamed parameters: kept results of
+the version tagged experiments-2026-11, not run."""
 
 
 def test_some_ladders_are_kept_results_of_retired_experiments() -> None:
@@ -230,8 +232,8 @@ def test_some_ladders_are_kept_results_of_retired_experiments() -> None:
 
 @pytest.mark.parametrize("path", KEPT_LADDERS, ids=lambda p: str(p.relative_to(REPO / "ladders")))
 def test_a_ladder_naming_a_retired_parameter_is_refused_naming_it_and_the_tag(path: Path) -> None:
-    name = sorted(_retired_names(path))[0]
-    with pytest.raises(ConfigError, match=rf"'{name}' was retired.*{EXPERIMENTS_TAG}"):
+    names = "|".join(_retired_names(path))
+    with pytest.raises(ConfigError, match=rf"'({names})' (was retired.*{EXPERIMENTS_TAG}|is now)"):
         load_config(path)
 
 
@@ -278,7 +280,7 @@ def test_the_table_ladders_play_the_arena_games_their_comment_names(path: Path) 
 def test_kept_results_belong_to_their_ladder_file(path: Path) -> None:
     """A results file can be imported and its ladder run on: it carries the identity its
     ladder file has now (a renamed strength or changed parameter would fork the ladder).
-    The results of a ladder with retired parameters only carry its name."""
+    The results of a ladder with retired or renamed parameters only carry its name."""
     archive = read_archive(path)
     ladder = path.parent.parent / f"{path.stem}.toml"
     if ladder in KEPT_LADDERS:
