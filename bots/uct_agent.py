@@ -3,8 +3,11 @@ paper's trade-optimistic 1:1 offers and searched answers to offers (see :mod:`bo
 
 It sees what its seat sees: the view each prompt carries and the events in its seat's form.
 Every decision rebuilds full states from the view and guesses at the hidden cards
-(:class:`bots.belief.HandTracker`), searches them (one tree per guess set, Ensemble UCT when
+(:class:`bots.belief.HandTracker`), searches them (one tree per guess, Ensemble UCT when
 ``trees`` > 1), and answers with the root action the final rule picks (``SearchConfig.move_rule``).
+The configuration's named policies say which decisions the ``heuristic`` player's rules make
+instead (the set-up: ``setup``; discards and the robber: ``chores``) and whether its move
+stands unless the search is sure of a better one (``moves``).
 
 Trading (Algorithm 2, once per turn): the first search of a turn also considers builds that
 1:1 trades would make affordable; if one of them wins, the bot offers every other seat one
