@@ -56,6 +56,8 @@ class PoolEnsemble(Ensemble):
         self._lock = threading.Lock()
         self.replaced = 0
         """How many times a broken pool (a worker died) was replaced."""
+        self.done = 0
+        """How many jobs finished in their time."""
 
     def _executor(self) -> ProcessPoolExecutor:
         with self._lock:
@@ -102,6 +104,8 @@ class PoolEnsemble(Ensemble):
             left = min(_deadline(timed[i], cap) for i in pending) if pending else 0.0
             if left - time.monotonic() < RETRY_LEFT:
                 break
+        with self._lock:
+            self.done += len(results)
         if not results:
             raise SearchFailed(f"no search job of {len(timed)} finished in its time")
         return [results[i] for i in sorted(results)]

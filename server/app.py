@@ -368,6 +368,7 @@ class HexhavenServer:
         tls: ServerTLS | None = None,
         bot_workers: int | None = None,
         bot_launcher: str = "host",
+        bot_search_seconds: float | None = None,
     ) -> None:
         if bot_launcher not in BOT_LAUNCHERS:
             raise ValueError(
@@ -381,6 +382,9 @@ class HexhavenServer:
         :mod:`server.bot_host`) or ``process`` (a ``hexhaven bot`` process a seat)."""
         self.bot_workers = bot_workers or os.cpu_count() or 1
         """The bot host's search worker processes."""
+        self.bot_search_seconds = bot_search_seconds
+        """The longest one decision of a bot in the bot host may search (None: its
+        default, :data:`bots.pool.SEARCH_SECONDS`)."""
         self.bot_host: BotHost | None = None
         """The bot host, once the first bot seat is played."""
         self.tls = tls
@@ -1061,7 +1065,10 @@ class HexhavenServer:
         then tell its room. The token goes to the host on its standard input."""
         if self.bot_host is None:
             self.bot_host = BotHost(
-                self.url, self.bot_workers, str(self.tls.bots_trust) if self.tls else None
+                self.url,
+                self.bot_workers,
+                str(self.tls.bots_trust) if self.tls else None,
+                self.bot_search_seconds,
             )
         host = self.bot_host
         bot = host.new_id()

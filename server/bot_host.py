@@ -37,7 +37,9 @@ GIVEN_UP = -1
 """The code of a seat whose host was given up."""
 
 
-def host_command(url: str, workers: int, server_cert: str | None = None) -> list[str]:
+def host_command(
+    url: str, workers: int, server_cert: str | None = None, search_seconds: float | None = None
+) -> list[str]:
     """The command line of a bot host. It carries no token: the seats come on its standard
     input. Over TLS it trusts exactly the certificate in the file ``server_cert``."""
     return [
@@ -48,6 +50,7 @@ def host_command(url: str, workers: int, server_cert: str | None = None) -> list
         f"--url={url}",
         f"--workers={workers}",
         *([f"--server-cert={server_cert}"] if server_cert else []),
+        *([f"--search-seconds={search_seconds}"] if search_seconds else []),
     ]
 
 
@@ -61,10 +64,18 @@ class BotHost:
     """Runs one bot host for a server's bot seats: :meth:`play` a seat, :meth:`close` at
     the end."""
 
-    def __init__(self, url: str, workers: int, server_cert: str | None = None) -> None:
+    def __init__(
+        self,
+        url: str,
+        workers: int,
+        server_cert: str | None = None,
+        search_seconds: float | None = None,
+    ) -> None:
         self.url = url
         self.workers = workers
         self.server_cert = server_cert
+        self.search_seconds = search_seconds
+        """The longest a decision's search may take (None: the host's default)."""
         self.log = structlog.get_logger("hexhaven.server")
         self._seats: dict[str, _Seat] = {}
         self._ids = itertools.count(1)
@@ -127,7 +138,7 @@ class BotHost:
             started = time.monotonic()
             try:
                 proc = await asyncio.create_subprocess_exec(
-                    *host_command(self.url, self.workers, self.server_cert),
+                    *host_command(self.url, self.workers, self.server_cert, self.search_seconds),
                     stdin=asyncio.subprocess.PIPE,
                     stdout=asyncio.subprocess.PIPE,
                     limit=64 * 1024,

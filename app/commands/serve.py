@@ -41,6 +41,9 @@ def _serve(args: argparse.Namespace) -> int:
     if args.bot_workers is not None and args.bot_workers < 1:
         print("hexhaven serve: --bot-workers takes a count of 1 or more", file=sys.stderr)
         return 2
+    if args.bot_search_seconds is not None and not args.bot_search_seconds > 0:
+        print("hexhaven serve: --bot-search-seconds takes seconds above 0", file=sys.stderr)
+        return 2
     settings = name_values("serve", "--limit", args.limit)
     if settings is None:
         return 2
@@ -92,6 +95,7 @@ def _serve(args: argparse.Namespace) -> int:
             tls=tls,
             bot_workers=args.bot_workers,
             bot_launcher="process" if args.bot_processes else "host",
+            bot_search_seconds=args.bot_search_seconds,
         )
         async with server.running(args.host, args.port):
             listening = True
@@ -203,6 +207,14 @@ def register(sub: Any) -> None:
         metavar="N",
         help="search worker processes of the bot host, which plays every bot seat of the "
         "server in one process (default: one a core)",
+    )
+    serve.add_argument(
+        "--bot-search-seconds",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="the longest one decision of a bot in the bot host may search, when the "
+        "game's turn timer does not end it sooner (default 10)",
     )
     serve.add_argument(
         "--bot-processes",
