@@ -82,6 +82,7 @@ class BotHost:
 
             assert isinstance(agent, UCTAgent)
             agent.ensemble = self.ensemble
+            self.ensemble.warm()
         agent.name = seat.name or agent.name
         return FallbackAgent(agent)
 

@@ -13,8 +13,10 @@ done raises :class:`SearchFailed`, and :class:`FallbackAgent` plays the heuristi
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import multiprocessing
+import os
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -31,9 +33,12 @@ from protocol import messages as m
 
 SEARCH_SECONDS = 10.0
 """The longest a decision's search may take when no turn timer bounds it sooner."""
-GRACE = 1.0
-"""Seconds past its jobs' deadline that a decision waits for them (their start and the
-way back), at most; a quarter of the search's own time when that is less."""
+GRACE = 2.0
+GRACE_SHARE = 0.3
+"""Seconds past its jobs' deadline that a decision waits for them (their start, the last
+rollouts they began before it and the way back), at most; this share of the search's own
+time when that is less (a search under a turn timer ends at 70% of the time left less
+0.3 s, so the answer still comes in time)."""
 RETRY_LEFT = 0.2
 """Seconds that must be left before a deadline to run jobs lost with a worker again."""
 
@@ -58,9 +63,13 @@ class PoolEnsemble(Ensemble):
         """How many times a broken pool (a worker died) was replaced."""
         self.done = 0
         """How many jobs finished in their time."""
+        self._closed = False
 
     def _executor(self) -> ProcessPoolExecutor:
+        """The pool, started if need be. Raises :class:`SearchFailed` once closed."""
         with self._lock:
+            if self._closed:
+                raise SearchFailed("the search workers have been stopped")
             if self._pool is None:
                 self._pool = ProcessPoolExecutor(
                     self.processes,
@@ -68,6 +77,17 @@ class PoolEnsemble(Ensemble):
                     initializer=exit_with_parent,
                 )
             return self._pool
+
+    def warm(self) -> None:
+        """Start the workers now, without waiting for them (a worker takes a second or
+        more to start: better before the first search than during it). Nothing if they
+        run already."""
+        if self._pool is not None:
+            return
+        with contextlib.suppress(BrokenProcessPool, RuntimeError, SearchFailed):
+            pool = self._executor()
+            for _ in range(self.processes):
+                pool.submit(os.getpid)
 
     def _replace(self, broken: ProcessPoolExecutor) -> None:
         """Put a fresh pool in place of ``broken``, unless another thread already has."""
@@ -81,15 +101,16 @@ class PoolEnsemble(Ensemble):
 
     def map(self, fn: Callable[[_Job], _Result], jobs: Sequence[_Job]) -> list[_Result]:
         """``fn`` of each job that finished within its deadline, in the jobs' order (some
-        may be missing). Raises :class:`SearchFailed` if none did."""
+        may be missing). Raises :class:`SearchFailed` if none did, or the pool is
+        closed."""
         now = time.monotonic()
         cap = now + self.search_seconds
         timed = [_bounded(job, cap) for job in jobs]
         end = max(_deadline(job, cap) for job in timed) if timed else now
-        end += max(0.05, min(GRACE, (end - now) / 4))
+        end += max(0.05, min(GRACE, (end - now) * GRACE_SHARE))
         results: dict[int, _Result] = {}
         pending = list(range(len(timed)))
-        while pending:
+        while pending and time.monotonic() < end:
             pool = self._executor()
             try:
                 futures = {pool.submit(fn, timed[i]): i for i in pending}
@@ -106,7 +127,7 @@ class PoolEnsemble(Ensemble):
                 break
         with self._lock:
             self.done += len(results)
-        if not results:
+        if timed and not results:
             raise SearchFailed(f"no search job of {len(timed)} finished in its time")
         return [results[i] for i in sorted(results)]
 
@@ -136,11 +157,17 @@ class PoolEnsemble(Ensemble):
         return broken
 
     def close(self) -> None:
-        """Stop the workers (the process is done with them)."""
+        """End the workers at once, searching or not (the process is done with them: a
+        search they hold is no one's now). They are this process's only multiprocessing
+        children."""
         with self._lock:
             pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.shutdown(cancel_futures=True)
+            self._closed = True
+        if pool is None:
+            return
+        for child in multiprocessing.active_children():
+            child.terminate()
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _deadline(job: Any, cap: float) -> float:

@@ -120,3 +120,11 @@ def test_uct_seats_that_share_one_pool_play_a_game_to_its_end() -> None:
         assert pool.done > 0 and pool.replaced == 0  # the searches ran in its workers
     finally:
         pool.close()
+
+
+def test_a_closed_pool_searches_no_more() -> None:
+    pool = PoolEnsemble(1)
+    pool.warm()
+    pool.close()
+    with pytest.raises(SearchFailed, match="stopped"):
+        pool.map(deadline_of, [Job(0, "")])
