@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import ssl
 import sys
 from collections.abc import Callable
@@ -127,7 +128,12 @@ async def host_seats(
     loop.set_default_executor(ThreadPoolExecutor(DECISION_THREADS, thread_name_prefix="decide"))
     reader = asyncio.StreamReader(limit=MAX_LINE)
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-    out = sys.stdout.buffer
+    # The lines to the server go on a copy of standard output that no process started from
+    # here inherits (the search workers' standard output is standard error), so its end
+    # comes with this process's.
+    sys.stdout.flush()
+    out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
 
     def write(data: bytes) -> None:
         with contextlib.suppress(BrokenPipeError):

@@ -74,7 +74,8 @@ class PoolEnsemble(Ensemble):
                 self._pool = ProcessPoolExecutor(
                     self.processes,
                     mp_context=multiprocessing.get_context("spawn"),
-                    initializer=exit_with_parent,
+                    initializer=exit_without,
+                    initargs=(os.getpid(),),
                 )
             return self._pool
 
@@ -168,6 +169,15 @@ class PoolEnsemble(Ensemble):
         for child in multiprocessing.active_children():
             child.terminate()
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def exit_without(parent: int, period: float = 1.0) -> None:
+    """End this worker once process ``parent`` (the one that started it) is gone, checked
+    every ``period`` seconds, or at once if it is gone already (it died while the worker
+    started). An ``initializer`` for pools."""
+    if os.getppid() != parent:
+        os._exit(1)
+    exit_with_parent(period)
 
 
 def _deadline(job: Any, cap: float) -> float:

@@ -33,6 +33,9 @@ RESTART_DELAY = 0.2
 HOST_EXIT_WAIT = 5.0
 """Seconds a host told to stop (its standard input closed) has to exit before it is
 killed."""
+READ_AFTER_EXIT = 0.5
+"""Seconds the server reads a host's output after it exits, for the ends of seats it told
+of before it went."""
 GIVEN_UP = -1
 """The code of a seat whose host was given up."""
 
@@ -170,27 +173,37 @@ class BotHost:
             proc.stdin.write(line(seat.message))
         self._ready.set()
         self.log.info("bot_host.started", pid=proc.pid, seats=len(self._seats))
+        reader = asyncio.create_task(self._read(proc.stdout), name="bot-host-reader")
         try:
             with contextlib.suppress(ConnectionError):
                 await proc.stdin.drain()
-            while data := await proc.stdout.readline():
-                try:
-                    ended = from_host(data)
-                except ValidationError:
-                    self.log.warning("bot_host.bad_line", length=len(data))
-                    continue
-                held = self._seats.pop(ended.id, None)
-                if held is not None and not held.ended.done():
-                    held.ended.set_result(ended.code)
-                    if ended.code:
-                        self.log.info("bot_host.seat_failed", code=ended.code, why=ended.why)
-            return await proc.wait()
+            # Its exit, not the end of its output, says it is gone: a process it started
+            # may hold its output open a while longer.
+            code = await proc.wait()
+            with contextlib.suppress(TimeoutError):  # what it wrote before it went
+                await asyncio.wait_for(asyncio.shield(reader), READ_AFTER_EXIT)
+            return code
         finally:
+            reader.cancel()
             self._ready.clear()
             self._proc = None
             if proc.returncode is None:
                 proc.kill()
                 await proc.wait()
+
+    async def _read(self, out: asyncio.StreamReader) -> None:
+        """Read the host's lines until its output ends: each seat that ended is told."""
+        while data := await out.readline():
+            try:
+                ended = from_host(data)
+            except ValidationError:
+                self.log.warning("bot_host.bad_line", length=len(data))
+                continue
+            held = self._seats.pop(ended.id, None)
+            if held is not None and not held.ended.done():
+                held.ended.set_result(ended.code)
+                if ended.code:
+                    self.log.info("bot_host.seat_failed", code=ended.code, why=ended.why)
 
     async def close(self) -> None:
         """Stop the host: its standard input closed (it ends its seats and exits), killed

@@ -115,7 +115,8 @@ async def test_a_killed_host_is_started_again_and_its_seats_rejoin_with_their_to
     monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
 ) -> None:
     """The host killed mid-game: the server starts another, which takes back the seats
-    with their tokens, and the game is played to its end. No token is ever on the command
+    with their tokens, and the game is played to its end; the old host's search workers
+    end with it. No token is ever on the command
     line of the host or its workers, nor in the server's logs or the host's."""
     issued: list[str] = []
 
@@ -136,9 +137,11 @@ async def test_a_killed_host_is_started_again_and_its_seats_rejoin_with_their_to
             for pid in [first, *children(first)]:
                 argv = cmdline(pid)
                 assert not any(t in arg for t in issued for arg in argv), argv
+            old = workers(first)
             os.kill(first, signal.SIGKILL)
             await until(lambda: host.pid not in (None, first) and connected(room))
             assert host.starts == 2
+            await until(lambda: not any(Path(f"/proc/{p}").exists() for p in old))
             over = await asyncio.wait_for(me.play_randomly(game, seed=8), WAIT)
             assert over.winner is not None
             for pid in [host.pid, *children(host.pid)]:  # the new host and its workers
