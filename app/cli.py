@@ -4,31 +4,47 @@ and :func:`main`."""
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from collections.abc import Sequence
 
-from app import boards
-from app.commands import arena, demo, mcp, position, seat, serve, terminal
 from engine import ConfigError
-from tournament.ladder import cli as ladder
 
-COMMANDS = (demo, serve, seat, mcp, arena, terminal, boards, position, ladder)
+COMMANDS = (
+    "app.commands.demo",
+    "app.commands.serve",
+    "app.commands.seat",
+    "app.commands.mcp",
+    "app.commands.arena",
+    "app.commands.terminal",
+    "app.boards",
+    "app.commands.position",
+    "tournament.ladder.cli",
+)
 """The modules whose ``register`` adds subcommands, in the order ``--help`` lists them."""
+LEAN = {"bot": "app.commands.seat", "bot-host": "app.commands.seat"}
+"""Commands that bots run, by the module that registers them: for these only that module
+is imported, so a bot's process loads what playing needs (no terminal UI, no board lab,
+no ladder)."""
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every subcommand, or with ``command`` one of :data:`LEAN`, of those
+    its module registers."""
     parser = argparse.ArgumentParser(
         prog="hexhaven", description="Hexhaven: the hex-island trading game, with bots."
     )
     sub = parser.add_subparsers(dest="command", required=True)
-    for command in COMMANDS:
-        command.register(sub)
+    names = (LEAN[command],) if command in LEAN else COMMANDS
+    for name in names:
+        importlib.import_module(name).register(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv[0] if argv else None)
     args = parser.parse_args(argv)
     try:
         code: int = args.run(args)

@@ -13,8 +13,6 @@ from pathlib import Path
 from websockets.exceptions import InvalidURI
 from websockets.uri import parse_uri
 
-from storage import data_dir
-
 STDIN = "-"
 """The token file that means standard input."""
 MAX_TOKEN = 128
@@ -71,12 +69,20 @@ def save_token(path: Path, token: str) -> None:
         raise TokenError(f"cannot save the token to {path}: {exc.strerror or exc}") from exc
 
 
+def _seats() -> Path:
+    """The folder of kept seats' tokens, in the data directory (imported here: a bot's
+    process has no use for the storage package)."""
+    from storage import data_dir
+
+    return data_dir() / "seats"
+
+
 def seat_file(game: str, seat: int) -> Path:
     """Where the terminal client keeps the token of a seat a person holds:
     ``seats/GAME-SEAT.token`` in the data directory (a game id's characters other than
     letters, digits, ``-`` and ``_`` as ``_``: the server names the game, not the path)."""
     safe = "".join(c if c.isascii() and (c.isalnum() or c in "-_") else "_" for c in game)
-    return data_dir() / "seats" / f"{safe}-{seat}.token"
+    return _seats() / f"{safe}-{seat}.token"
 
 
 @dataclass(frozen=True)
@@ -119,7 +125,7 @@ def kept_seat(url: str, code: str) -> KeptSeat | None:
     its id) on the server at ``url``; the newest if there are several. None when none is
     kept."""
     server = _server(url)
-    folder = data_dir() / "seats"
+    folder = _seats()
     found: list[tuple[float, KeptSeat]] = []
     for path in folder.glob("*.token") if folder.is_dir() else ():
         try:

@@ -13,6 +13,7 @@ import asyncio
 import bisect
 import contextlib
 import ipaddress
+import os
 import secrets
 import socket
 import sys
@@ -49,6 +50,7 @@ from protocol.server_session import (
     frame_bytes,
 )
 from server import web
+from server.bot_host import BotHost
 from server.limits import ServerLimits
 from server.lobby import Entry, SharedLobby, page
 from server.metrics import CONTENT_TYPE, Census, ServerMetrics
@@ -102,6 +104,8 @@ LOBBY_SWEEP = 60.0
 """On PostgreSQL each process takes out of the shared lobby, this often, the games whose
 lease has lapsed this long (their process died while they were over or closing)."""
 ROOM_RESTARTS = 3
+BOT_LAUNCHERS = ("host", "process")
+"""How a server runs its bots: all in one bot host process, or one process a seat."""
 """How many times a room's task that failed is started again before its game is closed."""
 
 
@@ -362,8 +366,27 @@ class HexhavenServer:
         proxies: Proxies = (),
         public_url: str | None = None,
         tls: ServerTLS | None = None,
+        bot_workers: int | None = None,
+        bot_launcher: str = "host",
+        bot_search_seconds: float | None = None,
     ) -> None:
+        if bot_launcher not in BOT_LAUNCHERS:
+            raise ValueError(
+                f"bot_launcher is one of {', '.join(BOT_LAUNCHERS)}, not {bot_launcher!r}"
+            )
+        if bot_workers is not None and bot_workers < 1:
+            raise ValueError(f"bot_workers is 1 or more, not {bot_workers}")
         self.store = store if store is not None else Store()
+        self.bot_launcher = bot_launcher
+        """How the server's bots are run: ``host`` (every seat in one bot host process,
+        :mod:`server.bot_host`) or ``process`` (a ``hexhaven bot`` process a seat)."""
+        self.bot_workers = bot_workers or os.cpu_count() or 1
+        """The bot host's search worker processes."""
+        self.bot_search_seconds = bot_search_seconds
+        """The longest one decision of a bot in the bot host may search (None: its
+        default, :data:`bots.pool.SEARCH_SECONDS`)."""
+        self.bot_host: BotHost | None = None
+        """The bot host, once the first bot seat is played."""
         self.tls = tls
         """The certificate and key to serve ``wss://`` (and ``https://``) with; None: plain
         ``ws://``."""
@@ -467,6 +490,8 @@ class HexhavenServer:
                 ws_server.close(close_connections=True)
                 await ws_server.wait_closed()
                 await self._stop_rooms()
+                if self.bot_host is not None:
+                    await self.bot_host.close()
                 if leased:  # its games are free for another process at once...
                     with contextlib.suppress(Exception):  # ...or once their leases lapse
                         async with asyncio.timeout(LEASE):
@@ -1015,8 +1040,14 @@ class HexhavenServer:
         self.log.info("game.created", game=game_id, players=options.players)
 
     def _launch_bot(self, game: str, token: str, kind: str, name: str) -> None:
-        """Start a bot process for the seat of ``token`` in ``game`` (a room's launcher)."""
-        task = asyncio.create_task(self._bot_process(game, token, kind, name), name=f"bot-{name}")
+        """Play the seat of ``token`` in ``game`` with a bot (a room's launcher): in the bot
+        host, or in a process of its own."""
+        job = (
+            self._bot_process(game, token, kind, name)
+            if self.bot_launcher == "process"
+            else self._hosted_bot(game, token, kind, name)
+        )
+        task = asyncio.create_task(job, name=f"bot-{name}")
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         bots = self._bots.setdefault(game, set())
@@ -1024,16 +1055,35 @@ class HexhavenServer:
         task.add_done_callback(bots.discard)
 
     def _end_bots(self, game: str) -> None:
-        """End the bot processes the server runs for ``game`` (a game stopped or closed:
-        nothing is left for them to play)."""
+        """End the bots the server runs for ``game`` (a game stopped or closed: nothing is
+        left for them to play)."""
         for task in self._bots.pop(game, set()):
             task.cancel()
 
+    async def _hosted_bot(self, game: str, token: str, kind: str, name: str) -> None:
+        """Have the bot host (started at the first bot seat) play one seat until it ends,
+        then tell its room. The token goes to the host on its standard input."""
+        if self.bot_host is None:
+            self.bot_host = BotHost(
+                self.url,
+                self.bot_workers,
+                str(self.tls.bots_trust) if self.tls else None,
+                self.bot_search_seconds,
+            )
+        host = self.bot_host
+        bot = host.new_id()
+        self.log.info("bot.started", game=game, kind=kind, bot=bot)
+        try:
+            code = await host.play(bot, game, token, kind, name)
+        except asyncio.CancelledError:
+            self.log.info("bot.stopped", game=game, kind=kind, bot=bot)
+            raise
+        self._bot_ended(game, token, kind, code)
+
     async def _bot_process(self, game: str, token: str, kind: str, name: str) -> None:
         """Run one bot as its own process until it exits (or the server stops), then tell
-        its room, which starts it again or plays the seat itself. The token goes to the
-        process on its standard input (one line, then the end of input), never on its
-        command line, where any local user could read it."""
+        its room. The token goes to the process on its standard input (one line, then the
+        end of input), never on its command line, where any local user could read it."""
         proc = await asyncio.create_subprocess_exec(
             *bot_command(
                 self.url, game, kind, name, str(self.tls.bots_trust) if self.tls else None
@@ -1054,11 +1104,18 @@ class HexhavenServer:
             raise
         code = proc.returncode
         assert code is not None
+        tail = err.decode(errors="replace").strip().splitlines()[-5:]
+        self._bot_ended(game, token, kind, code, tail)
+
+    def _bot_ended(
+        self, game: str, token: str, kind: str, code: int, stderr: list[str] | None = None
+    ) -> None:
+        """A bot's seat ended with ``code``: log it and tell its room, which starts it
+        again or plays the seat itself."""
         if code == 0:
             self.log.info("bot.exited", game=game, kind=kind, code=code)
         else:
-            tail = err.decode(errors="replace").strip().splitlines()[-5:]
-            self.log.warning("bot.failed", game=game, kind=kind, code=code, stderr=tail)
+            self.log.warning("bot.failed", game=game, kind=kind, code=code, stderr=stderr or [])
         room = self.rooms.get(game)
         if room is not None:
             room.submit(SERVER_PEER, ProcessExited(token_hash=hash_token(token), code=code))

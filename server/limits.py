@@ -32,8 +32,8 @@ class ServerLimits:
     unstarted_per_address: int = 10
     """Games created from one address and not started yet."""
     bot_seats: int = 200
-    """Bot seats in the server's open games, all together (each is a process once the game
-    starts)."""
+    """Bot seats in the server's open games, all together (each played in the bot host
+    once the game starts)."""
     bot_seats_per_connection: int = 9
     """Bot seats in the open games one connection created."""
     bot_seats_per_address: int = 24

@@ -77,7 +77,9 @@ class _Live(Collector):
             value=int(now.store_reachable),
         )
         yield GaugeMetricFamily(
-            "hexhaven_bot_processes", "Bot processes the server runs.", value=now.bot_processes
+            "hexhaven_bot_processes",
+            "Bot seats the server plays (in its bot host, or a process each).",
+            value=now.bot_processes,
         )
         yield GaugeMetricFamily(
             "hexhaven_leases_held",

@@ -198,8 +198,9 @@ class GameRoom:
         self.away_grace = away_grace
         self.last_active = _now()
         self.launcher = launcher
-        """Starts a bot process: (game, token, kind, name); the process exits with
-        :class:`ProcessExited` naming the hash of that token."""
+        """Starts a bot for a seat (in the server's bot host, or a process of its own):
+        (game, token, kind, name); its end comes back as :class:`ProcessExited` naming the
+        hash of that token."""
         self.chat: list[m.ChatAt] = []
         """The chat said in this room since the server started."""
         self.stopped = False

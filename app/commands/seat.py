@@ -5,6 +5,7 @@ file or standard input (``--token-file``), never from the command line."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any
 
@@ -55,6 +56,33 @@ def _bot(args: argparse.Namespace) -> int:
     from app.bot import run_bot
 
     return run_bot(args, agent, token, tls)
+
+
+def _bot_host(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from app.log import configure_logging
+    from clients.tls import TrustError
+
+    if bad_url("bot-host", args.url):
+        return 2
+    if args.workers < 1 or not args.search_seconds > 0:
+        print(
+            "hexhaven bot-host: --workers takes a count of 1 or more and --search-seconds "
+            "a number of seconds above 0",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        tls = client_tls(args.url, None, args.server_cert)
+    except TrustError as exc:
+        print(f"hexhaven bot-host: {exc}", file=sys.stderr)
+        return 2
+    configure_logging(args.log_level)
+    from app.bot_host import host_seats
+
+    asyncio.run(host_seats(args.url, args.workers, args.search_seconds, tls))
+    return 0
 
 
 def _agent(args: argparse.Namespace) -> int:
@@ -170,6 +198,39 @@ def register(sub: Any) -> None:
     bot.add_argument("--name", default="", help="the name to sit under")
     bot.add_argument("--seed", type=int, default=None, help="the bot's own random seed")
     bot.set_defaults(run=_bot)
+    host = sub.add_parser(
+        "bot-host",
+        allow_abbrev=False,
+        help="play many bot seats in one process (the server starts it)",
+        description="Play the bot seats a server writes on standard input, one JSON line "
+        "each (the game, the seat's token, the bot), every seat over its own connection; "
+        "the uct seats' searches share --workers worker processes. A line on standard "
+        "output tells of each seat's end. The server starts and restarts this process "
+        "itself (docs/hosting.md).",
+    )
+    host.add_argument("--url", required=True, help="the server, e.g. ws://127.0.0.1:8765")
+    host.add_argument(
+        "--workers",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="search worker processes shared by every seat (default: one a core)",
+    )
+    host.add_argument(
+        "--search-seconds",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="the longest one decision's search may take, when no turn timer ends it "
+        "sooner (default 10)",
+    )
+    host.add_argument(
+        "--server-cert",
+        default=None,
+        metavar="FILE",
+        help="trust exactly the first certificate in FILE (the server's own)",
+    )
+    host.add_argument("--log-level", default="warning", choices=["debug", "info", "warning"])
+    host.set_defaults(run=_bot_host)
     agent_cmd = sub.add_parser(
         "agent",
         allow_abbrev=False,

@@ -38,6 +38,12 @@ def _serve(args: argparse.Namespace) -> int:
     from server.store import is_postgres
     from server.tls import ServerTLS, TLSError
 
+    if args.bot_workers is not None and args.bot_workers < 1:
+        print("hexhaven serve: --bot-workers takes a count of 1 or more", file=sys.stderr)
+        return 2
+    if args.bot_search_seconds is not None and not args.bot_search_seconds > 0:
+        print("hexhaven serve: --bot-search-seconds takes seconds above 0", file=sys.stderr)
+        return 2
     settings = name_values("serve", "--limit", args.limit)
     if settings is None:
         return 2
@@ -82,7 +88,14 @@ def _serve(args: argparse.Namespace) -> int:
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
         server = HexhavenServer(
-            store, limits=limits, proxies=proxies, public_url=args.public_url, tls=tls
+            store,
+            limits=limits,
+            proxies=proxies,
+            public_url=args.public_url,
+            tls=tls,
+            bot_workers=args.bot_workers,
+            bot_launcher="process" if args.bot_processes else "host",
+            bot_search_seconds=args.bot_search_seconds,
         )
         async with server.running(args.host, args.port):
             listening = True
@@ -186,6 +199,27 @@ def register(sub: Any) -> None:
         help="a reverse proxy in front of the server (an address or a network such as "
         "10.0.0.0/8; repeatable): for connections from it, the client's address, which the "
         "per-address limits count, is taken from X-Forwarded-For",
+    )
+    serve.add_argument(
+        "--bot-workers",
+        type=int,
+        default=None,
+        metavar="N",
+        help="search worker processes of the bot host, which plays every bot seat of the "
+        "server in one process (default: one a core)",
+    )
+    serve.add_argument(
+        "--bot-search-seconds",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="the longest one decision of a bot in the bot host may search, when the "
+        "game's turn timer does not end it sooner (default 10)",
+    )
+    serve.add_argument(
+        "--bot-processes",
+        action="store_true",
+        help="run each bot seat as a process of its own (hexhaven bot) instead of in the bot host",
     )
     serve.set_defaults(run=_serve)
     verify = sub.add_parser("verify", help="check a finished game's dice against its seed")

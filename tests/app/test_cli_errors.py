@@ -178,6 +178,25 @@ def test_serve_reports_a_db_folder_that_does_not_exist(
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["serve", "--bot-workers", "0"], "hexhaven serve: --bot-workers takes a count of 1"),
+        (["serve", "--bot-search-seconds", "0"], "hexhaven serve: --bot-search-seconds takes"),
+        (
+            ["bot-host", "--url", "ws://127.0.0.1:1", "--workers", "0"],
+            "hexhaven bot-host: --workers takes a count of 1",
+        ),
+    ],
+)
+def test_bot_host_settings_out_of_range_are_refused(
+    argv: list[str], said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main([*argv, *(["--db", str(tmp_path / "g.db")] if argv[0] == "serve" else [])]) == 2
+    assert capsys.readouterr().err.startswith(said)
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_serve_reports_a_port_already_taken(tmp_path: Path) -> None:
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))

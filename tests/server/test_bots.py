@@ -89,7 +89,8 @@ async def _one_person_with_bots(port: int) -> tuple[Client, str]:
 async def test_bot_processes_get_their_tokens_on_standard_input_not_their_command_line(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The server's bot processes connect with the tokens it writes to their standard input
+    """With a process a bot seat (``hexhaven serve --bot-processes``), the server's bot
+    processes connect with the tokens it writes to their standard input
     (these start with '-', as URL-safe base64 may); while they play, no token is in their
     command lines, which any local user can read in /proc."""
     issued: list[str] = []
@@ -99,7 +100,7 @@ async def test_bot_processes_get_their_tokens_on_standard_input_not_their_comman
         return issued[-1]
 
     monkeypatch.setattr(secrets, "token_urlsafe", token)
-    srv = HexhavenServer()
+    srv = HexhavenServer(bot_launcher="process")
     with capture_logs() as logs:
         async with srv.running("127.0.0.1", 0) as ws_server:
             me, game = await _one_person_with_bots(srv.port_of(ws_server))
@@ -127,7 +128,7 @@ async def test_bot_processes_that_keep_failing_are_retried_then_played_by_the_se
         return [sys.executable, "-c", "import sys; sys.exit('no luck')"]
 
     monkeypatch.setattr(app_module, "bot_command", failing)
-    srv = HexhavenServer()
+    srv = HexhavenServer(bot_launcher="process")
     async with srv.running("127.0.0.1", 0) as ws_server:
         me, game = await _one_person_with_bots(srv.port_of(ws_server))
         over = await me.play_randomly(game, seed=4)
