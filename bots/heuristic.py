@@ -3,8 +3,16 @@
 It decides from what its seat may see (the view each prompt carries) and the prompt's legal
 actions: placements by production weighted with dice probability, resource variety and
 harbours; cities before settlements before development cards before roads; the robber on
-the leader's best hex; bank and harbour trades toward its next build; domestic offers
-accepted when they bring a build closer; discards of what it needs least.
+the leader's best hex; 1:1 offers to the others and bank and harbour trades toward its next
+build; domestic offers accepted when they bring a build closer; discards of what it needs
+least.
+
+Its own offers (:meth:`HeuristicAgent.offer`): when it cannot build, it offers everyone one
+card it holds beyond the needs of the build it is closest to for one card that build lacks,
+at most :data:`OFFERS_PER_TURN` a turn, never the same swap twice a turn, and none more
+that turn once an offer is declined by everyone. It confirms with the first seat that
+accepts (the one with the fewest points), waits while answers are pending, and cancels
+when nobody took it.
 """
 
 from __future__ import annotations
@@ -21,15 +29,20 @@ from bots.playout import (
 )
 from clients.sdk import Agent, Table
 from engine.constants import DICE_DOTS
+from engine.events import TradeClosed
 from engine.topology import Topology, topology
 from protocol import messages as m
-from protocol.payloads import RESOURCE_NAMES, Cards, ViewPayload
+from protocol.payloads import RESOURCE_NAMES, Cards, OfferTrade, ViewPayload, event_to_engine
 
 _TERRAIN_RESOURCE = {"hills": 0, "forest": 1, "pasture": 2, "fields": 3, "mountains": 4}
 CITY = (0, 0, 0, 2, 3)
 SETTLEMENT = (1, 1, 1, 1, 0)
 ROAD = (1, 1, 0, 0, 0)
 DEV_CARD = (0, 0, 1, 1, 1)
+OFFERS_PER_TURN = 2
+"""How many 1:1 offers the ``heuristic`` player makes in a turn at most."""
+NEAR = 2
+"""It offers only toward a build that lacks at most this many cards."""
 
 
 def next_build(has_settlement: bool, cities_left: int, settlements_left: int) -> tuple[int, ...]:
@@ -43,6 +56,15 @@ def next_build(has_settlement: bool, cities_left: int, settlements_left: int) ->
     return DEV_CARD
 
 
+_SAVING = frozenset({"end_turn", "buy_dev_card", "maritime_trade"})
+"""The main-phase choices that build nothing, before which the player may offer a trade."""
+
+
+def _one(r: int) -> Cards:
+    """One card of resource ``r``."""
+    return Cards.of(tuple(int(q == r) for q in range(5)))
+
+
 def _counts(cards: Cards | None) -> list[int]:
     return [0] * 5 if cards is None else list(cards.counts())
 
@@ -54,12 +76,58 @@ class HeuristicAgent(Agent):
 
     def __init__(self, seed: int | None = None) -> None:
         self.rng = random.Random(seed)
+        self.turn = -1
+        self.offers = 0  # offers made this turn
+        self.declined = False  # an offer of this turn was declined by everyone
+        self.tried: set[tuple[int, int]] = set()  # (give, want) offered this turn
+
+    def on_event(self, event: Any, table: Table) -> None:
+        closed = event_to_engine(event)
+        if isinstance(closed, TradeClosed) and closed.reason == "declined":
+            self.declined = self.declined or closed.seat == table.seat
 
     def choose(self, prompt: m.Prompt, table: Table) -> Any:
         view = prompt.view or table.view
         if view is None or view.seat is None:
             return self.rng.choice(prompt.actions)
-        return Decision(view, prompt.actions, self.rng).best()
+        if view.turn != self.turn:
+            self.turn, self.offers, self.declined = view.turn, 0, False
+            self.tried.clear()
+        trade = view.trade
+        if trade is not None and trade.offerer == view.seat:
+            return self._as_offerer(view, prompt.actions)
+        decision = Decision(view, prompt.actions, self.rng)
+        pick = decision.best()
+        if view.phase == "main" and view.current == view.seat and pick.kind in _SAVING:
+            offer = self.offer(decision)
+            if offer is not None:
+                return offer
+        return pick
+
+    def offer(self, decision: Decision) -> OfferTrade | None:
+        """A 1:1 offer toward the build the seat is closest to (see the module docstring),
+        or None."""
+        if self.declined or self.offers >= OFFERS_PER_TURN:
+            return None
+        swap = decision.swap(self.tried)
+        if swap is None:
+            return None
+        self.tried.add(swap)
+        self.offers += 1
+        give, want = swap
+        return OfferTrade(give=_one(give), get=_one(want))
+
+    def _as_offerer(self, view: ViewPayload, actions: Sequence[Any]) -> Any | None:
+        """With an offer of ours open: confirm with the seat that accepted with the fewest
+        points, wait (None) while answers are pending, else cancel."""
+        confirms = [a for a in actions if a.kind == "confirm_trade"]
+        if confirms:
+            points = {p.seat: p.points for p in view.seats}
+            return min(confirms, key=lambda a: (points[a.partner], a.partner))
+        assert view.trade is not None
+        if "pending" in view.trade.answers:
+            return None
+        return next(a for a in actions if a.kind == "cancel_trade")
 
 
 class Decision:
@@ -129,6 +197,40 @@ class Decision:
 
     def missing(self, hand: Sequence[int], cost: Sequence[int]) -> int:
         return sum(max(0, c - h) for h, c in zip(hand, cost, strict=True))
+
+    def closest(self) -> tuple[int, ...] | None:
+        """The price of the build the seat lacks fewest cards for, among those it may still
+        make (a city, a settlement, a development card; on a tie in that order); None when
+        it can pay for one already or may make none."""
+        me = self.view.seats[self.me]
+        upgradable = any(s == self.me and lv == 1 for s, lv in self.owner.values())
+        options = [
+            cost
+            for cost, possible in (
+                (CITY, upgradable and me.cities_left > 0),
+                (SETTLEMENT, me.settlements_left > 0),
+                (DEV_CARD, self.view.development_deck > 0),
+            )
+            if possible
+        ]
+        if not options:
+            return None
+        best = min(options, key=lambda cost: self.missing(self.hand, cost))
+        return None if self.missing(self.hand, best) == 0 else best
+
+    def swap(self, tried: set[tuple[int, int]]) -> tuple[int, int] | None:
+        """(give, want): one card held beyond the closest build's needs (the most spare)
+        for one card it lacks (the most lacking), not among ``tried``; None when that build
+        lacks more than :data:`NEAR` cards or nothing is spare."""
+        cost = self.closest()
+        if cost is None or self.missing(self.hand, cost) > NEAR:
+            return None
+        spare = {r: self.hand[r] - cost[r] for r in range(5) if self.hand[r] > cost[r]}
+        lacking = {r: cost[r] - self.hand[r] for r in range(5) if self.hand[r] < cost[r]}
+        pairs = [(g, w) for g in spare for w in lacking if (g, w) not in tried]
+        if not pairs:
+            return None
+        return max(pairs, key=lambda p: (spare[p[0]], lacking[p[1]], -p[0], -p[1]))
 
     # --- the choice -------------------------------------------------------------------------
     def best(self) -> Any:
