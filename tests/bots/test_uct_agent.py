@@ -123,7 +123,8 @@ def test_a_trading_uct_bot_plays_whole_games_with_legal_moves_only(aimed: str) -
 
 class Offerer(Agent):
     """Offers seat 0 one card of what it holds most of for one of what it holds least of,
-    on every turn it can, then plays like the heuristic bot."""
+    on every turn it can, then plays like the heuristic bot (and answers others' offers as
+    it does)."""
 
     name = "offerer"
 
@@ -135,7 +136,7 @@ class Offerer(Agent):
         view = prompt.view
         assert view is not None and view.hand is not None
         hand = view.hand.counts()
-        if view.trade is not None:
+        if view.trade is not None and view.trade.offerer == view.seat:
             answers = view.trade.answers
             if answers[0] in ("accepted", "countered"):
                 return next(a for a in prompt.actions if a.kind == "confirm_trade")
