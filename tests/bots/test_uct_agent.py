@@ -18,7 +18,7 @@ from bots.ensemble import SetupJob, TreeJob
 from bots.heuristic import CITY, DEV_CARD, SETTLEMENT, HeuristicAgent
 from bots.playout import resource_dots, spot_worth
 from bots.uct import SETUP_SPOTS, RootStats, SearchConfig
-from bots.uct_agent import AIMED_RETRIES, STRENGTHS, UCTAgent, acceptance
+from bots.uct_agent import AIMED_RETRIES, MEDIUM_TIME_MS, STRENGTHS, UCTAgent, acceptance
 from clients.sdk import Agent, Table
 from engine import (
     AcceptTrade,
@@ -87,8 +87,11 @@ def test_an_ensemble_plays_the_best_mean_and_one_tree_the_most_visited() -> None
 def test_hard_plays_as_medium_with_more_search() -> None:
     medium, hard = STRENGTHS["medium"], STRENGTHS["hard"]
     budgets = ("rollouts", "setup_rollouts", "processes")
-    assert replace(hard, **{name: getattr(medium, name) for name in budgets}) == medium
+    same = {name: getattr(medium, name) for name in (*budgets, "time_ms")}
+    assert replace(hard, **same) == medium
     assert all(getattr(hard, name) > getattr(medium, name) for name in budgets)
+    # medium stops a decision at its time budget; hard searches all it is given
+    assert medium.time_ms == MEDIUM_TIME_MS and hard.time_ms is None
 
 
 class Recorder:
@@ -200,10 +203,15 @@ def test_a_turn_timer_bounds_the_search() -> None:
     assert bot.last_stats is not None and bot.last_stats.rollouts > 0
 
 
-def test_two_searches_in_one_decision_answer_inside_the_turn_timer() -> None:
+@pytest.mark.parametrize("bound", ["timer", "time_ms"])
+def test_two_searches_in_one_decision_answer_inside_the_turn_timer(bound: str) -> None:
     """The trade-optimistic search picks a build that only trades would pay for, no offer
-    is worth making, and the bot searches again: both searches together fit the timer."""
-    config_ = SearchConfig(rollouts=10**9, trade_optimistic=True, aimed_offers=True)
+    is worth making, and the bot searches again: both searches together fit the timer, or
+    the decision's ``time_ms``."""
+    time_ms = 600.0 if bound == "time_ms" else None
+    config_ = SearchConfig(
+        rollouts=10**9, time_ms=time_ms, trade_optimistic=True, aimed_offers=True
+    )
     bot = UCTAgent(config_, seed=3)
     state = setup_game(config())
     main_phase(state, 0)
@@ -222,13 +230,16 @@ def test_two_searches_in_one_decision_answer_inside_the_turn_timer() -> None:
         return RootStats({pick: 1.0}, {pick: 1.0})
 
     bot.ensemble.run = run  # type: ignore[method-assign]
-    timer = 2.0
+    timer = 2.0 if time_ms is None else None
     start = time.monotonic()
     payload = bot.choose(prompt_for(state, 0, timer), Table(game="t", seat=0))
     took = time.monotonic() - start
     assert searches == [True, False]  # the optimistic search, then the plain one
     assert payload == action_from_engine(EndTurn(0))
-    assert took < timer - 0.3  # answered with the margin kept for the answer to travel
+    if timer is not None:
+        assert took < timer - 0.3  # answered with the margin kept for the answer to travel
+    else:  # the second search had what the first left (50 ms), not a budget of its own
+        assert took < 0.95
 
 
 @pytest.mark.parametrize(("trees", "processes", "waves"), [(3, 1, 3), (4, 2, 2), (2, 2, 1)])
