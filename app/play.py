@@ -33,10 +33,11 @@ SAVED = "last_game.json"
 (readable by its owner alone)."""
 DEFAULT_BOT_KIND = "uct"
 """The bots ``play`` and ``host`` seat unless ``--bot-kind`` says otherwise."""
-DEFAULT_STRENGTH = "medium"
+DEFAULT_STRENGTH = "quick"
 """The strength of a kind that has strengths when ``--strength`` is not given: the
 strongest whose decisions stay under a second at the 95th percentile with the interpreted
-engine (``benchmarks/strength_speed.py``)."""
+engine (``benchmarks/strength_speed.py``; ``quick`` is ``medium`` stopped at 0.8 s a
+decision)."""
 
 
 def log_to_file(path: Path, level: str = "info") -> None:

@@ -4,7 +4,7 @@ Run it from the repository root::
 
     .venv/bin/python benchmarks/strength_speed.py --games 2 --seed 0
 
-For each strength (``--strengths``, default easy, medium and hard) it plays ``--games``
+For each strength (``--strengths``, default every named strength) it plays ``--games``
 four-player games with one ``uct`` seat of that strength (seat rotated from game to game)
 against three ``heuristic`` seats, in process through the protocol's table, as the bots
 ``hexhaven play`` starts would play them, and times every decision of the ``uct`` seat

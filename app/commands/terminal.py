@@ -168,8 +168,8 @@ def _add_game_options(p: argparse.ArgumentParser, bots: int, *, host: bool = Fal
     p.add_argument(
         "--strength",
         default=None,
-        choices=["easy", "medium", "hard"],
-        help="uct bots' strength (default medium)",
+        choices=["easy", "quick", "medium", "hard"],
+        help="uct bots' strength (default quick: medium's play within a second a move)",
     )
     p.add_argument("--vp", type=int, default=10, help="victory points to win")
     p.add_argument("--board", default="random", metavar="BOARD", help=BOARD_HELP)

@@ -18,7 +18,7 @@ from bots.ensemble import SetupJob, TreeJob
 from bots.heuristic import CITY, DEV_CARD, SETTLEMENT, HeuristicAgent
 from bots.playout import resource_dots, spot_worth
 from bots.uct import SETUP_SPOTS, RootStats, SearchConfig
-from bots.uct_agent import AIMED_RETRIES, MEDIUM_TIME_MS, STRENGTHS, UCTAgent, acceptance
+from bots.uct_agent import AIMED_RETRIES, QUICK_TIME_MS, STRENGTHS, UCTAgent, acceptance
 from clients.sdk import Agent, Table
 from engine import (
     AcceptTrade,
@@ -87,11 +87,14 @@ def test_an_ensemble_plays_the_best_mean_and_one_tree_the_most_visited() -> None
 def test_hard_plays_as_medium_with_more_search() -> None:
     medium, hard = STRENGTHS["medium"], STRENGTHS["hard"]
     budgets = ("rollouts", "setup_rollouts", "processes")
-    same = {name: getattr(medium, name) for name in (*budgets, "time_ms")}
-    assert replace(hard, **same) == medium
+    assert replace(hard, **{name: getattr(medium, name) for name in budgets}) == medium
     assert all(getattr(hard, name) > getattr(medium, name) for name in budgets)
-    # medium stops a decision at its time budget; hard searches all it is given
-    assert medium.time_ms == MEDIUM_TIME_MS and hard.time_ms is None
+
+
+def test_quick_plays_as_medium_stopped_at_its_time_budget() -> None:
+    medium, quick = STRENGTHS["medium"], STRENGTHS["quick"]
+    assert medium.time_ms is None and quick.time_ms == QUICK_TIME_MS
+    assert replace(quick, time_ms=None) == medium
 
 
 class Recorder:
