@@ -148,13 +148,19 @@ class HeuristicAgent(Agent):
 
     def _as_offerer(self, view: ViewPayload, actions: Sequence[Any]) -> Any | None:
         """With an offer of ours open: confirm with the seat that accepted with the fewest
-        points, wait (None) while answers are pending, else cancel."""
-        confirms = [a for a in actions if a.kind == "confirm_trade"]
+        points (a counter-offer is not taken), wait (None) while answers are pending, else
+        cancel."""
+        trade = view.trade
+        assert trade is not None
+        confirms = [
+            a
+            for a in actions
+            if a.kind == "confirm_trade" and trade.answers[a.partner] == "accepted"
+        ]
         if confirms:
             points = {p.seat: p.points for p in view.seats}
             return min(confirms, key=lambda a: (points[a.partner], a.partner))
-        assert view.trade is not None
-        if "pending" in view.trade.answers:
+        if "pending" in trade.answers:
             return None
         return next(a for a in actions if a.kind == "cancel_trade")
 

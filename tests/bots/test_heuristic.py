@@ -10,10 +10,12 @@ from bots import make_agent
 from bots.heuristic import HeuristicAgent
 from bots.random_player import RandomAgent
 from clients.sdk import Table
-from engine import GameConfig
+from engine import AcceptTrade, CounterTrade, DeclineTrade, GameConfig, OfferTrade, apply
 from engine.constants import CITY_COST, DEV_CARD_COST, SETTLEMENT_COST
 from protocol import messages as m
-from protocol.payloads import ViewPayload
+from protocol.payloads import ConfirmTrade, ViewPayload
+from tests.bots.prompts import prompt_for
+from tests.engine.positions import config, counts, main_phase, set_hand, setup_game
 from tournament.local import play_local
 
 
@@ -111,3 +113,23 @@ def test_heuristic_offers_one_spare_card_for_one_its_closest_build_lacks() -> No
             offers += len(agent.offered)
             declined += len(agent.declined_turns)
     assert offers > 0 and declined > 0
+
+
+@pytest.mark.parametrize("accepted", [True, False])
+def test_heuristic_offerer_confirms_an_acceptance_never_a_counter(accepted: bool) -> None:
+    state = setup_game(config())
+    main_phase(state, 0)
+    set_hand(state, 0, counts(brick=2))
+    for seat in (1, 2, 3):
+        set_hand(state, seat, counts(wool=1, lumber=1))
+    apply(state, OfferTrade(0, counts(brick=1), counts(wool=1), None))
+    apply(state, CounterTrade(1, counts(lumber=1), counts(brick=2)))
+    apply(state, AcceptTrade(2) if accepted else DeclineTrade(2))
+    agent = HeuristicAgent(1)
+    table = Table(game="t", seat=0)
+    if accepted:  # seat 2 took it: no need to wait for seat 3
+        assert agent.choose(prompt_for(state, 0), table) == ConfirmTrade(partner=2)
+        return
+    assert agent.choose(prompt_for(state, 0), table) is None  # seat 3 has not answered
+    apply(state, DeclineTrade(3))
+    assert agent.choose(prompt_for(state, 0), table).kind == "cancel_trade"
