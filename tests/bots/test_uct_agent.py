@@ -144,8 +144,9 @@ class Offerer(Agent):
         hand = view.hand.counts()
         if view.trade is not None and view.trade.offerer == view.seat:
             answers = view.trade.answers
-            if answers[0] in ("accepted", "countered"):
-                return next(a for a in prompt.actions if a.kind == "confirm_trade")
+            confirm = [a for a in prompt.actions if a.kind == "confirm_trade"]
+            if answers[0] in ("accepted", "countered") and confirm:
+                return confirm[0]  # (a counter it cannot pay for is not listed)
             if "pending" in answers:
                 return None
             return next(a for a in prompt.actions if a.kind == "cancel_trade")
