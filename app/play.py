@@ -31,6 +31,13 @@ from storage import data_dir
 SAVED = "last_game.json"
 """In the data directory: the game ``hexhaven play`` left unfinished and its seat token
 (readable by its owner alone)."""
+DEFAULT_BOT_KIND = "uct"
+"""The bots ``play`` and ``host`` seat unless ``--bot-kind`` says otherwise."""
+DEFAULT_STRENGTH = "quick"
+"""The strength of a kind that has strengths when ``--strength`` is not given: the
+strongest whose decisions stay under a second at the 95th percentile with the interpreted
+engine (``benchmarks/strength_speed.py``; ``quick`` is ``medium`` stopped at 0.8 s a
+decision)."""
 
 
 def log_to_file(path: Path, level: str = "info") -> None:
@@ -43,7 +50,7 @@ def game_options(
     *,
     players: int,
     bots: int,
-    bot_kind: str,
+    bot_kind: str | None,
     strength: str | None,
     vp: int,
     board: str,
@@ -54,12 +61,14 @@ def game_options(
     balance: Sequence[str] = (),
 ) -> m.GameOptions:
     """The options of a new game (``board`` as ``--board`` takes it:
-    :func:`app.board_choice.board_fields`); raises ValueError with a sentence for the
-    person."""
+    :func:`app.board_choice.board_fields`; no ``bot_kind``: :data:`DEFAULT_BOT_KIND`, no
+    ``strength`` for a kind that has strengths: :data:`DEFAULT_STRENGTH`); raises
+    ValueError with a sentence for the person."""
     if not 2 <= players <= 4:
         raise ValueError(f"a game has 2 to 4 players, not {players} (--players, --bots)")
     if bots >= players:
         raise ValueError(f"{bots} bots leave no seat for you in a {players}-player game")
+    bot_kind = bot_kind or DEFAULT_BOT_KIND
     if bot_kind not in m.BOT_KINDS:
         raise ValueError(f"unknown bot kind {bot_kind!r}; choose from {', '.join(m.BOT_KINDS)}")
     if strength is not None and strength not in m.BOT_KINDS[bot_kind]:
@@ -71,6 +80,8 @@ def game_options(
             f"--strength is for {' and '.join(strong)} bots: add --bot-kind {strong[0]} "
             f"(the bots are {bot_kind} now, which have no strengths)"
         )
+    if strength is None and DEFAULT_STRENGTH in m.BOT_KINDS[bot_kind]:
+        strength = DEFAULT_STRENGTH
     chosen = board_fields(board, min_fairness=min_fairness, balance=balance)
     try:
         return m.GameOptions(

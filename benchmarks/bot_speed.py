@@ -9,13 +9,16 @@ setup.py) on mid-game positions: states in phase MAIN, turns 20-80, where the se
 has at least three choices, reached by random play with move pruning from seeded games.
 
 * **Rollouts per second per process**: random rollouts with move pruning from those states
-  to the end of the game, in this process, with the mean rollout length in actions.
+  to the end of the game, in this process, with the mean rollout length in actions; with
+  ``--planned``, rollouts by the ``heuristic`` player's priorities and chores instead
+  (``planned_rollouts``, ``planned_chores``), as the set-up searches play them.
 * **Decisions**: a full 1,000-rollout decision per state as a bot makes it, with the work
   split over 2 trees in 2 worker processes (Ensemble UCT, the processes started once
   beforehand and kept), each tree searching the true state rebuilt from the seat's view.
   Prints the median and 95th percentile in milliseconds.
 
-The last line is ``decision_ms_1000_rollouts_p50: X`` for scripts to pick up.
+The last line is ``decision_ms_1000_rollouts_p50: X`` for scripts to pick up;
+``--decisions 0`` measures the rollouts alone.
 """
 
 from __future__ import annotations
@@ -74,6 +77,10 @@ def main() -> None:
     parser.add_argument("--states", type=int, default=20, help="mid-game positions")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--rollouts", type=int, default=300, help="rollouts for the rate")
+    parser.add_argument("--planned", action="store_true", help="planned rollouts with chores")
+    parser.add_argument(
+        "--decisions", type=int, default=None, help="positions to decide (default: --states)"
+    )
     args = parser.parse_args()
     build = "compiled" if engine_rules.__file__.endswith((".so", ".pyd")) else "interpreted"
     print(f"python {platform.python_version()}, engine {build}, {os.cpu_count()} cores")
@@ -90,14 +97,17 @@ def main() -> None:
         s = states[i % len(states)].copy()
         s.rng = rnd.getrandbits(64)
         before = s.actions_taken
-        rollout(s, rnd, True)
+        rollout(s, rnd, True, planned=args.planned, chores=args.planned)
         lengths.append(s.actions_taken - before)
     elapsed = time.perf_counter() - start
     print(
-        f"rollouts: {args.rollouts / elapsed:.0f}/s per process, "
+        f"{'planned ' if args.planned else ''}rollouts: {args.rollouts / elapsed:.0f}/s per "
+        "process, "
         f"{statistics.mean(lengths):.0f} actions each on average"
     )
 
+    if args.decisions == 0:
+        return
     config = SearchConfig(rollouts=ROLLOUTS, trees=PROCESSES, processes=PROCESSES)
     ensemble = Ensemble(PROCESSES)
 
@@ -117,7 +127,7 @@ def main() -> None:
 
     ensemble.run(jobs(states[0], 2 * PROCESSES))  # start the worker processes
     times = []
-    for state in states:
+    for state in states[: args.decisions]:
         start = time.perf_counter()
         ensemble.run(jobs(state, ROLLOUTS))
         times.append((time.perf_counter() - start) * 1000)

@@ -1,10 +1,18 @@
 """The ``heuristic`` bot: a rule-based player, the baseline the search bots are measured by.
 
 It decides from what its seat may see (the view each prompt carries) and the prompt's legal
-actions: placements by production weighted with dice probability, resource variety and
-harbours; cities before settlements before development cards before roads; the robber on
-the leader's best hex; bank and harbour trades toward its next build; domestic offers
-accepted when they bring a build closer; discards of what it needs least.
+actions, by the rules the planned rollouts play (:func:`bots.playout.heuristic_move`, on a
+state rebuilt from its view): placements by production weighted with dice probability,
+resource variety and harbours; cities before settlements before development cards before
+roads; the robber on the leader's best hex; bank and harbour trades toward its next build;
+domestic offers accepted when they bring a build closer; discards of what it needs least.
+
+It makes 1:1 offers too (:meth:`HeuristicAgent.offer`): when it would build nothing, it
+offers everyone one card it holds beyond the needs of the build it is closest to for one
+card that build lacks, at most :data:`OFFERS_PER_TURN` a turn, never the same swap twice a
+turn, and none more that turn once an offer is declined by everyone. It confirms with the
+seat that accepted with the fewest points, waits while answers are pending, and cancels
+when nobody took it.
 """
 
 from __future__ import annotations
@@ -13,23 +21,41 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from bots.playout import (
-    GENERIC_HARBOUR_BONUS,
-    HARBOUR_NEED,
-    SPECIFIC_HARBOUR_BONUS,
-    VARIETY_BONUS,
-)
+from bots.playout import heuristic_move
 from clients.sdk import Agent, Table
-from engine.constants import DICE_DOTS
-from engine.topology import Topology, topology
+from engine.constants import (
+    CITY_COST,
+    DEV_CARD_COST,
+    N_DEV_KINDS,
+    N_RESOURCES,
+    ROAD_COST,
+    SETTLEMENT_COST,
+)
+from engine.events import TradeClosed
+from engine.rebuild import state_from_view
+from engine.state import GameState
+from engine.view import View
 from protocol import messages as m
-from protocol.payloads import RESOURCE_NAMES, Cards, ViewPayload
+from protocol.payloads import (
+    Cards,
+    OfferTrade,
+    ViewPayload,
+    action_from_engine,
+    action_to_engine,
+    event_to_engine,
+    view_to_engine,
+)
 
-_TERRAIN_RESOURCE = {"hills": 0, "forest": 1, "pasture": 2, "fields": 3, "mountains": 4}
-CITY = (0, 0, 0, 2, 3)
-SETTLEMENT = (1, 1, 1, 1, 0)
-ROAD = (1, 1, 0, 0, 0)
-DEV_CARD = (0, 0, 1, 1, 1)
+CITY = CITY_COST
+SETTLEMENT = SETTLEMENT_COST
+ROAD = ROAD_COST
+DEV_CARD = DEV_CARD_COST
+OFFERS_PER_TURN = 2
+"""How many 1:1 offers the ``heuristic`` player makes in a turn at most."""
+NEAR = 2
+"""It offers only toward a build that lacks at most this many cards."""
+_SAVING = frozenset({"end_turn", "buy_dev_card", "maritime_trade"})
+"""The main-phase choices that build nothing, before which the player may offer a trade."""
 
 
 def next_build(has_settlement: bool, cities_left: int, settlements_left: int) -> tuple[int, ...]:
@@ -43,8 +69,33 @@ def next_build(has_settlement: bool, cities_left: int, settlements_left: int) ->
     return DEV_CARD
 
 
-def _counts(cards: Cards | None) -> list[int]:
-    return [0] * 5 if cards is None else list(cards.counts())
+def _one(r: int) -> Cards:
+    """One card of resource ``r``."""
+    return Cards.of(tuple(int(q == r) for q in range(N_RESOURCES)))
+
+
+def _missing(hand: Sequence[int], cost: Sequence[int]) -> int:
+    """How many cards ``hand`` lacks of ``cost``."""
+    return sum(max(0, c - h) for h, c in zip(hand, cost, strict=True))
+
+
+def state_of(view: View, seat: int) -> GameState:
+    """The game ``view`` (``seat``'s) shows as an engine state, the hidden cards filled in
+    with any guess that fits the counts: the player's rules read only what its seat sees."""
+    none = (0,) * N_RESOURCES
+    unknown = (0,) * (N_DEV_KINDS - 1)
+    hands: list[Sequence[int]] = []
+    development: list[Sequence[int]] = []
+    for p in sorted(view.seats, key=lambda p: p.seat):
+        if p.seat == seat:
+            hands.append(view.hand or none)
+            development.append(view.development or (0,) * N_DEV_KINDS)
+        else:
+            hands.append((p.resource_cards, *none[1:]))
+            development.append((p.development_cards, *unknown))
+    deck = (view.development_deck, *unknown)
+    new = view.development_new or (0,) * N_DEV_KINDS
+    return state_from_view(view, hands, development, deck, development_new=new)
 
 
 class HeuristicAgent(Agent):
@@ -54,222 +105,114 @@ class HeuristicAgent(Agent):
 
     def __init__(self, seed: int | None = None) -> None:
         self.rng = random.Random(seed)
+        self.turn = -1
+        self.offers = 0  # offers made this turn
+        self.declined = False  # an offer of this turn was declined by everyone
+        self.tried: set[tuple[int, int]] = set()  # (give, want) offered this turn
+
+    def on_event(self, event: Any, table: Table) -> None:
+        closed = event_to_engine(event)
+        if isinstance(closed, TradeClosed) and closed.reason == "declined":
+            self.declined = self.declined or closed.seat == table.seat
 
     def choose(self, prompt: m.Prompt, table: Table) -> Any:
         view = prompt.view or table.view
         if view is None or view.seat is None:
             return self.rng.choice(prompt.actions)
-        return Decision(view, prompt.actions, self.rng).best()
+        if view.turn != self.turn:
+            self.turn, self.offers, self.declined = view.turn, 0, False
+            self.tried.clear()
+        trade = view.trade
+        if trade is not None and trade.offerer == view.seat:
+            return self._as_offerer(view, prompt.actions)
+        decision = Decision(view, prompt.actions, self.rng)
+        pick = decision.best()
+        if view.phase == "main" and view.current == view.seat and pick.kind in _SAVING:
+            offer = self.offer(decision)
+            if offer is not None:
+                return offer
+        return pick
+
+    def offer(self, decision: Decision) -> OfferTrade | None:
+        """A 1:1 offer toward the build the seat is closest to (see the module docstring),
+        or None."""
+        if self.declined or self.offers >= OFFERS_PER_TURN:
+            return None
+        swap = decision.swap(self.tried)
+        if swap is None:
+            return None
+        self.tried.add(swap)
+        self.offers += 1
+        give, want = swap
+        return OfferTrade(give=_one(give), get=_one(want))
+
+    def _as_offerer(self, view: ViewPayload, actions: Sequence[Any]) -> Any | None:
+        """With an offer of ours open: confirm with the seat that accepted with the fewest
+        points (a counter-offer is not taken), wait (None) while answers are pending, else
+        cancel."""
+        trade = view.trade
+        assert trade is not None
+        confirms = [
+            a
+            for a in actions
+            if a.kind == "confirm_trade" and trade.answers[a.partner] == "accepted"
+        ]
+        if confirms:
+            points = {p.seat: p.points for p in view.seats}
+            return min(confirms, key=lambda a: (points[a.partner], a.partner))
+        if "pending" in trade.answers:
+            return None
+        return next(a for a in actions if a.kind == "cancel_trade")
 
 
 class Decision:
-    """One choice, with the facts of the view worked out once."""
+    """One choice of the ``heuristic`` player: the policy's move
+    (:func:`bots.playout.heuristic_move`) on the prompt's view rebuilt as an engine state."""
 
     def __init__(self, view: ViewPayload, actions: Sequence[Any], rng: random.Random) -> None:
         self.view = view
         self.actions = list(actions)
         self.rng = rng
         self.me = view.seat if view.seat is not None else 0
-        self.topo: Topology = topology(view.board.radius)
-        self.hand = _counts(view.hand)
-        self.owner: dict[int, tuple[int, int]] = {v: (s, 1) for v, s in view.settlements}
-        self.owner.update({v: (s, 2) for v, s in view.cities})
-        self.by_kind: dict[str, list[Any]] = {}
-        for a in self.actions:
-            self.by_kind.setdefault(a.kind, []).append(a)
-        self.production = self._production(self.me)
+        self.hand = list(view.hand.counts()) if view.hand is not None else [0] * N_RESOURCES
 
-    # --- facts ----------------------------------------------------------------------------
-    def hex_dots(self, h: int) -> int:
-        token = self.view.board.tokens[h]
-        return DICE_DOTS[token] if token else 0
-
-    def hex_resource(self, h: int) -> int | None:
-        return _TERRAIN_RESOURCE.get(self.view.board.terrain[h])
-
-    def _production(self, seat: int) -> list[float]:
-        out = [0.0] * 5
-        for v, (s, level) in self.owner.items():
-            if s == seat:
-                for h in self.topo.vertex_hexes[v]:
-                    r = self.hex_resource(h)
-                    if r is not None and h != self.view.robber:
-                        out[r] += level * self.hex_dots(h)
-        return out
-
-    def vertex_value(self, v: int) -> float:
-        """How good a settlement on ``v`` would be for this seat."""
-        value = 0.0
-        new = set()
-        for h in self.topo.vertex_hexes[v]:
-            r = self.hex_resource(h)
-            if r is not None:
-                value += self.hex_dots(h)
-                if self.production[r] == 0:
-                    new.add(r)
-        value += VARIETY_BONUS * len(new)
-        for slot, kind in zip(self.topo.harbour_slots, self.view.board.harbours, strict=True):
-            if v in self.topo.edge_vertices[slot]:
-                if kind == "generic":
-                    value += GENERIC_HARBOUR_BONUS
-                elif self.production[RESOURCE_NAMES.index(kind)] >= HARBOUR_NEED:
-                    value += SPECIFIC_HARBOUR_BONUS
-        return value
-
-    def free_spot(self, v: int) -> bool:
-        return v not in self.owner and all(
-            w not in self.owner for w in self.topo.vertex_vertices[v]
-        )
-
-    def target(self) -> tuple[int, ...]:
-        """The next thing worth saving for."""
-        me = self.view.seats[self.me]
-        upgradable = any(s == self.me and lv == 1 for s, lv in self.owner.values())
-        return next_build(upgradable, me.cities_left, me.settlements_left)
-
-    def missing(self, hand: Sequence[int], cost: Sequence[int]) -> int:
-        return sum(max(0, c - h) for h, c in zip(hand, cost, strict=True))
-
-    # --- the choice -------------------------------------------------------------------------
     def best(self) -> Any:
-        k = self.by_kind
-        for kind, pick in (
-            ("place_settlement", self._place_settlement),
-            ("place_road", self._road),
-            ("discard", self._discard),
-            ("move_robber", self._robber),
-            ("accept_trade", self._answer),
-            ("decline_trade", self._answer),
-            ("confirm_trade", lambda: k["confirm_trade"][0]),
-            ("cancel_trade", lambda: k["cancel_trade"][0]),
-        ):
-            if kind in k:
-                return pick()
-        if "roll_dice" in k:
-            if "play_knight" in k and self._robber_hurts_me():
-                return k["play_knight"][0]
-            return k["roll_dice"][0]
-        if self.view.phase == "road_building" and "build_road" in k:
-            return self._road()
-        return self._main()
+        """The wire action the policy picks among the prompt's."""
+        state = state_of(view_to_engine(self.view), self.me)
+        legal = [action_to_engine(a, self.me) for a in self.actions]
+        return action_from_engine(heuristic_move(state, self.me, legal, self.rng))
 
-    def _place_settlement(self) -> Any:
-        return max(self.by_kind["place_settlement"], key=lambda a: self.vertex_value(a.vertex))
-
-    def _road(self) -> Any:
-        """The road leading toward the best free spot nearby."""
-        options = self.by_kind.get("place_road") or self.by_kind["build_road"]
-
-        def reach(a: Any) -> float:
-            best = 0.0
-            for end in self.topo.edge_vertices[a.edge]:
-                frontier = {end}
-                for dist in range(3):
-                    for v in frontier:
-                        if self.free_spot(v):
-                            best = max(best, self.vertex_value(v) / (1 + dist))
-                    frontier = {w for v in frontier for w in self.topo.vertex_vertices[v]}
-            return best + self.rng.random() * 1e-3
-
-        return max(options, key=reach)
-
-    def _discard(self) -> Any:
-        need = self.target()
-
-        def spare(a: Any) -> int:
-            r = a.cards.counts().index(1) if sum(a.cards.counts()) == 1 else 0
-            return self.hand[r] - need[r]
-
-        return max(self.by_kind["discard"], key=spare)
-
-    def _robber(self) -> Any:
-        points = [p.points for p in self.view.seats]
-
-        def harm(a: Any) -> float:
-            score = 0.0
-            for v in self.topo.hex_vertices[a.hex]:
-                if v in self.owner:
-                    seat, level = self.owner[v]
-                    if seat == self.me:
-                        return -100.0
-                    score += level * self.hex_dots(a.hex) * (1 + points[seat])
-            if a.victim is not None:
-                score += 5 + points[a.victim]
-            return score + self.rng.random() * 1e-3
-
-        return max(self.by_kind["move_robber"], key=harm)
-
-    def _robber_hurts_me(self) -> bool:
-        return (
-            any(
-                v in self.owner and self.owner[v][0] == self.me
-                for v in self.topo.hex_vertices[self.view.robber]
+    def closest(self) -> tuple[int, ...] | None:
+        """The price of the build the seat lacks fewest cards for, among those it may still
+        make (a city, a settlement, a development card; on a tie in that order); None when
+        it can pay for one already or may make none."""
+        me = self.view.seats[self.me]
+        upgradable = any(s == self.me for _, s in self.view.settlements)
+        options = [
+            cost
+            for cost, possible in (
+                (CITY, upgradable and me.cities_left > 0),
+                (SETTLEMENT, me.settlements_left > 0),
+                (DEV_CARD, self.view.development_deck > 0),
             )
-            and self.hex_dots(self.view.robber) >= 3
-        )
+            if possible
+        ]
+        if not options:
+            return None
+        best = min(options, key=lambda cost: _missing(self.hand, cost))
+        return None if _missing(self.hand, best) == 0 else best
 
-    def _answer(self) -> Any:
-        trade = self.view.trade
-        accept = self.by_kind.get("accept_trade")
-        if trade is None or not accept:
-            return self.by_kind["decline_trade"][0]
-        gain, pay = trade.give.counts(), trade.get.counts()
-        after = [h + g - p for h, g, p in zip(self.hand, gain, pay, strict=True)]
-        target = self.target()
-        if self.missing(after, target) < self.missing(self.hand, target):
-            return accept[0]
-        return self.by_kind["decline_trade"][0]
-
-    def _main(self) -> Any:
-        k = self.by_kind
-        if "build_city" in k:
-            return max(
-                k["build_city"],
-                key=lambda a: sum(self.hex_dots(h) for h in self.topo.vertex_hexes[a.vertex]),
-            )
-        if "build_settlement" in k:
-            return max(k["build_settlement"], key=lambda a: self.vertex_value(a.vertex))
-        card = self._card()
-        if card is not None:
-            return card
-        target = self.target()
-        if "buy_dev_card" in k and self.missing(self.hand, target) > 2:
-            return k["buy_dev_card"][0]
-        if "build_road" in k and (target is not CITY or self.view.seats[self.me].settlements_left):
-            spots = [v for v in range(self.topo.n_vertices) if self.free_spot(v)]
-            if spots and not k.get("build_settlement"):
-                return self._road()
-        trade = self._maritime(target)
-        if trade is not None:
-            return trade
-        if "buy_dev_card" in k:
-            return k["buy_dev_card"][0]
-        return k["end_turn"][0]
-
-    def _card(self) -> Any | None:
-        k = self.by_kind
-        if "play_knight" in k and self._robber_hurts_me():
-            return k["play_knight"][0]
-        target = self.target()
-        if "play_year_of_plenty" in k:
-            lacking = [max(0, c - h) for h, c in zip(self.hand, target, strict=True)]
-            return max(
-                k["play_year_of_plenty"],
-                key=lambda a: sum(
-                    min(x, y) for x, y in zip(a.cards.counts(), lacking, strict=True)
-                ),
-            )
-        if "play_monopoly" in k:
-            want = max(range(5), key=lambda r: target[r] - self.hand[r])
-            return next(a for a in k["play_monopoly"] if a.resource == RESOURCE_NAMES[want])
-        if "play_road_building" in k:
-            return k["play_road_building"][0]
-        return None
-
-    def _maritime(self, target: tuple[int, ...]) -> Any | None:
-        for a in self.by_kind.get("maritime_trade", []):
-            give = RESOURCE_NAMES.index(a.give)
-            get = RESOURCE_NAMES.index(a.get)
-            if self.hand[get] < target[get] and self.hand[give] - a.ratio >= target[give]:
-                return a
-        return None
+    def swap(self, tried: set[tuple[int, int]]) -> tuple[int, int] | None:
+        """(give, want): one card held beyond the closest build's needs (the most spare)
+        for one card it lacks (the most lacking), not among ``tried``; None when that build
+        lacks more than :data:`NEAR` cards or nothing is spare."""
+        cost = self.closest()
+        if cost is None or _missing(self.hand, cost) > NEAR:
+            return None
+        hand = self.hand
+        spare = {r: hand[r] - cost[r] for r in range(N_RESOURCES) if hand[r] > cost[r]}
+        lacking = {r: cost[r] - hand[r] for r in range(N_RESOURCES) if hand[r] < cost[r]}
+        pairs = [(g, w) for g in spare for w in lacking if (g, w) not in tried]
+        if not pairs:
+            return None
+        return max(pairs, key=lambda p: (spare[p[0]], lacking[p[1]], -p[0], -p[1]))

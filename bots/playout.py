@@ -1,9 +1,16 @@
-"""Rollouts: a game played on from a search state to its end by a fixed policy.
+"""Rollouts, and the ``heuristic`` player's policy on engine states.
 
-This is where the search spends nearly all its time, so the module is compiled with the
-engine in the optimized build (``setup.py``), where its calls into the rules are direct.
-Random choices draw from the caller's :class:`random.Random` exactly as
+A rollout is a game played on from a search state to its end by a fixed policy. This is
+where the search spends nearly all its time, so the module is compiled with the engine in
+the optimized build (``setup.py``), where its calls into the rules are direct. Random
+choices draw from the caller's :class:`random.Random` exactly as
 :meth:`random.Random.choice` does, so both builds play the same rollout from the same seed.
+
+The ``heuristic`` player's rules are written here once, on engine states:
+:func:`heuristic_move` is the player's every move (the ``heuristic`` bot plays it on a
+state rebuilt from its view), and the planned rollouts play the same priorities, chores
+and set-up, picking at random where the player weighs equal options (which road, which
+card to play) to stay fast.
 """
 
 from __future__ import annotations
@@ -14,11 +21,15 @@ from collections.abc import Callable, Sequence
 from typing import Final
 
 from engine.actions import (
+    AcceptTrade,
     Action,
     BuildCity,
     BuildRoad,
     BuildSettlement,
     BuyDevCard,
+    CancelTrade,
+    ConfirmTrade,
+    DeclineTrade,
     Discard,
     MaritimeTrade,
     MoveRobber,
@@ -30,7 +41,15 @@ from engine.actions import (
     PlayYearOfPlenty,
     RollDice,
 )
-from engine.constants import CITY_COST, DEV_CARD_COST, DICE_DOTS, HARBOUR_GENERIC, SETTLEMENT_COST
+from engine.constants import (
+    CITY_COST,
+    DEV_CARD_COST,
+    DICE_DOTS,
+    DISCARD_LIMIT,
+    HARBOUR_GENERIC,
+    N_RESOURCES,
+    SETTLEMENT_COST,
+)
 from engine.rules import advance, legal_actions, settlement_spots
 from engine.state import GameState, Phase
 
@@ -39,6 +58,10 @@ _DISCARD: Final = int(Phase.DISCARD)
 _PRE_ROLL: Final = int(Phase.PRE_ROLL)
 _MOVE_ROBBER: Final = int(Phase.MOVE_ROBBER)
 _SETUP_SETTLEMENT: Final = int(Phase.SETUP_SETTLEMENT)
+_SETUP_ROAD: Final = int(Phase.SETUP_ROAD)
+_ROAD_BUILDING: Final = int(Phase.ROAD_BUILDING)
+_TRADE: Final = int(Phase.TRADE)
+_R: Final = N_RESOURCES
 _OVER: Final = int(Phase.GAME_OVER)
 # Classes as C statics for the compiled build (an imported name is looked up at each use).
 _BUILD_CITY: Final = BuildCity
@@ -134,26 +157,102 @@ def policy_move(state: GameState, actions: list[Action], rnd: random.Random) -> 
     return _chore(state, phase, actions)
 
 
+def heuristic_move(
+    state: GameState, seat: int, actions: list[Action], rnd: random.Random
+) -> Action:
+    """The ``heuristic`` player's move for ``seat`` in ``state`` (``actions``: its legal
+    actions there, none of them an offer): the set-up by :func:`setup_move`; an answer to
+    an open offer that brings its next build closer accepted, else declined (as the
+    offerer: confirm with the first seat that can, else cancel); free roads toward the
+    best spot (:func:`road_reach`); in the main phase the planned policy's priorities
+    (:func:`_planned_main`), weighing the spots, roads and cards the rollouts pick at
+    random; the robber, discards and a knight before the roll by :func:`_chore`."""
+    if len(actions) == 1:
+        return actions[0]
+    phase = state.phase
+    if phase in (_SETUP_SETTLEMENT, _SETUP_ROAD):
+        return setup_move(state, rnd)
+    if phase == _TRADE:
+        return _answer(state, seat, actions)
+    if phase == _ROAD_BUILDING:
+        return _best_road(state, actions, rnd)
+    if phase == _MAIN:
+        return _planned_main(state, actions, rnd, True)
+    move = _chore(state, phase, actions)
+    return actions[0] if move is None else move
+
+
+def _answer(state: GameState, seat: int, actions: list[Action]) -> Action:
+    """The ``heuristic`` player's part in an open offer (see :func:`heuristic_move`)."""
+    accept: Action | None = None
+    decline: Action | None = None
+    for a in actions:
+        kind = type(a)
+        if kind is ConfirmTrade:
+            return a
+        if kind is AcceptTrade:
+            accept = a
+        elif kind is DeclineTrade:
+            decline = a
+    if decline is None:
+        return next(a for a in actions if type(a) is CancelTrade)
+    offer = state.offer
+    if accept is None or offer is None:
+        return decline
+    gain, pay = offer  # the offerer's terms: what it gives, what it gets
+    b = seat * _R
+    hand = state.hand[b : b + _R]
+    after = [hand[r] + gain[r] - pay[r] for r in range(_R)]
+    target = _target(state, seat)
+    return accept if _lacking(after, target) < _lacking(hand, target) else decline
+
+
+def _lacking(hand: Sequence[int], cost: Sequence[int]) -> int:
+    """How many cards ``hand`` lacks of ``cost``."""
+    return sum(c - h for h, c in zip(hand, cost, strict=True) if c > h)
+
+
+def _needs(cost: Sequence[int]) -> tuple[tuple[int, int], ...]:
+    """The (resource, count) pairs of a price, its zero counts left out."""
+    return tuple((r, c) for r, c in enumerate(cost) if c)
+
+
+_CITY_NEEDS: Final = _needs(CITY_COST)
+_SETTLEMENT_NEEDS: Final = _needs(SETTLEMENT_COST)
+
+
 def _affordable_builds(state: GameState, actions: list[Action]) -> list[Action] | None:
     """The cities the seat to move can build if it can pay for one, else the settlements
     if it can pay for one; None when it can pay for neither (or the board has no spot)."""
-    p = state.current * 5
+    b = state.current * _R
     hand = state.hand
     best: list[Action] | None = None
-    if hand[p + 3] >= 2 and hand[p + 4] >= 3:
+    for r, c in _CITY_NEEDS:
+        if hand[b + r] < c:
+            break
+    else:
         best = [a for a in actions if type(a) is _BUILD_CITY]
-    if not best and hand[p] and hand[p + 1] and hand[p + 2] and hand[p + 3]:
+    if not best:
+        for r, c in _SETTLEMENT_NEEDS:
+            if hand[b + r] < c:
+                return None
         best = [a for a in actions if type(a) is _BUILD_SETTLEMENT]
     return best or None
 
 
-def _planned_main(state: GameState, actions: list[Action], rnd: random.Random) -> Action:
+def _planned_main(
+    state: GameState, actions: list[Action], rnd: random.Random, careful: bool = False
+) -> Action:
     """The planned policy's main-phase move: a city, else a settlement, on the spot with
-    the most dice dots when one is affordable, else :func:`_planned`."""
+    the most dice dots when one is affordable (``careful``, as the player: a settlement on
+    the spot of most :func:`spot_worth`), else :func:`_planned`."""
     best = _affordable_builds(state, actions)
     if best:
+        if careful and type(best[0]) is _BUILD_SETTLEMENT:
+            dots = resource_dots(state, state.current)
+            return max(best, key=lambda a: spot_worth(state, dots, _vertex(a)))
         return max(best, key=lambda a: _spot_dots(state, _vertex(a)))
-    return _planned(state, actions, rnd)
+    return _planned(state, actions, rnd, careful)
 
 
 def _vertex(action: Action) -> int:
@@ -169,15 +268,18 @@ def _spot_dots(state: GameState, v: int) -> int:
     return sum(DICE_DOTS.get(tokens[h], 0) for h in state.topo.vertex_hexes[v] if h != robber)
 
 
-def _planned(state: GameState, actions: list[Action], rnd: random.Random) -> Action:
-    """The planned rollout policy's main-phase move when no city or settlement is
-    affordable, after the ``heuristic`` player: a development card played (a knight only
-    with the robber next to one of the seat's buildings), a card bought when the next
-    build lacks more than two cards, a road when no settlement spot is left, a bank trade
-    toward the next build, else a card bought, else the end of the turn (``actions[0]``)."""
+def _planned(
+    state: GameState, actions: list[Action], rnd: random.Random, careful: bool = False
+) -> Action:
+    """The planned policy's main-phase move when no city or settlement is affordable: a
+    development card played (a knight only with the robber next to one of the seat's
+    buildings), a card bought when the next build lacks more than two cards, a road when
+    no settlement spot is left, a bank trade toward the next build, else a card bought,
+    else the end of the turn (``actions[0]``). The card and the road are picked at random,
+    or with ``careful`` as the player picks them (:func:`_best_play`, :func:`_best_road`)."""
     p = state.current
-    b = p * 5
-    hand = state.hand[b : b + 5]
+    b = p * _R
+    hand = state.hand[b : b + _R]
     target = _target(state, p)
     buy: Action | None = None
     roads: list[Action] = []
@@ -206,20 +308,62 @@ def _planned(state: GameState, actions: list[Action], rnd: random.Random) -> Act
         elif kind in _PLAYS:
             plays.append(a)
     if plays:
-        return choice(rnd, plays)
-    if buy is not None and sum(c - h for h, c in zip(hand, target, strict=True) if c > h) > 2:
+        return _best_play(plays, hand, target) if careful else choice(rnd, plays)
+    if buy is not None and _lacking(hand, target) > 2:
         return buy
     if (
         roads
         and (target != CITY_COST or state.settlements_left[p])
         and not settlement_spots(state, p)
     ):
-        return choice(rnd, roads)
+        return _best_road(state, roads, rnd) if careful else choice(rnd, roads)
     if trade is not None:
         return trade
     if buy is not None:
         return buy
     return actions[0]
+
+
+def _best_play(plays: list[Action], hand: list[int], target: Sequence[int]) -> Action:
+    """The card the ``heuristic`` player plays of ``plays``: a knight, else the year of
+    plenty that takes most of what ``target`` lacks, else the monopoly of the resource it
+    lacks most, else road building."""
+    lacking = [max(0, target[r] - hand[r]) for r in range(_R)]
+    want = max(range(_R), key=lambda r: target[r] - hand[r])
+    best = plays[0]
+    rank = -1
+    for a in plays:
+        if isinstance(a, PlayKnight):
+            return a
+        if isinstance(a, PlayYearOfPlenty):
+            score = 2 * _R + sum(min(x, y) for x, y in zip(a.cards, lacking, strict=True))
+        elif isinstance(a, PlayMonopoly):
+            score = _R + int(a.resource == want)
+        else:
+            score = 0
+        if score > rank:
+            best, rank = a, score
+    return best
+
+
+def _best_road(state: GameState, roads: list[Action], rnd: random.Random) -> Action:
+    """The road toward the best free spot (:func:`road_reach` for the seat to move), near
+    ties broken at random."""
+    dots = resource_dots(state, state.current)
+    best = roads[0]
+    top = -math.inf
+    for a in roads:
+        reach = road_reach(state, dots, _edge(a)) + rnd.random() * 1e-3
+        if reach > top:
+            top = reach
+            best = a
+    return best
+
+
+def _edge(action: Action) -> int:
+    """The edge a road goes on."""
+    assert isinstance(action, (BuildRoad, PlaceRoad))
+    return action.edge
 
 
 def _target(state: GameState, seat: int) -> Sequence[int]:
@@ -272,8 +416,8 @@ def _chore(state: GameState, phase: int, actions: list[Action]) -> Action | None
         seat = actions[0].seat
         need = _target(state, seat)
         hand = state.hand
-        b = seat * 5
-        spare = [hand[b + r] - need[r] for r in range(5)]
+        b = seat * _R
+        spare = [hand[b + r] - need[r] for r in range(_R)]
         return max(actions, key=lambda a: spare[_card(a)])
     if phase == _PRE_ROLL:
         robber = state.robber
@@ -311,8 +455,8 @@ def _greedy(
     roads: list[Action] = [a for a in actions if type(a) is BuildRoad]
     if roads and rnd.random() < 0.5:
         return choice(rnd, roads)
-    p = state.current * 5
-    if sum(state.hand[p : p + 5]) > 7:
+    p = state.current * _R
+    if sum(state.hand[p : p + _R]) > DISCARD_LIMIT:
         trades: list[Action] = [a for a in actions if type(a) is MaritimeTrade]
         if trades:
             return choice(rnd, trades)
@@ -368,14 +512,14 @@ def road_reach(state: GameState, dots: Sequence[int], edge: int) -> float:
 def resource_dots(state: GameState, seat: int) -> list[int]:
     """The dice dots the seat's buildings make of each resource (cities twice), the
     robber's hex not counted."""
-    out = [0, 0, 0, 0, 0]
+    out = [0] * _R
     board = state.board
     robber = state.robber
     vlevel = state.vlevel
     for v in state.pbuild[seat]:
         for h in state.topo.vertex_hexes[v]:
             r = board.terrain[h]
-            if r < 5 and h != robber:
+            if r < _R and h != robber:
                 out[r] += vlevel[v] * DICE_DOTS.get(board.tokens[h], 0)
     return out
 
@@ -389,7 +533,7 @@ def spot_worth(state: GameState, dots: Sequence[int], v: int) -> float:
     new: set[int] = set()
     for h in state.topo.vertex_hexes[v]:
         r = board.terrain[h]
-        if r < 5:
+        if r < _R:
             worth += DICE_DOTS.get(board.tokens[h], 0)
             if not dots[r]:
                 new.add(r)
@@ -397,6 +541,6 @@ def spot_worth(state: GameState, dots: Sequence[int], v: int) -> float:
     kind = board.vertex_harbour[v]
     if kind == HARBOUR_GENERIC:
         worth += GENERIC_HARBOUR_BONUS
-    elif 0 <= kind < 5 and dots[kind] >= HARBOUR_NEED:
+    elif 0 <= kind < _R and dots[kind] >= HARBOUR_NEED:
         worth += SPECIFIC_HARBOUR_BONUS
     return worth

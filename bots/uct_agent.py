@@ -68,8 +68,14 @@ _MEDIUM = SearchConfig(
     moves=MovePolicy.RULES_UNLESS_SURE,
     margin=1.0,
 )
+QUICK_TIME_MS = 800
+"""``quick``'s time budget for a decision: ``medium``'s play, stopped short of its
+rollouts where a machine is too slow to reach them in that time (with the interpreted
+engine ``medium``'s decisions take up to a few seconds), so that it answers within a
+second; ``hexhaven play`` seats it by default."""
 STRENGTHS: dict[str, SearchConfig] = {
     "easy": SearchConfig(rollouts=200),
+    "quick": replace(_MEDIUM, time_ms=QUICK_TIME_MS),
     "medium": _MEDIUM,
     # medium's play with three times the search, over two processes: it won 69.5% of 200
     # games against three heuristic players, where the 10,000-cut-rollout ensemble that was
@@ -102,10 +108,11 @@ class UCTAgent(Agent):
         self.tried: set[tuple[int, int]] = set()  # (want, give) offered this turn
         self.last_stats: RootStats | None = None
         self.default: Action | None = None  # the heuristic's move (moves=rules_unless_sure)
+        self.stop: float | None = None  # when time_ms ends the decision under way
 
     @classmethod
     def from_params(cls, params: Mapping[str, str], seed: int | None = None) -> UCTAgent:
-        """An agent from ``name=value`` parameters: ``strength`` (easy, medium, hard) picks a
+        """An agent from ``name=value`` parameters: ``strength`` (easy, quick, medium, hard) picks a
         base configuration, the others are :class:`SearchConfig` fields over it (or over the
         plain defaults when no strength is named). No parameters at all: ``medium``."""
         params = dict(params)
@@ -122,8 +129,16 @@ class UCTAgent(Agent):
         self.tracker = track(self.tracker, event, table)
 
     def choose(self, prompt: m.Prompt, table: Table) -> Any:
-        # The turn timer ends the whole decision, however many searches it takes.
-        end = None if prompt.deadline is None else time.monotonic() + prompt.deadline
+        # The turn timer and time_ms end the whole decision, however many searches it takes.
+        now = time.monotonic()
+        end = None if prompt.deadline is None else now + prompt.deadline
+        self.stop = now + self.config.time_ms / 1000 if self.config.time_ms else None
+        try:
+            return self._choose(prompt, table, end)
+        finally:
+            self.stop = None
+
+    def _choose(self, prompt: m.Prompt, table: Table, end: float | None) -> Any:
         payload = prompt.view or table.view
         if payload is None or payload.seat is None:
             return self.rnd.choice(prompt.actions)
@@ -345,11 +360,14 @@ class UCTAgent(Agent):
         return stats
 
     def _budget(self, end: float | None) -> float | None:
-        """The seconds a search may take: ``time_ms``, and a share of what is left on the
-        turn timer (which runs out at ``end``), whichever is less; None for no limit. A
-        second search in the same decision gets a share of what the first left."""
+        """The seconds a search may take: what is left of ``time_ms`` for the decision, and
+        a share of what is left on the turn timer (which runs out at ``end``), whichever is
+        less; None for no limit. A second search in the same decision gets what the first
+        left (at least 50 ms)."""
         budgets = []
-        if self.config.time_ms:
+        if self.stop is not None:
+            budgets.append(max(0.05, self.stop - time.monotonic()))
+        elif self.config.time_ms:
             budgets.append(self.config.time_ms / 1000.0)
         if end is not None:
             left = end - time.monotonic()

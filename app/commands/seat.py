@@ -176,7 +176,9 @@ def register(sub: Any) -> None:
         "--kind", default="random", help="the bot kind: random, heuristic, uct or catanatron"
     )
     bot.add_argument(
-        "--strength", default=None, help="a named strength of the kind (uct: easy, medium, hard)"
+        "--strength",
+        default=None,
+        help="a named strength of the kind (uct: easy, quick, medium, hard)",
     )
     bot.add_argument(
         "--param",

@@ -161,12 +161,15 @@ def _add_game_options(p: argparse.ArgumentParser, bots: int, *, host: bool = Fal
     )
     p.add_argument(
         "--bot-kind",
-        default="heuristic",
+        default=None,
         choices=["random", "heuristic", "uct"],
-        help="the bots' kind",
+        help="the bots' kind (default uct, the search bot)",
     )
     p.add_argument(
-        "--strength", default=None, choices=["easy", "medium", "hard"], help="uct bots' strength"
+        "--strength",
+        default=None,
+        choices=["easy", "quick", "medium", "hard"],
+        help="uct bots' strength (default quick: medium's play within a second a move)",
     )
     p.add_argument("--vp", type=int, default=10, help="victory points to win")
     p.add_argument("--board", default="random", metavar="BOARD", help=BOARD_HELP)

@@ -489,7 +489,7 @@ def test_bot_says_why_it_has_no_seat_or_cannot_reach_the_server(
             "--min-fairness 2: the fairness the board reaches must be 0 to 0.99",
         ),
         (
-            ["--strength", "hard"],
+            ["--bot-kind", "heuristic", "--strength", "hard"],
             "--strength is for uct bots: add --bot-kind uct (the bots are heuristic now, which "
             "have no strengths)",
         ),

@@ -27,7 +27,7 @@ from bots.uct import (
     optimistic_moves,
     setup_search,
 )
-from bots.uct_agent import AIMED_RETRIES, STRENGTHS, UCTAgent, acceptance
+from bots.uct_agent import AIMED_RETRIES, QUICK_TIME_MS, STRENGTHS, UCTAgent, acceptance
 from clients.sdk import Agent, Table
 from engine import (
     BuildCity,
@@ -109,6 +109,12 @@ def test_hard_plays_as_medium_with_more_search() -> None:
     assert all(getattr(hard, name) > getattr(medium, name) for name in budgets)
 
 
+def test_quick_plays_as_medium_stopped_at_its_time_budget() -> None:
+    medium, quick = STRENGTHS["medium"], STRENGTHS["quick"]
+    assert medium.time_ms is None and quick.time_ms == QUICK_TIME_MS
+    assert replace(quick, time_ms=None) == medium
+
+
 class Recorder:
     """Counts what seat 0 did in the public event stream."""
 
@@ -141,7 +147,8 @@ def test_a_trading_uct_bot_plays_whole_games_with_legal_moves_only(aimed: str) -
 
 class Offerer(Agent):
     """Offers seat 0 one card of what it holds most of for one of what it holds least of,
-    on every turn it can, then plays like the heuristic bot."""
+    on every turn it can, then plays like the heuristic bot (and answers others' offers as
+    it does)."""
 
     name = "offerer"
 
@@ -153,10 +160,11 @@ class Offerer(Agent):
         view = prompt.view
         assert view is not None and view.hand is not None
         hand = view.hand.counts()
-        if view.trade is not None:
+        if view.trade is not None and view.trade.offerer == view.seat:
             answers = view.trade.answers
-            if answers[0] in ("accepted", "countered"):
-                return next(a for a in prompt.actions if a.kind == "confirm_trade")
+            confirm = [a for a in prompt.actions if a.kind == "confirm_trade"]
+            if answers[0] in ("accepted", "countered") and confirm:
+                return confirm[0]  # (a counter it cannot pay for is not listed)
             if "pending" in answers:
                 return None
             return next(a for a in prompt.actions if a.kind == "cancel_trade")
@@ -200,10 +208,15 @@ def test_a_turn_timer_bounds_the_search() -> None:
     assert bot.last_stats is not None and bot.last_stats.rollouts > 0
 
 
-def test_two_searches_in_one_decision_answer_inside_the_turn_timer() -> None:
+@pytest.mark.parametrize("bound", ["timer", "time_ms"])
+def test_two_searches_in_one_decision_answer_inside_the_turn_timer(bound: str) -> None:
     """The trade-optimistic search picks a build that only trades would pay for, no offer
-    is worth making, and the bot searches again: both searches together fit the timer."""
-    config_ = SearchConfig(rollouts=10**9, trade_optimistic=True, aimed_offers=True)
+    is worth making, and the bot searches again: both searches together fit the timer, or
+    the decision's ``time_ms``."""
+    time_ms = 600.0 if bound == "time_ms" else None
+    config_ = SearchConfig(
+        rollouts=10**9, time_ms=time_ms, trade_optimistic=True, aimed_offers=True
+    )
     bot = UCTAgent(config_, seed=3)
     state = setup_game(config())
     main_phase(state, 0)
@@ -222,13 +235,16 @@ def test_two_searches_in_one_decision_answer_inside_the_turn_timer() -> None:
         return RootStats({pick: 1.0}, {pick: 1.0})
 
     bot.ensemble.run = run  # type: ignore[method-assign]
-    timer = 2.0
+    timer = 2.0 if time_ms is None else None
     start = time.monotonic()
     payload = bot.choose(prompt_for(state, 0, timer), Table(game="t", seat=0))
     took = time.monotonic() - start
     assert searches == [True, False]  # the optimistic search, then the plain one
     assert payload == action_from_engine(EndTurn(0))
-    assert took < timer - 0.3  # answered with the margin kept for the answer to travel
+    if timer is not None:
+        assert took < timer - 0.3  # answered with the margin kept for the answer to travel
+    else:  # the second search had what the first left (50 ms), not a budget of its own
+        assert took < 0.95
 
 
 @pytest.mark.parametrize(("trees", "processes", "waves"), [(3, 1, 3), (4, 2, 2), (2, 2, 1)])

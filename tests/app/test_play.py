@@ -1,0 +1,76 @@
+"""``hexhaven play``'s bots: by default the server seats ``uct`` bots at the default
+strength, and ``--bot-kind`` still picks another kind."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from pathlib import Path
+from typing import cast
+
+import pytest
+
+from app.cli import main
+from app.play import DEFAULT_STRENGTH
+from clients.tui.app import HexhavenApp
+from clients.tui.link import Link
+from protocol import messages as m
+from server.store import Store
+
+
+def _played(argv: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Store, str]:
+    """Run ``hexhaven play ARGV`` until the bot the server started for the game sits at
+    the table (then quit as a closed terminal does); the store its embedded server wrote,
+    and the game's id."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    games: list[str] = []
+
+    async def closed(app: HexhavenApp) -> None:
+        link = cast(Link, app.transport)
+        seated = asyncio.Event()
+
+        def deliver(message: object) -> None:
+            if isinstance(message, m.Players) and any(
+                p.bot and p.connected for p in message.players
+            ):
+                seated.set()
+
+        running = asyncio.create_task(link.run(deliver, lambda _what, _why: None))
+        try:
+            async with asyncio.timeout(120):
+                await seated.wait()
+        finally:
+            running.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await running
+        games.append(str(link.game))
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(HexhavenApp, "run_async", closed)
+    assert main(["play", *argv]) == 130
+    [game] = games
+    return Store(tmp_path / "hexhaven" / "games.db"), game
+
+
+@pytest.mark.parametrize(
+    ("argv", "spec"),
+    [
+        ([], f"uct:{DEFAULT_STRENGTH}"),
+        (["--strength", "easy"], "uct:easy"),
+        (["--bot-kind", "heuristic"], "heuristic"),
+    ],
+    ids=["default", "strength", "heuristic"],
+)
+def test_play_seats_the_bots_asked_for_and_uct_by_default(
+    argv: list[str], spec: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store, game = _played(["--bots", "1", "--vp", "5", *argv], tmp_path, monkeypatch)
+    try:
+        stored = store.load(game)
+        assert stored is not None and stored.started
+        kind, _, strength = spec.partition(":")
+        assert stored.options.bots == [m.BotSeat(kind=kind, strength=strength or None)]
+        bots = [bot for _, _, bot in stored.seats.values() if bot is not None]
+        assert bots == [spec]  # the seat the server gave its bot process
+    finally:
+        store.close()
