@@ -204,44 +204,142 @@ def _shuffled_harbours(radius: int, rng: Rng) -> list[int]:
     return kinds
 
 
-def _place_tokens_apart(terrain: Sequence[Terrain], topo: Topology, rng: Rng) -> list[int] | None:
-    """Random tokens on the producing hexes with no 6/8 neighbours; None if a try fails."""
-    counts = token_counts(topo.radius)
+@dataclass(frozen=True, eq=False)
+class _RedCounts:
+    """Counts of the ways to choose which hexes of a radius are deserts and which carry a
+    6 or an 8, no two of those neighbours, hex by hex in row order (built once per radius).
+
+    ``ways(i, live)`` is, per (deserts, reds) still to place, the number of ways to lay them
+    on the hexes from position ``i`` on, given ``live``: the bit mask of the red hexes laid
+    so far that neighbour a hex still to come.
+    """
+
+    order: tuple[HexId, ...]
+    after: tuple[int, ...]  # per position: mask of the laid hexes with a neighbour to come
+    touching: tuple[int, ...]  # per hex: mask of its neighbours
+    deserts: int
+    reds: int
+    memo: dict[tuple[int, int], tuple[int, ...]] = field(default_factory=dict)
+
+    def ways(self, i: int, live: int) -> tuple[int, ...]:
+        """Per ``d * (reds + 1) + r``: the ways to lay ``d`` deserts and ``r`` reds."""
+        key = (i, live)
+        got = self.memo.get(key)
+        if got is not None:
+            return got
+        width = self.reds + 1
+        out = [0] * ((self.deserts + 1) * width)
+        if i == len(self.order):
+            out[0] = 1
+        else:
+            h = self.order[i]
+            plain = self.ways(i + 1, live & self.after[i])
+            for x, c in enumerate(plain):
+                if c:
+                    out[x] += c  # a hex of another number
+                    if x + width < len(out):
+                        out[x + width] += c  # a desert
+            if not live & self.touching[h]:
+                red = self.ways(i + 1, (live | 1 << h) & self.after[i])
+                for x, c in enumerate(red):
+                    if c and (x + 1) % width:
+                        out[x + 1] += c
+        result = tuple(out)
+        self.memo[key] = result
+        return result
+
+    def draw(self, rng: Rng) -> tuple[list[HexId], list[HexId]]:
+        """Deserts and red hexes, uniform over every legal choice of them."""
+        width = self.reds + 1
+        d, r, live = self.deserts, self.reds, 0
+        deserts: list[HexId] = []
+        red_hexes: list[HexId] = []
+        for i, h in enumerate(self.order):
+            plain = self.ways(i + 1, live & self.after[i])
+            w_plain = plain[d * width + r]
+            w_desert = plain[(d - 1) * width + r] if d else 0
+            w_red = 0
+            if r and not live & self.touching[h]:
+                w_red = self.ways(i + 1, (live | 1 << h) & self.after[i])[d * width + r - 1]
+            x = rng.randbelow(w_plain + w_desert + w_red)
+            if x < w_plain:
+                live &= self.after[i]
+            elif x < w_plain + w_desert:
+                deserts.append(h)
+                d -= 1
+                live &= self.after[i]
+            else:
+                red_hexes.append(h)
+                r -= 1
+                live = (live | 1 << h) & self.after[i]
+        return deserts, red_hexes
+
+
+_RED_COUNTS: dict[int, _RedCounts] = {}
+
+
+def _red_counts(radius: int) -> _RedCounts:
+    got = _RED_COUNTS.get(radius)
+    if got is not None:
+        return got
+    topo = topology(radius)
+    order = tuple(sorted(range(topo.n_hexes), key=lambda h: topo.hex_coords[h][::-1]))
+    pos = {h: i for i, h in enumerate(order)}
+    after = tuple(
+        sum(1 << h for h in order[: i + 1] if any(pos[m] > i for m in topo.hex_neighbours[h]))
+        for i in range(len(order))
+    )
+    tokens = token_counts(radius)
+    made = _RedCounts(
+        order=order,
+        after=after,
+        touching=tuple(sum(1 << m for m in ns) for ns in topo.hex_neighbours),
+        deserts=terrain_counts(radius).get(Terrain.DESERT, 0),
+        reds=sum(tokens[n] for n in RED_TOKENS),
+    )
+    _RED_COUNTS[radius] = made
+    return made
+
+
+def _uniform_layout(radius: int, rng: Rng) -> tuple[list[Terrain], list[int]]:
+    """Terrain and tokens drawn uniformly over every layout with no 6 or 8 next to another.
+
+    The deserts and the hexes of the 6s and 8s are drawn together from the exact count of
+    legal choices (:class:`_RedCounts`), so every legal layout is equally likely; the other
+    terrain and numbers are then shuffled over the hexes left.
+    """
+    topo = topology(radius)
+    deserts, red_hexes = _red_counts(radius).draw(rng)
+    counts = token_counts(radius)
     reds = [n for n in RED_TOKENS for _ in range(counts[n])]
     others = [n for n, c in sorted(counts.items()) if n not in RED_TOKENS for _ in range(c)]
-    land = [h for h, t in enumerate(terrain) if t != Terrain.DESERT]
-    rng.shuffle(land)
-    red_hexes: list[int] = []
-    blocked: set[int] = set()
-    for h in land:
-        if len(red_hexes) == len(reds):
-            break
-        if h not in blocked:
-            red_hexes.append(h)
-            blocked.add(h)
-            blocked.update(topo.hex_neighbours[h])
-    if len(red_hexes) < len(reds):
-        return None
+    kinds = [
+        t
+        for t, c in sorted(terrain_counts(radius).items())
+        if t != Terrain.DESERT
+        for _ in range(c)
+    ]
     rng.shuffle(reds)
     rng.shuffle(others)
-    tokens = [0] * len(terrain)
+    rng.shuffle(kinds)
+    terrain = [Terrain.DESERT] * topo.n_hexes
+    tokens = [0] * topo.n_hexes
+    desert_set = set(deserts)
+    land = [h for h in range(topo.n_hexes) if h not in desert_set]
+    for h, t in zip(land, kinds, strict=True):
+        terrain[h] = t
     for h, n in zip(red_hexes, reds, strict=True):
         tokens[h] = n
-    rest = [h for h in land if h not in set(red_hexes)]
-    for h, n in zip(rest, others, strict=True):
+    red_set = set(red_hexes)
+    for h, n in zip([h for h in land if h not in red_set], others, strict=True):
         tokens[h] = n
-    return tokens
+    return terrain, tokens
 
 
 def random_board(rng: Rng, radius: int = STANDARD_RADIUS) -> Board:
-    """The official random set-up: shuffled terrain, tokens with no neighbouring 6/8 and
-    shuffled harbour kinds over the fixed harbour slots."""
-    topo = topology(radius)
-    while True:
-        terrain = _shuffled_terrain(radius, rng)
-        tokens = _place_tokens_apart(terrain, topo, rng)
-        if tokens is not None:
-            break
+    """The official random set-up: terrain and tokens drawn uniformly over the layouts with
+    no 6 or 8 next to another, and shuffled harbour kinds over the fixed harbour slots."""
+    terrain, tokens = _uniform_layout(radius, rng)
     board = Board.from_layout(terrain, tokens, _shuffled_harbours(radius, rng), radius)
     check_board(board)
     return board

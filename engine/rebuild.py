@@ -147,8 +147,10 @@ def state_from_view(
         s.last_vertex = next(
             v for v in s.pbuild[view.current] if not mine & set(topo.vertex_edges[v])
         )
-    s.rolled = phase in (Phase.DISCARD, Phase.MAIN, Phase.ROAD_BUILDING, Phase.TRADE) or (
-        phase == Phase.MOVE_ROBBER and view.dice is not None
+    # The dice show from the roll to the end of the turn; a knight or road building may
+    # come before the roll.
+    s.rolled = phase in (Phase.DISCARD, Phase.MAIN, Phase.TRADE) or (
+        phase in (Phase.MOVE_ROBBER, Phase.ROAD_BUILDING) and view.dice is not None
     )
     s.dev_played = view.dev_card_played
     s.owed = [p.discards_owed for p in seats]

@@ -240,8 +240,8 @@ class LiveView:
                         self.to_act = [self.current]
                 elif self.free_roads:
                     self.free_roads -= 1
-                    if not self.free_roads:
-                        self.phase = "main"
+                    if not self.free_roads:  # road building may come before the roll
+                        self.phase = "main" if self.dice is not None else "pre_roll"
             case ev.CityBuilt(seat=seat, vertex=vertex):
                 self.settlements.pop(vertex, None)
                 self.cities[vertex] = seat

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
+from itertools import combinations
 
 import pytest
 
@@ -428,3 +429,77 @@ def test_boards_compare_by_contents(valid: tuple[list[int], list[int], list[int]
     assert a != Board.from_layout(terrain, tokens, swapped)
     assert a != Board.from_layout(terrain, red_clash(tokens, 6, 8), harbours)
     assert a != "not a board"
+
+
+# --------------------------------------------------------------------------------------
+# The random set-up draws uniformly over legal layouts
+# --------------------------------------------------------------------------------------
+
+
+def _red_category(tokens: list[int] | tuple[int, ...], ring: tuple[int, ...]) -> tuple[int, int]:
+    """(a 6 or 8 on the centre hex, how many 6s and 8s on the first ring)."""
+    reds = [h for h, n in enumerate(tokens) if n in (6, 8)]
+    return (sum(ring[h] == 0 for h in reds), sum(ring[h] == 1 for h in reds))
+
+
+def _exact_categories() -> dict[tuple[int, int], float]:
+    """The categories' probabilities under a uniform draw over every legal layout of the
+    standard island, counted by enumerating the desert and the four red hexes."""
+    topo = topology(3)
+    seen: Counter[tuple[int, int]] = Counter()
+    for desert in range(topo.n_hexes):
+        land = [h for h in range(topo.n_hexes) if h != desert]
+        for reds in combinations(land, 4):
+            if any(m in reds for h in reds for m in topo.hex_neighbours[h]):
+                continue
+            tokens = [6 if h in reds else 0 for h in range(topo.n_hexes)]
+            seen[_red_category(tokens, topo.hex_ring)] += 1
+    total = sum(seen.values())
+    return {k: c / total for k, c in seen.items()}
+
+
+def _first_fit_tokens(rng: Rng) -> list[int]:
+    """A biased draw: reds laid first-fit on shuffled hexes (what an earlier set-up did)."""
+    topo = topology(3)
+    desert = rng.randrange(topo.n_hexes)
+    land = [h for h in range(topo.n_hexes) if h != desert]
+    rng.shuffle(land)
+    tokens = [0] * topo.n_hexes
+    blocked: set[int] = set()
+    placed = 0
+    for h in land:
+        if placed < 4 and h not in blocked:
+            tokens[h] = 6
+            blocked.update((h, *topo.hex_neighbours[h]))
+            placed += 1
+    return tokens
+
+
+def _chi_square(samples: list[tuple[int, int]], expected: dict[tuple[int, int], float]) -> float:
+    n = len(samples)
+    seen = Counter(samples)
+    assert set(seen) <= set(expected)
+    return sum((seen[k] - n * p) ** 2 / (n * p) for k, p in expected.items())
+
+
+# The 0.01% point of the chi-square distribution with 4 degrees of freedom (5 categories).
+CHI_SQUARE_4_CRITICAL = 23.51
+
+
+def test_random_set_up_is_uniform_over_legal_layouts() -> None:
+    expected = _exact_categories()
+    assert len(expected) == 5
+    ring = topology(3).hex_ring
+    rng = Rng(2024)
+    drawn = [_red_category(random_board(rng).tokens, ring) for _ in range(3000)]
+    assert _chi_square(drawn, expected) < CHI_SQUARE_4_CRITICAL
+    # The same test rejects a first-fit placement, which favours the first ring.
+    biased = [_red_category(_first_fit_tokens(rng), ring) for _ in range(3000)]
+    assert _chi_square(biased, expected) > CHI_SQUARE_4_CRITICAL
+
+
+@pytest.mark.parametrize("radius", [4, 6, 8])
+def test_random_set_up_draws_legal_boards_on_large_islands(radius: int) -> None:
+    board = random_board(Rng(radius), radius)
+    check_board(board)
+    assert not board.red_tokens_adjacent()
