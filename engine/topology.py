@@ -139,6 +139,21 @@ def harbour_kinds(radius: int) -> list[int]:
     return kinds
 
 
+def _harbour_slots(coast: list[EdgeId], east_tip: EdgeId, radius: int) -> tuple[EdgeId, ...]:
+    """The harbour slots: evenly spaced round the coast, each rounded to the nearest coast
+    edge, counter-clockwise from the tip of the eastmost hex (its east side, whose two
+    intersections touch no other land hex).
+
+    On the standard island this is the printed frame: harbours at the tips of the east,
+    north-west and south-west corner hexes, and one on each side of the other three corner
+    hexes, on the coast hexes' edges that meet them (3-4-3 coast edges apart).
+    """
+    n = harbour_count(radius)
+    length = len(coast)
+    start = coast.index(east_tip)
+    return tuple(coast[(start + (2 * i * length + n) // (2 * n)) % length] for i in range(n))
+
+
 @cache
 def topology(radius: int) -> Topology:
     """The shared topology of a board radius (>= 3). Raises ValueError for a smaller radius."""
@@ -237,9 +252,7 @@ def topology(radius: int) -> Topology:
         )
 
     coast.sort(key=mid_angle)
-    n_h = harbour_count(radius)
-    # Evenly spaced slots; on the standard island this is the rulebook's 3-3-4 spacing.
-    slots = tuple(coast[(1 + (i * len(coast)) // n_h) % len(coast)] for i in range(n_h))
+    slots = _harbour_slots(coast, hex_edges[hex_index[(radius - 1, 0)]][0], radius)
 
     return Topology(
         radius=radius,

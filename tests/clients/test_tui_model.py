@@ -120,7 +120,9 @@ def test_every_place_on_the_board_has_its_own_name() -> None:
     for names in (hexes, vertices, edges):
         assert len(set(names)) == len(names)
     twice = [h for h, k in enumerate(tokens) if tokens.count(k) == 2 and k]
-    assert twice and all(" o'clock" in hexes[h] for h in twice)
+    assert twice and all(
+        hexes[h].endswith(" in the middle" if topo.hex_ring[h] == 0 else " o'clock") for h in twice
+    )
     once = [h for h, k in enumerate(tokens) if tokens.count(k) == 1 and k]  # 2 and 12
     assert once and all(hexes[h] == f"brick {tokens[h]}" for h in once)  # kept short
     top = max(range(topo.n_vertices), key=lambda v: topo.vertex_xy[v][1])

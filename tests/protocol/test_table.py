@@ -186,8 +186,8 @@ def test_a_game_nobody_wins_ends_at_the_action_limit() -> None:
 
 
 def test_the_history_comes_in_chunks_in_the_recipients_form() -> None:
-    table = Table("g", CONFIG, 13)
-    told = play(table, random.Random(13), actions=2 * HISTORY_CHUNK + 50)
+    table = Table("g", CONFIG, 14)
+    told = play(table, random.Random(14), actions=2 * HISTORY_CHUNK + 50)
     chat = [m.ChatAt(state_id=4, seat=1, name="Bo", text="hello")]
 
     chunks = table.history(1, chat=chat)
@@ -207,7 +207,7 @@ def test_the_history_comes_in_chunks_in_the_recipients_form() -> None:
     with pytest.raises(ValueError):
         table.history(0, from_state=-1)
 
-    fresh = Table("g", CONFIG, 13)
+    fresh = Table("g", CONFIG, 14)
     assert fresh.history(None, chat=chat) == [m.History(game="g", batches=[], chat=chat)]
     view, *history = fresh.welcome(2, history=True, chat=chat)
     assert isinstance(view, m.GameView) and view.view.seat == 2

@@ -132,10 +132,15 @@ export function topology(radius) {
   };
   const coastAngles = new Map(coast.map((e) => [e, midAngle(e)]));
   coast.sort((a, b) => coastAngles.get(a) - coastAngles.get(b));
+  // Evenly spaced, rounded to the nearest coast edge, counter-clockwise from the east
+  // side of the eastmost hex: the printed frame on the standard island (engine/topology.py).
   const nH = harbourCount(radius);
+  const eastTip = hexEdges[hexCoords.findIndex(([q, r]) => q === radius - 1 && r === 0)][0];
+  const start = coast.indexOf(eastTip);
   const harbourSlots = [];
   for (let i = 0; i < nH; i++) {
-    harbourSlots.push(coast[(1 + Math.floor((i * coast.length) / nH)) % coast.length]);
+    const step = Math.floor((2 * i * coast.length + nH) / (2 * nH));
+    harbourSlots.push(coast[(start + step) % coast.length]);
   }
   const hexCentres = hexCoords.map(pixel);
   const topo = {
