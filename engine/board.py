@@ -26,6 +26,7 @@ from engine.constants import (
     STANDARD_TERRAIN,
     STANDARD_TOKENS,
     HexId,
+    Resource,
     Terrain,
 )
 from engine.errors import BoardError
@@ -87,6 +88,9 @@ class Board:
     # per dice total: (hex, resource, vertex) for every vertex of every hex with that number
     producing: tuple[tuple[tuple[HexId, int, int], ...], ...] = field(repr=False, compare=False)
     vertex_harbour: tuple[int, ...] = field(repr=False, compare=False)
+    reds_may_touch: bool = False
+    """The board allows a 6 or an 8 next to another (a variant); :func:`check_board` then
+    does not refuse them."""
 
     @classmethod
     def from_layout(
@@ -95,8 +99,11 @@ class Board:
         tokens: Sequence[int],
         harbours: Sequence[int],
         radius: int = STANDARD_RADIUS,
+        reds_may_touch: bool = False,
     ) -> Board:
-        """A board given explicitly. Raises :class:`BoardError` naming what is wrong."""
+        """A board given explicitly: terrain and token per hex, a harbour kind per harbour
+        slot. Raises :class:`BoardError` naming what is wrong with the shape (lengths,
+        unknown kinds, a token on a desert); :func:`check_board` checks the contents."""
         try:
             topo = topology(radius)
         except ValueError as exc:
@@ -134,6 +141,7 @@ class Board:
             topo=topo,
             producing=tuple(tuple(p) for p in producing),
             vertex_harbour=tuple(vertex_harbour),
+            reds_may_touch=bool(reds_may_touch),
         )
 
     def deserts(self) -> list[HexId]:
@@ -146,50 +154,87 @@ class Board:
 
     def red_tokens_adjacent(self) -> bool:
         """True when two hexes carrying a 6 or an 8 are neighbours."""
+        return self.touching_reds() is not None
+
+    def touching_reds(self) -> tuple[HexId, HexId] | None:
+        """The first two neighbouring hexes that both carry a 6 or an 8, or None."""
         red = [t in RED_TOKENS for t in self.tokens]
-        return any(red[h] and red[n] for h in range(len(red)) for n in self.topo.hex_neighbours[h])
+        for h in range(len(red)):
+            if red[h]:
+                for n in self.topo.hex_neighbours[h]:
+                    if n > h and red[n]:
+                        return (h, n)
+        return None
 
     def to_dict(self) -> dict[str, object]:
-        """A plain description of the board (all of it is public)."""
-        return {
+        """A plain description of the board (all of it is public), what :meth:`from_layout`
+        takes; ``reds_may_touch`` only when set."""
+        out: dict[str, object] = {
             "radius": self.radius,
             "terrain": [int(t) for t in self.terrain],
             "tokens": list(self.tokens),
             "harbours": list(self.harbours),
         }
+        if self.reds_may_touch:
+            out["reds_may_touch"] = True
+        return out
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Board):
             return NotImplemented
-        return (self.radius, self.terrain, self.tokens, self.harbours) == (
-            other.radius,
-            other.terrain,
-            other.tokens,
-            other.harbours,
-        )
+        return (
+            self.radius,
+            self.terrain,
+            self.tokens,
+            self.harbours,
+            self.reds_may_touch,
+        ) == (other.radius, other.terrain, other.tokens, other.harbours, other.reds_may_touch)
 
     def __hash__(self) -> int:
-        return hash((self.radius, self.terrain, self.tokens, self.harbours))
+        return hash((self.radius, self.terrain, self.tokens, self.harbours, self.reds_may_touch))
 
 
 def check_board(board: Board, *, standard_contents: bool = True) -> None:
-    """Check that a board is legal; raises :class:`BoardError` naming the first fault.
+    """Check a board against the rules every set-up follows; raises :class:`BoardError`
+    naming the first fault.
 
-    A legal board has no 6 or 8 next to another 6 or 8, and (with ``standard_contents``)
-    exactly the terrain, tokens and harbours of its radius.
+    A legal board has no 6 or 8 next to another 6 or 8 (unless it says
+    ``reds_may_touch``) and (with ``standard_contents``) exactly the terrain, number tokens
+    and harbour kinds of its radius: the rulebook's for radius 3, the thesis's scaling for
+    larger islands. Harbours lie on the coast by construction (one per harbour slot).
     """
-    if board.red_tokens_adjacent():
-        raise BoardError("two hexes with a 6 or an 8 are neighbours")
+    touching = board.touching_reds()
+    if touching is not None and not board.reds_may_touch:
+        a, b = touching
+        raise BoardError(
+            f"hexes {a} and {b} are neighbours and both carry a 6 or an 8 "
+            f"({board.tokens[a]} and {board.tokens[b]})"
+        )
     if not standard_contents:
         return
-    want_t = terrain_counts(board.radius)
-    if Counter(board.terrain) != Counter(want_t):
-        raise BoardError(f"terrain counts differ from those of radius {board.radius}")
+    have_t = Counter(board.terrain)
+    for t, want in sorted(terrain_counts(board.radius).items()):
+        if have_t[t] != want:
+            raise BoardError(
+                f"the board has {have_t[t]} {t.name.lower()} hexes; "
+                f"radius {board.radius} has {want}"
+            )
     have_n = Counter(n for n in board.tokens if n)
-    if have_n != token_counts(board.radius):
-        raise BoardError(f"number tokens differ from those of radius {board.radius}")
-    if Counter(board.harbours) != Counter(harbour_kinds(board.radius)):
-        raise BoardError(f"harbours differ from those of radius {board.radius}")
+    want_n = token_counts(board.radius)
+    for n in sorted(set(have_n) | set(want_n)):
+        if have_n[n] != want_n[n]:
+            raise BoardError(
+                f"the board has {have_n[n]} number tokens {n}; radius {board.radius} has "
+                f"{want_n[n]}"
+            )
+    have_h = Counter(board.harbours)
+    want_h = Counter(harbour_kinds(board.radius))
+    for k in sorted(set(have_h) | set(want_h)):
+        if have_h[k] != want_h[k]:
+            kind = "3:1" if k == HARBOUR_GENERIC else f"2:1 {Resource(k).name.lower()}"
+            raise BoardError(
+                f"the board has {have_h[k]} {kind} harbours; radius {board.radius} has {want_h[k]}"
+            )
 
 
 def _shuffled_terrain(radius: int, rng: Rng) -> list[Terrain]:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import Final, Literal
 
-from engine.board import Board, random_board, spiral_board
+from engine.board import Board, check_board, random_board, spiral_board
 from engine.constants import (
     BANK_PER_RESOURCE,
     BANK_RATIO,
@@ -89,6 +89,11 @@ class GameConfig:
             raise ConfigError("an explicit board set-up needs a board, and only it takes one")
         if self.board is not None and self.board.radius != self.radius:
             raise ConfigError(f"the board has radius {self.board.radius}, not {self.radius}")
+        if self.board is not None:
+            try:
+                check_board(self.board)
+            except BoardError as exc:
+                raise ConfigError(f"the board is not a legal board: {exc}") from exc
         if self.discard_limit < 1:
             raise ConfigError("the discard limit must be at least 1")
 

@@ -8,7 +8,7 @@ from itertools import combinations
 
 import pytest
 
-from engine import BoardError, GameConfig, new_game
+from engine import BoardError, ConfigError, GameConfig, new_game
 from engine.board import (
     Board,
     check_board,
@@ -503,3 +503,50 @@ def test_random_set_up_draws_legal_boards_on_large_islands(radius: int) -> None:
     board = random_board(Rng(radius), radius)
     check_board(board)
     assert not board.red_tokens_adjacent()
+
+
+# --------------------------------------------------------------------------------------
+# Explicit boards are held to the same rules as generated ones
+# --------------------------------------------------------------------------------------
+
+
+def test_a_game_refuses_an_explicit_board_naming_the_fault(
+    valid: tuple[list[int], list[int], list[int]],
+) -> None:
+    terrain, tokens, harbours = valid
+    h = next(i for i, n in enumerate(tokens) if n not in (0, 6, 8))
+    two_deserts = terrain[:], tokens[:]
+    two_deserts[0][h], two_deserts[1][h] = int(D), 0
+    cases = [
+        (
+            Board.from_layout(*two_deserts, harbours),
+            f"the board has {Counter(terrain)[terrain[h]] - 1} {Terrain(terrain[h]).name.lower()} "
+            f"hexes; radius 3 has {Counter(terrain)[terrain[h]]}",
+        ),
+        (
+            Board.from_layout(terrain, [12 if n == 2 else n for n in tokens], harbours),
+            "the board has 0 number tokens 2; radius 3 has 1",
+        ),
+        (
+            Board.from_layout(terrain, tokens, [HARBOUR_GENERIC] * 9),
+            "the board has 0 2:1 brick harbours; radius 3 has 1",
+        ),
+        (Board.from_layout(terrain, red_clash(tokens, 6, 8), harbours), "are neighbours"),
+    ]
+    for board, words in cases:
+        with pytest.raises(BoardError, match=words):
+            check_board(board)
+        with pytest.raises(ConfigError, match=words):
+            GameConfig.with_board(board)
+
+
+def test_a_board_may_say_its_reds_touch(valid: tuple[list[int], list[int], list[int]]) -> None:
+    terrain, tokens, harbours = valid
+    bad = red_clash(tokens, 6, 8)
+    board = Board.from_layout(terrain, bad, harbours, reds_may_touch=True)
+    check_board(board)
+    assert new_game(GameConfig.with_board(board), seed=1).board == board
+    assert board.to_dict()["reds_may_touch"] is True
+    assert Board.from_layout(**board.to_dict()) == board  # type: ignore[arg-type]
+    assert board != Board.from_layout(terrain, bad, harbours)
+    assert "reds_may_touch" not in Board.from_layout(terrain, tokens, harbours).to_dict()
