@@ -33,7 +33,11 @@ def board_from_dict(data: object) -> Board:
         raise BoardFileError("a board is a JSON object with terrain, tokens and harbours")
     try:
         return Board.from_layout(
-            data["terrain"], data["tokens"], data["harbours"], int(data.get("radius", 3))
+            data["terrain"],
+            data["tokens"],
+            data["harbours"],
+            int(data.get("radius", 3)),
+            reds_may_touch=data.get("reds_may_touch") is True,
         )
     except KeyError as exc:
         raise BoardFileError(f"a board file needs {exc.args[0]!r}") from exc
