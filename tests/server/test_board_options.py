@@ -93,8 +93,8 @@ async def test_preset_and_layout_boards_are_played_as_given(
     server: tuple[HexhavenServer, int],
 ) -> None:
     _, port = server
-    preset = load_preset("balanced-262")
-    _, board, c = await _board_of(port, m.GameOptions(board="preset", preset="balanced-262"))
+    preset = load_preset("balanced-247")
+    _, board, c = await _board_of(port, m.GameOptions(board="preset", preset="balanced-247"))
     assert board == preset
     await c.close()
     own = engine.spiral_board(engine.Rng(5))
