@@ -21,6 +21,7 @@ COMPILED = [
     "engine/board.py",
     "engine/constants.py",
     "engine/errors.py",
+    "engine/notation.py",
     "engine/replay.py",
     "engine/rng.py",
     "engine/rules.py",

@@ -9,11 +9,11 @@ import sys
 from collections.abc import Sequence
 
 from app import boards
-from app.commands import arena, demo, seat, serve, terminal
+from app.commands import arena, demo, mcp, position, seat, serve, terminal
 from engine import ConfigError
 from tournament.ladder import cli as ladder
 
-COMMANDS = (demo, serve, seat, arena, terminal, boards, ladder)
+COMMANDS = (demo, serve, seat, mcp, arena, terminal, boards, position, ladder)
 """The modules whose ``register`` adds subcommands, in the order ``--help`` lists them."""
 
 

@@ -8,11 +8,14 @@ from typing import TextIO
 
 import structlog
 
+LIBRARIES = ("psycopg", "mcp")
+"""The libraries whose warnings are logged as JSON lines beside the project's: the
+PostgreSQL driver (its pool's connection attempts) and the MCP SDK (``hexhaven mcp``)."""
+
 
 def configure_logging(level: str = "info", stream: TextIO | None = None) -> None:
     """Send structlog's events as JSON lines to standard error (or ``stream``), and the
-    PostgreSQL driver's warnings (its pool's connection attempts) as JSON lines beside
-    them."""
+    warnings of the :data:`LIBRARIES` as JSON lines beside them."""
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,
@@ -41,7 +44,8 @@ def configure_logging(level: str = "info", stream: TextIO | None = None) -> None
             ],
         )
     )
-    psycopg = logging.getLogger("psycopg")
-    psycopg.handlers = [driver]
-    psycopg.setLevel(max(logging.WARNING, logging.getLevelNamesMapping()[level.upper()]))
-    psycopg.propagate = False
+    for name in LIBRARIES:
+        library = logging.getLogger(name)
+        library.handlers = [driver]
+        library.setLevel(max(logging.WARNING, logging.getLevelNamesMapping()[level.upper()]))
+        library.propagate = False

@@ -19,6 +19,9 @@ from engine.constants import DevCard, Resource, Seat, Terrain
 from engine.errors import BoardError, ConfigError, EngineError, IllegalActionError
 from engine.events import *  # noqa: F403
 from engine.events import EVENT_TYPES, Event
+from engine.notation import NotationError, format_view, parse_view
+from engine.notation import format as format_position
+from engine.notation import parse as parse_position
 from engine.replay import replay
 from engine.rng import Rng
 from engine.rules import (
@@ -51,6 +54,7 @@ __all__ = [
     "GameConfig",
     "GameState",
     "IllegalActionError",
+    "NotationError",
     "Phase",
     "PlayerView",
     "Resource",
@@ -67,10 +71,14 @@ __all__ = [
     "check_board",
     "counts_of",
     "default_action",
+    "format_position",
+    "format_view",
     "is_legal",
     "legal_actions",
     "longest_road",
     "new_game",
+    "parse_position",
+    "parse_view",
     "random_board",
     "replay",
     "seats_to_act",

@@ -210,6 +210,11 @@ class GameRoom:
         """Told the game's id, and where it is played now (None: not known), when a write
         is refused because this process no longer holds the game's lease (the server gives
         the game up: :meth:`hand_over`). Without it the room stops as for a failed write."""
+        self._timer: asyncio.Timeout | None = None
+        """While the room's task waits for a message: the timeout of that wait (the next
+        turn's end), moved when a message handled meanwhile changes it."""
+        self._busy = False
+        """Whether a message is being handled (one handed in meanwhile waits its turn)."""
         self._unstored: asyncio.Future[None] | None = None
         """The last write queued, until it is known to be committed."""
         self._held: deque[tuple[asyncio.Future[None] | None, Peer, WireModel | None]] = deque()
@@ -281,8 +286,17 @@ class GameRoom:
         return m.Error(code=code, message=message, detail=detail, game=self.id)
 
     def submit(self, peer: Peer, message: Any) -> None:
-        """Queue a message (a protocol message or :class:`Disconnected`) for the room."""
-        self.inbox.put_nowait((peer, message))
+        """Hand the room a message (a protocol message or :class:`Disconnected`): handled at
+        once when the room's task waits with nothing queued (no hop to that task), else
+        queued behind what waits."""
+        timer = self._timer
+        if timer is None or timer.expired() or self._busy or not self.inbox.empty():
+            self.inbox.put_nowait((peer, message))
+            return
+        self._take(peer, message)
+        wait = self._next_deadline()  # the message may have started or ended a turn's timer
+        loop = asyncio.get_running_loop()
+        timer.reschedule(None if wait is None else loop.time() + max(0.0, wait - _now()))
 
     async def run(self) -> None:
         """Handle queued messages one by one until cancelled, and play the default action
@@ -294,19 +308,28 @@ class GameRoom:
             except asyncio.QueueEmpty:
                 wait = self._next_deadline()
                 try:
-                    async with asyncio.timeout(None if wait is None else max(0.0, wait - _now())):
+                    async with asyncio.timeout(
+                        None if wait is None else max(0.0, wait - _now())
+                    ) as self._timer:
                         peer, message = await self.inbox.get()
                 except TimeoutError:
                     self._expire()
                     continue
-            self.last_active = _now()
-            try:
-                self._handle(peer, message)
-            except Exception:
-                self.log.exception("room.failure", message_type=type(message).__name__)
-                self._send(
-                    peer, self._error(ErrorCode.INTERNAL, "the server failed on that message")
-                )
+                finally:
+                    self._timer = None
+            self._take(peer, message)
+
+    def _take(self, peer: Peer, message: Any) -> None:
+        """Handle one message; a failure is logged and reported to its sender."""
+        self.last_active = _now()
+        self._busy = True
+        try:
+            self._handle(peer, message)
+        except Exception:
+            self.log.exception("room.failure", message_type=type(message).__name__)
+            self._send(peer, self._error(ErrorCode.INTERNAL, "the server failed on that message"))
+        finally:
+            self._busy = False
 
     # --- time -------------------------------------------------------------------------------
     def _next_deadline(self) -> float | None:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import engine
+from tests.engine.test_notation import EXAMPLE
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "engine.md"
 
@@ -36,3 +37,10 @@ def test_a_star_import_brings_every_action_and_event() -> None:
     for kind in (*engine.ACTION_TYPES, *engine.EVENT_TYPES):
         assert scope[kind.__name__] is kind
     assert scope["new_game"] is engine.new_game
+
+
+def test_the_notation_example_is_the_tests_and_reads_back() -> None:
+    section = DOC.read_text(encoding="utf-8").split("## Position notation", 1)[1]
+    example = re.findall(r"```\n(.*?)\n```", section, re.S)[0]
+    assert example == EXAMPLE
+    assert engine.format_position(engine.parse_position(example)) == example

@@ -218,6 +218,7 @@ DOC_COMMANDS = (
     "node examples/js/agent.js",
     "hexhaven agent",
     "hexhaven bot",
+    "hexhaven mcp",
     "hexhaven arena",
 )
 """Every command line of the document starts with one of these; a test runs each."""

@@ -91,7 +91,7 @@ def test_every_block_is_of_a_kind_a_test_checks() -> None:
         if source in RUN_BY_TESTS:
             assert lang in ("python", "js"), block.info
         else:
-            assert block.info in ("sh", "text", "json view", "output"), (
+            assert block.info in ("sh", "text", "json view", "json mcp-config", "output"), (
                 f"docs/agents.md:{block.line}: a block no test checks ({block.info!r}); "
                 f"quote one of {sorted(RUN_BY_TESTS)} or add a check"
             )
@@ -115,6 +115,15 @@ def test_code_is_cut_from_the_example_files(block: Block) -> None:
 def test_the_view_is_a_view() -> None:
     view = ViewPayload.model_validate_json(_view())
     assert view.seat == 0 and view.phase == "main" and view.hand is not None
+
+
+def test_the_mcp_host_configuration_runs_the_command_shown() -> None:
+    [block] = [b for b in BLOCKS if b.info == "json mcp-config"]
+    config = json.loads("\n".join(block.lines))
+    [server] = config["mcpServers"].values()
+    assert server["command"].endswith("/.venv/bin/hexhaven")
+    [line] = [line for line in doc_command_lines() if line.startswith("hexhaven mcp ")]
+    assert server["args"] == line.split()[1:]
 
 
 def test_every_command_is_one_a_test_runs() -> None:

@@ -5,7 +5,6 @@ a road are placed from the keyboard, and quitting keeps the game for ``--resume`
 from __future__ import annotations
 
 import shlex
-import shutil
 import subprocess
 import sys
 import time
@@ -14,7 +13,13 @@ from pathlib import Path
 
 import pytest
 
-TMUX = shutil.which("tmux")
+from tests.debian import installed
+
+
+@pytest.fixture(scope="module", autouse=True)
+def tmux() -> str:
+    """tmux, installed first if it is missing."""
+    return installed(Path("/usr/bin/tmux"), "tmux")
 
 
 def _screen(session: str) -> str:
@@ -35,7 +40,6 @@ def _wait_for(session: str, text: str, seconds: float = 30.0) -> str:
     raise AssertionError(f"{text!r} never appeared; the screen was:\n{screen}")
 
 
-@pytest.mark.skipif(TMUX is None, reason="tmux is not installed: the terminal smoke test needs it")
 def test_hexhaven_play_in_a_real_terminal(tmp_path: Path) -> None:
     session = f"hexhaven-test-{uuid.uuid4().hex[:8]}"
     hexhaven = Path(sys.executable).with_name("hexhaven")
@@ -74,7 +78,6 @@ def test_hexhaven_play_in_a_real_terminal(tmp_path: Path) -> None:
         subprocess.run(["tmux", "kill-session", "-t", session], check=False, capture_output=True)
 
 
-@pytest.mark.skipif(TMUX is None, reason="tmux is not installed: the terminal smoke test needs it")
 def test_hexhaven_replay_in_a_small_real_terminal(tmp_path: Path) -> None:
     from server.store import Store
     from tests.clients.test_replay import store_game
@@ -115,7 +118,6 @@ def test_hexhaven_replay_in_a_small_real_terminal(tmp_path: Path) -> None:
         subprocess.run(["tmux", "kill-session", "-t", session], check=False, capture_output=True)
 
 
-@pytest.mark.skipif(TMUX is None, reason="tmux is not installed: the terminal smoke test needs it")
 def test_a_killed_terminal_comes_back_to_its_seat_with_the_same_join(tmp_path: Path) -> None:
     """``hexhaven join URL CODE`` in a terminal that is then killed mid-game (no farewell):
     the same command in a new terminal takes the seat back, and its help names it."""

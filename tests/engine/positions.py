@@ -1,12 +1,13 @@
 """Small helpers to build hand-made positions for the rules tests.
 
-Positions start from a fixed, legal standard board (:data:`BOARD`) and a set-up played through
-the engine with chosen placements (:func:`setup_game`). From there a test edits the plain state
-fields: hands (:func:`set_hand`, :func:`give`, keeping the bank's 19 per resource),
-development cards (:func:`give_dev`, taken from the deck), whose turn it is
-(:func:`main_phase`, :func:`pre_roll`) and opponents' roads (:func:`put_road`). Chance is
-forced by searching for an RNG state that yields the wanted outcome (:func:`force_roll`,
-:func:`force_buy`); nothing is monkeypatched.
+Positions start from a fixed, legal standard board (:data:`BOARD`), either written in the
+position notation (:func:`position`, with :data:`SET_UP` for the default set-up's pieces) or
+with a set-up played through the engine with chosen placements (:func:`setup_game`). From
+there a test edits the plain state fields: hands (:func:`set_hand`, :func:`give`, keeping
+the bank's 19 per resource), development cards (:func:`give_dev`, taken from the deck),
+whose turn it is (:func:`main_phase`, :func:`pre_roll`) and opponents' roads
+(:func:`put_road`). Chance is forced by searching for an RNG state that yields the wanted
+outcome (:func:`force_roll`, :func:`force_buy`); nothing is monkeypatched.
 
 The board, hex by hex (terrain, token): hex 0 desert (robber); ring 1: 1 hills 12, 2 forest
 8, 3 pasture 9, 4 fields 6, 5 mountains 5, 6 fields 10; ring 2: 7 mountains 2, 8 pasture 3,
@@ -52,6 +53,7 @@ from engine import (
     is_legal,
     longest_road,
     new_game,
+    parse_position,
 )
 from engine.actions import Action, Counts
 from engine.constants import BANK_PER_RESOURCE, N_RESOURCES, ROAD_COST, Terrain
@@ -69,6 +71,8 @@ TOKENS = (0, 12, 8, 9, 6, 5, 10, 2, 3, 4, 11, 3, 4, 5, 9, 10, 6, 11, 8)
 HARBOURS = (5, 0, 1, 2, 3, 4, 5, 5, 5)
 BOARD = Board.from_layout(TERRAIN, TOKENS, HARBOURS, radius=3)
 check_board(BOARD)  # standard contents, no neighbouring 6s and 8s
+BOARD_TEXT = "D*B12L8W9G6O5G10O2W3B4L11W3L4B5O9G10W6L11G8/3BLWGO333"
+""":data:`BOARD` in the position notation, with the robber on the desert."""
 
 Placement = tuple[int, int]
 """A set-up placement: (settlement vertex, the vertex its road leads to)."""
@@ -87,6 +91,9 @@ DEFAULT_PLACEMENTS: tuple[Placement, ...] = (
 2n go to the seats in their snake order: two seats put seat 0 on 0 and 22 (a second
 settlement paying brick and two grain), seat 1 on 10 and 16."""
 
+SET_UP = "s0,s6,r0,r14/s10,s8,r20,r17/s16,s13,r30,r25/s22,s19,r38,r35"
+"""The pieces of :data:`DEFAULT_PLACEMENTS` for four seats, in the position notation."""
+
 NOTHING: Counts = (0, 0, 0, 0, 0)
 
 
@@ -98,6 +105,12 @@ def counts(brick: int = 0, lumber: int = 0, wool: int = 0, grain: int = 0, ore: 
 def config(players: int = 4, victory_points: int = 10) -> GameConfig:
     """A configuration on :data:`BOARD`."""
     return GameConfig.with_board(BOARD, players=players, victory_points=victory_points)
+
+
+def position(fields: str) -> GameState:
+    """A position on :data:`BOARD` written in the notation (docs/engine.md): the fields
+    after the board."""
+    return parse_position(f"{BOARD_TEXT} {fields}")
 
 
 def edge(state: GameState, a: int, b: int) -> int:

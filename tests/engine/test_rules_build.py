@@ -16,30 +16,33 @@ from engine import (
 from engine.constants import CITY_COST, ROAD_COST, SETTLEMENT_COST
 from engine.state import GameState
 from tests.engine.positions import (
+    SET_UP,
     assert_conserved,
     assert_refused,
     build_roads,
-    config,
     counts,
     edge,
-    force_roll,
     give,
     main_phase,
+    position,
     set_hand,
-    setup_game,
 )
 
 
-def main_game(victory_points: int = 10) -> GameState:
-    """The default set-up, seat 0 after rolling 12 (seat 0 holds 3 brick, wool, ore)."""
-    state = setup_game(config(victory_points=victory_points))
-    force_roll(state, 12)
-    return state
+def main_game(
+    victory_points: int = 10, cards: str = "3BWO/BLW/LWG/BWGO", bank: str = "14B17L15W17G17O"
+) -> GameState:
+    """The default set-up, seat 0 after rolling 12, the seats holding ``cards`` (by default
+    what the set-up and the roll gave them: seat 0 3 brick, wool, ore) and the bank
+    ``bank``, in the position notation."""
+    return position(
+        f"{SET_UP} {cards} {bank}/14K5V2R2Y2M main@0 t1 6+6 r L-,A-,K0.0.0.0 - - "
+        f"v{victory_points},l7,a17,s0,r0"
+    )
 
 
 def test_road_costs_brick_and_lumber_which_go_to_the_bank() -> None:
-    state = main_game()
-    set_hand(state, 0, counts(brick=2, lumber=1, wool=1))
+    state = main_game(cards="2BLW/BLW/LWG/BWGO", bank="15B16L15W17G18O")
     bank = state.bank[:]
     e = edge(state, 1, 2)
     events = apply(state, BuildRoad(0, e))
@@ -88,8 +91,7 @@ def test_road_cannot_run_through_an_opponents_building() -> None:
 
 
 def test_road_cannot_be_afforded_without_both_cards() -> None:
-    state = main_game()
-    set_hand(state, 0, counts(brick=3, wool=1, ore=1))
+    state = main_game(cards="3BWO/BLW/LWG/BWGO", bank="14B17L15W17G17O")
     assert_refused(state, BuildRoad(0, edge(state, 1, 2)), "cannot_afford")
     assert not any(isinstance(a, BuildRoad) for a in legal_actions(state))
 
@@ -129,8 +131,7 @@ def test_settlement_cannot_be_afforded() -> None:
 
 
 def test_city_only_on_an_own_settlement() -> None:
-    state = main_game()
-    set_hand(state, 0, counts(grain=4, ore=6))
+    state = main_game(cards="4G6O/BLW/LWG/BWGO", bank="17B17L16W13G12O")
     assert_refused(state, BuildCity(0, 10), "not_your_settlement")  # seat 1's
     assert_refused(state, BuildCity(0, 29), "not_your_settlement")  # empty
     bank = state.bank[:]
@@ -147,8 +148,7 @@ def test_city_only_on_an_own_settlement() -> None:
 
 
 def test_city_cannot_be_afforded() -> None:
-    state = main_game()
-    set_hand(state, 0, counts(grain=1, ore=3))
+    state = main_game(cards="G3O/BLW/LWG/BWGO", bank="17B17L16W16G15O")
     assert_refused(state, BuildCity(0, 0), "cannot_afford")
 
 

@@ -35,6 +35,7 @@ from tests.engine.positions import (
     BOARD,
     DEFAULT_PLACEMENTS,
     NOTHING,
+    SET_UP,
     assert_conserved,
     assert_refused,
     config,
@@ -43,6 +44,7 @@ from tests.engine.positions import (
     force_roll,
     leave_in_bank,
     main_phase,
+    position,
     set_hand,
     setup_game,
 )
@@ -53,13 +55,10 @@ BRICK, LUMBER, WOOL, GRAIN, ORE = Resource
 def trading_game() -> GameState:
     """Seat 0 after rolling, holding 2 brick and a lumber; seat 1 holds an ore, seat 2 three
     wool, seat 3 two ore and a wool."""
-    state = setup_game()
-    force_roll(state, 12)
-    set_hand(state, 0, counts(brick=2, lumber=1))
-    set_hand(state, 1, counts(ore=1))
-    set_hand(state, 2, counts(wool=3))
-    set_hand(state, 3, counts(wool=1, ore=2))
-    return state
+    return position(
+        f"{SET_UP} 2BL/O/3W/W2O 17B18L15W19G16O/14K5V2R2Y2M main@0 t1 6+6 r "
+        "L-,A-,K0.0.0.0 - - v10,l7,a17,s0,r0"
+    )
 
 
 # --------------------------------------------------------------------------------------

@@ -166,19 +166,32 @@ async def test_who_comes_after_the_end_is_told_the_game_is_over(port: int) -> No
         await c.close()
 
 
+async def _played_out_and_closed(srv: HexhavenServer, port: int) -> tuple[str, str, m.GameOver]:
+    """A three-seat game played to its end and closed once its players have gone: its id,
+    seat 2's token and its game over."""
+    game, clients = await _lobby(port, 3, 3)
+    token = clients[2].token()
+    await clients[0].send(m.StartGame(game=game))
+    await asyncio.gather(*(c.play_randomly(game, i) for i, c in enumerate(clients)))
+    over = next(x for x in reversed(clients[0].received) if isinstance(x, m.GameOver))
+    for c in clients:
+        await c.close()
+    async with asyncio.timeout(10):
+        while game in srv.rooms:
+            await asyncio.sleep(0.02)
+    return game, token, over
+
+
 async def test_a_closed_game_is_named_as_over_or_left_not_unknown() -> None:
     srv = HexhavenServer(idle_timeout=0.2)
     async with srv.running("127.0.0.1", 0) as ws_server:
         port = srv.port_of(ws_server)
-        game, clients = await _lobby(port, 3, 3)
-        token = clients[2].token()
-        await clients[0].send(m.StartGame(game=game))
-        await asyncio.gather(*(c.play_randomly(game, i) for i, c in enumerate(clients)))
         left, lobby = await _lobby(port, 3, 1)
-        for c in clients + lobby:
+        for c in lobby:
             await c.close()
-        async with asyncio.timeout(10):  # both closed once nobody is left in them
-            while game in srv.rooms or left in srv.rooms:
+        game, token, _ = await _played_out_and_closed(srv, port)
+        async with asyncio.timeout(10):  # closed too once nobody is left in it
+            while left in srv.rooms:
                 await asyncio.sleep(0.02)
 
         asking = await Client.open(port)
@@ -203,16 +216,7 @@ async def test_a_game_played_out_and_closed_is_opened_again_for_its_history() ->
     srv = HexhavenServer(idle_timeout=0.2)
     async with srv.running("127.0.0.1", 0) as ws_server:
         port = srv.port_of(ws_server)
-        game, clients = await _lobby(port, 3, 3)
-        token = clients[2].token()
-        await clients[0].send(m.StartGame(game=game))
-        await asyncio.gather(*(c.play_randomly(game, i) for i, c in enumerate(clients)))
-        over = next(x for x in reversed(clients[0].received) if isinstance(x, m.GameOver))
-        for c in clients:
-            await c.close()
-        async with asyncio.timeout(10):
-            while game in srv.rooms:
-                await asyncio.sleep(0.02)
+        game, token, over = await _played_out_and_closed(srv, port)
 
         watcher = await Client.open(port)
         await watcher.hello()

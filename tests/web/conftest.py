@@ -4,18 +4,14 @@ package; Playwright's own browsers are never downloaded."""
 
 from __future__ import annotations
 
-import fcntl
 import os
-import shutil
-import subprocess
-import sys
-import tempfile
-import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 from playwright.async_api import Browser, async_playwright
+
+from tests.debian import installed
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -29,32 +25,10 @@ CHROMIUM_ARGS = [
 ]
 
 
-def _install_chromium() -> None:
-    """apt-get install chromium, timed; raises when it cannot be installed."""
-    if shutil.which("apt-get") is None:
-        raise RuntimeError(f"{CHROMIUM} is missing and there is no apt-get to install it")
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    began = time.monotonic()
-    subprocess.run(["apt-get", "update", "-q"], check=True, env=env, stdout=subprocess.DEVNULL)
-    subprocess.run(
-        ["apt-get", "install", "-y", "-q", "chromium"],
-        check=True,
-        env=env,
-        stdout=subprocess.DEVNULL,
-    )
-    print(f"installed chromium in {time.monotonic() - began:.1f} s", file=sys.stderr)
-
-
 @pytest.fixture(scope="session")
 def chromium() -> str:
     """The path of the Chromium the tests drive, installed first if it is missing."""
-    if not CHROMIUM.exists():
-        # The test workers each ask: one installs while the others wait for it.
-        with open(Path(tempfile.gettempdir()) / "hexhaven-chromium.lock", "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            if not CHROMIUM.exists():
-                _install_chromium()
-    return str(CHROMIUM)
+    return installed(CHROMIUM, "chromium")
 
 
 @pytest.fixture
