@@ -403,7 +403,7 @@ def _describe_vertex(board: Board, v: int) -> str:
     for h in board.topo.vertex_hexes[v]:
         t = int(board.terrain[h])
         parts.append(f"{board.tokens[h]} {RESOURCE_NAMES[t]}" if t < 5 else "desert")
-    for slot, kind in zip(board.topo.harbour_slots, board.harbours, strict=True):
+    for slot, kind in zip(board.harbour_slots, board.harbours, strict=True):
         if v in board.topo.edge_vertices[slot]:
             parts.append(
                 "3:1 harbour" if kind == HARBOUR_GENERIC else f"2:1 {RESOURCE_NAMES[kind]}"

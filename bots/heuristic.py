@@ -108,7 +108,9 @@ class Decision:
                 if self.production[r] == 0:
                     new.add(r)
         value += VARIETY_BONUS * len(new)
-        for slot, kind in zip(self.topo.harbour_slots, self.view.board.harbours, strict=True):
+        board = self.view.board
+        slots = self.topo.harbour_slots_of(board.harbour_layout)
+        for slot, kind in zip(slots, board.harbours, strict=True):
             if v in self.topo.edge_vertices[slot]:
                 if kind == "generic":
                     value += GENERIC_HARBOUR_BONUS

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from engine.constants import (
     DICE_DOTS,
     HARBOUR_GENERIC,
+    HARBOUR_LAYOUT,
+    HARBOUR_LAYOUTS,
     N_RESOURCES,
     RED_TOKENS,
     SPIRAL_TOKENS,
@@ -76,7 +78,9 @@ class Board:
     """An island: terrain and token per hex (token 0 on deserts), a harbour kind per slot.
 
     Harbour kinds are resources (2:1) or :data:`HARBOUR_GENERIC` (3:1), one per entry of
-    ``topology.harbour_slots``. Build one with the set-up functions or :meth:`from_layout`.
+    :attr:`harbour_slots`, the slots of the board's ``harbour_layout`` (new boards have
+    :data:`HARBOUR_LAYOUT`, the printed frame's). Build one with the set-up functions or
+    :meth:`from_layout`.
     """
 
     radius: int
@@ -91,6 +95,13 @@ class Board:
     reds_may_touch: bool = False
     """The board allows a 6 or an 8 next to another (a variant); :func:`check_board` then
     does not refuse them."""
+    harbour_layout: int = HARBOUR_LAYOUT
+    """Which slots the harbours lie on (:data:`engine.constants.HARBOUR_LAYOUTS`)."""
+
+    @property
+    def harbour_slots(self) -> tuple[int, ...]:
+        """The coast edges the harbours lie on, one per entry of ``harbours``."""
+        return self.topo.harbour_slots_of(self.harbour_layout)
 
     @classmethod
     def from_layout(
@@ -100,10 +111,12 @@ class Board:
         harbours: Sequence[int],
         radius: int = STANDARD_RADIUS,
         reds_may_touch: bool = False,
+        harbour_layout: int = HARBOUR_LAYOUT,
     ) -> Board:
         """A board given explicitly: terrain and token per hex, a harbour kind per harbour
-        slot. Raises :class:`BoardError` naming what is wrong with the shape (lengths,
-        unknown kinds, a token on a desert); :func:`check_board` checks the contents."""
+        slot of ``harbour_layout``. Raises :class:`BoardError` naming what is wrong with the
+        shape (lengths, unknown kinds, a token on a desert, an unknown harbour layout);
+        :func:`check_board` checks the contents."""
         try:
             topo = topology(radius)
         except ValueError as exc:
@@ -112,6 +125,11 @@ class Board:
             raise BoardError(f"radius {radius} needs {topo.n_hexes} hexes of terrain and tokens")
         if len(harbours) != len(topo.harbour_slots):
             raise BoardError(f"radius {radius} has {len(topo.harbour_slots)} harbour slots")
+        if harbour_layout not in HARBOUR_LAYOUTS:
+            raise BoardError(
+                f"unknown harbour layout {harbour_layout} "
+                f"(one of {', '.join(map(str, HARBOUR_LAYOUTS))})"
+            )
         try:
             terr = tuple(Terrain(t) for t in terrain)
         except ValueError as exc:
@@ -130,7 +148,7 @@ class Board:
             if n:
                 producing[n].extend((h, int(terr[h]), v) for v in topo.hex_vertices[h])
         vertex_harbour = [-1] * topo.n_vertices
-        for slot, kind in zip(topo.harbour_slots, harbours, strict=True):
+        for slot, kind in zip(topo.harbour_slots_of(harbour_layout), harbours, strict=True):
             for v in topo.edge_vertices[slot]:
                 vertex_harbour[v] = kind
         return cls(
@@ -142,6 +160,7 @@ class Board:
             producing=tuple(tuple(p) for p in producing),
             vertex_harbour=tuple(vertex_harbour),
             reds_may_touch=bool(reds_may_touch),
+            harbour_layout=int(harbour_layout),
         )
 
     def deserts(self) -> list[HexId]:
@@ -174,6 +193,7 @@ class Board:
             "terrain": [int(t) for t in self.terrain],
             "tokens": list(self.tokens),
             "harbours": list(self.harbours),
+            "harbour_layout": self.harbour_layout,
         }
         if self.reds_may_touch:
             out["reds_may_touch"] = True
@@ -188,10 +208,27 @@ class Board:
             self.tokens,
             self.harbours,
             self.reds_may_touch,
-        ) == (other.radius, other.terrain, other.tokens, other.harbours, other.reds_may_touch)
+            self.harbour_layout,
+        ) == (
+            other.radius,
+            other.terrain,
+            other.tokens,
+            other.harbours,
+            other.reds_may_touch,
+            other.harbour_layout,
+        )
 
     def __hash__(self) -> int:
-        return hash((self.radius, self.terrain, self.tokens, self.harbours, self.reds_may_touch))
+        return hash(
+            (
+                self.radius,
+                self.terrain,
+                self.tokens,
+                self.harbours,
+                self.reds_may_touch,
+                self.harbour_layout,
+            )
+        )
 
 
 def check_board(board: Board, *, standard_contents: bool = True) -> None:

@@ -109,6 +109,14 @@ SPIRAL_TOKENS: Final = (5, 2, 6, 3, 8, 10, 9, 12, 11, 4, 8, 10, 9, 4, 5, 6, 3, 1
 """The rulebook's variable set-up: tokens laid in this order along the spiral, desert skipped."""
 HARBOUR_VERTEX_RATIO: Final = 0.6
 """Thesis 4.3.8: the share of coastal intersections that touch a harbour."""
+HARBOUR_LAYOUT_EVEN: Final = 1
+"""The first harbour layout: slots evenly spaced round the coast from its first edge past
+due east (games stored before harbours lay on the printed frame use it)."""
+HARBOUR_LAYOUT_FRAME: Final = 2
+"""The printed frame's harbour slots, spread the same way round larger islands."""
+HARBOUR_LAYOUTS: Final = (HARBOUR_LAYOUT_EVEN, HARBOUR_LAYOUT_FRAME)
+HARBOUR_LAYOUT: Final = HARBOUR_LAYOUT_FRAME
+"""The harbour layout of new boards."""
 
 RED_TOKENS: Final = (6, 8)
 """The most likely numbers, which may not lie on neighbouring hexes."""

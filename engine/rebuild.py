@@ -18,6 +18,7 @@ from engine.constants import (
     BANK_RATIO,
     GENERIC_HARBOUR_RATIO,
     HARBOUR_GENERIC,
+    HARBOUR_LAYOUT,
     N_RESOURCES,
     RESOURCE_HARBOUR_RATIO,
 )
@@ -35,11 +36,12 @@ def _config(
     terrain: tuple[int, ...],
     tokens: tuple[int, ...],
     harbours: tuple[int, ...],
+    harbour_layout: int,
     players: int,
     victory_points: int,
     discard_limit: int,
 ) -> GameConfig:
-    board = Board.from_layout(terrain, tokens, harbours, radius)
+    board = Board.from_layout(terrain, tokens, harbours, radius, harbour_layout=harbour_layout)
     return GameConfig.with_board(
         board, players=players, victory_points=victory_points, discard_limit=discard_limit
     )
@@ -54,6 +56,7 @@ def config_of(view: View, discard_limit: int = 7) -> GameConfig:
         tuple(b["terrain"]),
         tuple(b["tokens"]),
         tuple(b["harbours"]),
+        int(b.get("harbour_layout", HARBOUR_LAYOUT)),
         view.players,
         view.victory_points,
         discard_limit,

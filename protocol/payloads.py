@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 import engine
 from engine import actions as ea
 from engine import events as ee
-from engine.constants import DevCard, Resource
+from engine.constants import HARBOUR_LAYOUT, DevCard, Resource
 
 
 class WireModel(BaseModel):
@@ -486,13 +486,17 @@ class BoardPayload(WireModel):
     """The island: terrain and number token per hex id (0 on deserts), harbour kind per
     harbour slot (a resource name for 2:1, ``generic`` for 3:1). Ids are the engine's for
     this radius (docs/engine.md). ``reds_may_touch`` marks a board that lets a 6 or an 8
-    lie beside another (a variant; false for the boards the rules allow)."""
+    lie beside another (a variant; false for the boards the rules allow).
+    ``harbour_layout`` says which coast edges the harbour slots are: 2, the printed frame's
+    (every new board), or 1, evenly spaced from the coast's first edge past due east (boards
+    of games stored before; a board without the field has this layout)."""
 
     radius: int
     terrain: list[TerrainName]
     tokens: list[int]
     harbours: list[HarbourName]
     reds_may_touch: bool = False
+    harbour_layout: Literal[1, 2] = 1
 
 
 def board_to_payload(board: Mapping[str, Any]) -> BoardPayload:
@@ -503,6 +507,7 @@ def board_to_payload(board: Mapping[str, Any]) -> BoardPayload:
         tokens=list(board["tokens"]),
         harbours=[_HARBOUR_NAMES[k] for k in board["harbours"]],
         reds_may_touch=bool(board.get("reds_may_touch", False)),
+        harbour_layout=board.get("harbour_layout", HARBOUR_LAYOUT),
     )
 
 
@@ -514,6 +519,7 @@ def board_from_payload(payload: BoardPayload) -> dict[str, Any]:
         "terrain": [_TERRAIN_NAMES.index(t) for t in payload.terrain],
         "tokens": list(payload.tokens),
         "harbours": [_HARBOUR_NAMES.index(k) for k in payload.harbours],
+        "harbour_layout": payload.harbour_layout,
     }
     if payload.reds_may_touch:
         board["reds_may_touch"] = True

@@ -17,7 +17,7 @@ from engine.board import (
     terrain_counts,
     token_counts,
 )
-from engine.constants import HARBOUR_GENERIC, Terrain
+from engine.constants import HARBOUR_GENERIC, HARBOUR_LAYOUT, HARBOUR_LAYOUT_EVEN, Terrain
 from engine.rng import Rng
 from engine.state import BoardSetup
 from engine.topology import harbour_kinds, topology
@@ -264,8 +264,31 @@ def test_from_layout_round_trip(valid: tuple[list[int], list[int], list[int]]) -
         "terrain": terrain,
         "tokens": tokens,
         "harbours": harbours,
+        "harbour_layout": HARBOUR_LAYOUT,
     }
     assert all(isinstance(t, Terrain) for t in board.terrain)
+
+
+def test_a_board_of_the_first_harbour_layout_keeps_its_slots(
+    valid: tuple[list[int], list[int], list[int]],
+) -> None:
+    terrain, tokens, harbours = valid
+    old = Board.from_layout(terrain, tokens, harbours, harbour_layout=HARBOUR_LAYOUT_EVEN)
+    new = Board.from_layout(terrain, tokens, harbours)
+    # The slots boards had before they lay on the printed frame.
+    assert old.harbour_slots == (42, 46, 49, 53, 56, 59, 63, 66, 69)
+    assert new.harbour_slots == topology(3).harbour_slots != old.harbour_slots
+    for board in (old, new):
+        on = {
+            v: k
+            for e, k in zip(board.harbour_slots, harbours, strict=True)
+            for v in board.topo.edge_vertices[e]
+        }
+        assert board.vertex_harbour == tuple(on.get(v, -1) for v in range(board.topo.n_vertices))
+    assert old != new
+    assert Board.from_layout(**old.to_dict()) == old  # type: ignore[arg-type]
+    with pytest.raises(BoardError, match="unknown harbour layout 3"):
+        Board.from_layout(terrain, tokens, harbours, harbour_layout=3)
 
 
 def test_from_layout_derived_tables(valid: tuple[list[int], list[int], list[int]]) -> None:
