@@ -12,6 +12,7 @@ For radius > 3 the extra terrain, tokens and harbours follow the thesis's scalin
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -288,73 +289,60 @@ def _shuffled_harbours(radius: int, rng: Rng) -> list[int]:
 
 @dataclass(frozen=True, eq=False)
 class _RedCounts:
-    """Counts of the ways to choose which hexes of a radius are deserts and which carry a
-    6 or an 8, no two of those neighbours, hex by hex in row order (built once per radius).
+    """Counts of the ways to choose which hexes of a radius carry a 6 or an 8, no two of
+    them neighbours, hex by hex in row order (built once per radius).
 
-    ``ways(i, live)`` is, per (deserts, reds) still to place, the number of ways to lay them
-    on the hexes from position ``i`` on, given ``live``: the bit mask of the red hexes laid
-    so far that neighbour a hex still to come.
+    ``ways(i, live)`` packs, per number ``k`` of reds still to place, the number of ways to
+    lay them on the hexes from position ``i`` on into one integer (``bits`` bits per ``k``),
+    given ``live``: the bit mask of the red hexes laid so far that neighbour a hex still to
+    come. Building every count takes one addition and one shift of such integers per state
+    (a few hundred thousand states at radius 8).
     """
 
     order: tuple[HexId, ...]
     after: tuple[int, ...]  # per position: mask of the laid hexes with a neighbour to come
     touching: tuple[int, ...]  # per hex: mask of its neighbours
-    deserts: int
     reds: int
-    memo: dict[tuple[int, int], tuple[int, ...]] = field(default_factory=dict)
+    bits: int
+    memo: dict[tuple[int, int], int] = field(default_factory=dict)
 
-    def ways(self, i: int, live: int) -> tuple[int, ...]:
-        """Per ``d * (reds + 1) + r``: the ways to lay ``d`` deserts and ``r`` reds."""
+    def ways(self, i: int, live: int) -> int:
+        """Per ``k`` (bits ``k * bits`` on): the ways to lay ``k`` reds from position ``i``."""
         key = (i, live)
         got = self.memo.get(key)
         if got is not None:
             return got
-        width = self.reds + 1
-        out = [0] * ((self.deserts + 1) * width)
         if i == len(self.order):
-            out[0] = 1
+            result = 1
         else:
             h = self.order[i]
-            plain = self.ways(i + 1, live & self.after[i])
-            for x, c in enumerate(plain):
-                if c:
-                    out[x] += c  # a hex of another number
-                    if x + width < len(out):
-                        out[x + width] += c  # a desert
+            result = self.ways(i + 1, live & self.after[i])
             if not live & self.touching[h]:
                 red = self.ways(i + 1, (live | 1 << h) & self.after[i])
-                for x, c in enumerate(red):
-                    if c and (x + 1) % width:
-                        out[x + 1] += c
-        result = tuple(out)
+                result += (red << self.bits) & ((1 << (self.reds + 1) * self.bits) - 1)
         self.memo[key] = result
         return result
 
-    def draw(self, rng: Rng) -> tuple[list[HexId], list[HexId]]:
-        """Deserts and red hexes, uniform over every legal choice of them."""
-        width = self.reds + 1
-        d, r, live = self.deserts, self.reds, 0
-        deserts: list[HexId] = []
+    def count(self, i: int, live: int, k: int) -> int:
+        """The ways to lay ``k`` reds from position ``i`` on, given ``live``."""
+        return (self.ways(i, live) >> (k * self.bits)) & ((1 << self.bits) - 1)
+
+    def draw(self, rng: Rng) -> list[HexId]:
+        """The red hexes, uniform over every choice of them with no two neighbours."""
+        r, live = self.reds, 0
         red_hexes: list[HexId] = []
         for i, h in enumerate(self.order):
-            plain = self.ways(i + 1, live & self.after[i])
-            w_plain = plain[d * width + r]
-            w_desert = plain[(d - 1) * width + r] if d else 0
+            w_plain = self.count(i + 1, live & self.after[i], r)
             w_red = 0
             if r and not live & self.touching[h]:
-                w_red = self.ways(i + 1, (live | 1 << h) & self.after[i])[d * width + r - 1]
-            x = rng.randbelow(w_plain + w_desert + w_red)
-            if x < w_plain:
-                live &= self.after[i]
-            elif x < w_plain + w_desert:
-                deserts.append(h)
-                d -= 1
+                w_red = self.count(i + 1, (live | 1 << h) & self.after[i], r - 1)
+            if rng.randbelow(w_plain + w_red) < w_plain:
                 live &= self.after[i]
             else:
                 red_hexes.append(h)
                 r -= 1
                 live = (live | 1 << h) & self.after[i]
-        return deserts, red_hexes
+        return red_hexes
 
 
 _RED_COUNTS: dict[int, _RedCounts] = {}
@@ -372,27 +360,43 @@ def _red_counts(radius: int) -> _RedCounts:
         for i in range(len(order))
     )
     tokens = token_counts(radius)
+    reds = sum(tokens[n] for n in RED_TOKENS)
     made = _RedCounts(
         order=order,
         after=after,
         touching=tuple(sum(1 << m for m in ns) for ns in topo.hex_neighbours),
-        deserts=terrain_counts(radius).get(Terrain.DESERT, 0),
-        reds=sum(tokens[n] for n in RED_TOKENS),
+        reds=reds,
+        # no count exceeds the ways to choose the reds' hexes with no rule at all
+        bits=max(math.comb(topo.n_hexes, k) for k in range(reds + 1)).bit_length(),
     )
+    made.ways(0, 0)
     _RED_COUNTS[radius] = made
     return made
+
+
+def prepare_random_boards(radius: int) -> None:
+    """Build, once per radius, the counts :func:`random_board` draws from (under a second
+    at radius 8, instant after); call it off an event loop before a first random board of
+    a large radius."""
+    _red_counts(radius)
 
 
 def _uniform_layout(radius: int, rng: Rng) -> tuple[list[Terrain], list[int]]:
     """Terrain and tokens drawn uniformly over every layout with no 6 or 8 next to another.
 
-    The deserts and the hexes of the 6s and 8s are drawn together from the exact count of
-    legal choices (:class:`_RedCounts`), so every legal layout is equally likely; the other
-    terrain and numbers are then shuffled over the hexes left.
+    Every choice of red hexes (no two neighbours) leaves the same number of ways to lay the
+    deserts and everything else, so drawing the red hexes uniformly from their exact count
+    (:class:`_RedCounts`), then the deserts uniformly among the other hexes, then shuffling
+    the other terrain and numbers over the hexes left makes every legal layout equally likely.
     """
     topo = topology(radius)
-    deserts, red_hexes = _red_counts(radius).draw(rng)
+    red_hexes = _red_counts(radius).draw(rng)
+    red_set = set(red_hexes)
+    free = [h for h in range(topo.n_hexes) if h not in red_set]
     counts = token_counts(radius)
+    n_deserts = terrain_counts(radius).get(Terrain.DESERT, 0)
+    rng.shuffle(free)
+    desert_set = set(free[:n_deserts])
     reds = [n for n in RED_TOKENS for _ in range(counts[n])]
     others = [n for n, c in sorted(counts.items()) if n not in RED_TOKENS for _ in range(c)]
     kinds = [
@@ -406,13 +410,11 @@ def _uniform_layout(radius: int, rng: Rng) -> tuple[list[Terrain], list[int]]:
     rng.shuffle(kinds)
     terrain = [Terrain.DESERT] * topo.n_hexes
     tokens = [0] * topo.n_hexes
-    desert_set = set(deserts)
     land = [h for h in range(topo.n_hexes) if h not in desert_set]
     for h, t in zip(land, kinds, strict=True):
         terrain[h] = t
     for h, n in zip(red_hexes, reds, strict=True):
         tokens[h] = n
-    red_set = set(red_hexes)
     for h, n in zip([h for h in land if h not in red_set], others, strict=True):
         tokens[h] = n
     return terrain, tokens

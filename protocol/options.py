@@ -59,12 +59,15 @@ def _only_with(options: m.GameOptions) -> str | None:
 
 def with_board(options: m.GameOptions, seed: int) -> m.GameOptions:
     """A new game's options with its board made (``layout`` filled in for ``balanced``,
-    ``fair`` and ``preset`` boards, drawn from the game's seed). This can take a while (a
-    constraint model, a fairness search): call it off the event loop. Raises
-    engine.ConfigError with a sentence for the person."""
+    ``fair`` and ``preset`` boards, drawn from the game's seed; for a ``random`` board the
+    counts its draw needs are built, once per radius). This can take a while (a constraint
+    model, a fairness search, the counts of a large island): call it off the event loop.
+    Raises engine.ConfigError with a sentence for the person."""
     problem = _only_with(options)
     if problem is not None:
         raise engine.ConfigError(problem)
+    if options.board == "random":
+        engine.prepare_random_boards(options.radius)
     if options.board in ("random", "spiral", "layout"):
         return options
     rules = options.balance

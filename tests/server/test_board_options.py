@@ -5,6 +5,7 @@ are refused without creating a game."""
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import AsyncIterator
 
 import pytest
@@ -156,3 +157,34 @@ async def test_an_illegal_layout_is_refused(server: tuple[HexhavenServer, int]) 
     message = await _refused(port, m.GameOptions(board="layout", layout=bad))
     assert "not a legal board" in message
     assert srv.rooms == {}
+
+
+async def test_a_ping_is_answered_while_a_large_random_board_is_prepared(
+    server: tuple[HexhavenServer, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The counts a random board of a larger island draws from are built off the event loop:
+    held up there, they keep no other connection waiting."""
+    release = threading.Event()
+    prepared = engine.prepare_random_boards
+
+    def held_up(radius: int) -> None:
+        assert release.wait(30), "the ping was not answered while the board was prepared"
+        prepared(radius)
+
+    monkeypatch.setattr(engine, "prepare_random_boards", held_up)
+    _, port = server
+    maker, other = await Client.open(port, SUBPROTOCOL_JSON), await Client.open(port)
+    await maker.hello()
+    await other.hello()
+    await maker.send(m.CreateGame(options=m.GameOptions(radius=8)))
+    await other.send(m.Ping(nonce=5))
+    assert (await other.expect(m.Pong)).nonce == 5
+    release.set()
+    created = await maker.expect(m.GameCreated)
+    await maker.send(m.JoinGame(game=created.game, name="ana"))
+    view = (await maker.expect(m.GameView)).view
+    board = Board.from_layout(**board_from_payload(view.board))
+    assert board.radius == 8
+    engine.check_board(board)
+    await maker.close()
+    await other.close()
