@@ -40,6 +40,8 @@ def test_presets_and_board_files(tmp_path: Path) -> None:
         ("/no/such/board.json", {}, "no such board or file; --board takes random .*spiral"),
         ("nosuch", {}, r"preset:NAME .*\(presets: balanced-183"),
         ("preset:nope", {}, "no preset 'nope'; there are balanced-183"),
+        ("preset:balanced-126", {}, "'balanced-126' is no longer shipped .*there are balanced-183"),
+        ("balanced-236", {}, "--board balanced-236: .*no longer shipped .*there are balanced-183"),
         ("balanced", {"balance": ["max_pips"]}, "NAME=VALUE"),
         ("balanced", {"balance": ["wobble=3"]}, "no balance rule 'wobble'"),
         ("balanced", {"balance": ["max_pips=lots"]}, "whole number or none"),

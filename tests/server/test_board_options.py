@@ -132,6 +132,11 @@ async def test_a_whole_game_on_a_balanced_board_verifies(
     ("options", "says"),
     [
         (m.GameOptions(board="preset", preset="no-such-board"), "no preset 'no-such-board'"),
+        (
+            m.GameOptions(board="preset", preset="balanced-226"),
+            "no longer shipped (the presets were chosen again with the harbours on the printed "
+            "frame's slots); there are balanced-183, balanced-227, balanced-229",
+        ),
         (m.GameOptions(board="preset"), "needs a preset name"),
         (m.GameOptions(board="layout"), "needs the board in layout"),
         (m.GameOptions(board="random", preset="balanced-227"), "preset is an option of"),
