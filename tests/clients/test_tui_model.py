@@ -129,3 +129,34 @@ def test_every_place_on_the_board_has_its_own_name() -> None:
     assert places.vertex(top).startswith("the north corner of brick ")
     assert any(name.startswith("between brick ") and " and brick " in name for name in edges)
     assert any(name.startswith("on the south-west side of brick ") for name in edges)
+
+
+@pytest.mark.parametrize("harbour_layout", [1, 2])
+def test_the_client_puts_the_harbours_on_the_slots_of_the_boards_layout(
+    harbour_layout: int,
+) -> None:
+    """A game stored before boards said their harbour layout shows its harbours where they
+    are: on the slots of its layout, in the names and on the drawn board."""
+    import engine
+    from clients.tui.board import harbour_label, layout, render_board
+
+    base = engine.random_board(engine.Rng(5))
+    board = engine.Board.from_layout(
+        base.terrain, base.tokens, base.harbours, harbour_layout=harbour_layout
+    )
+    state = engine.new_game(GameConfig.with_board(board, players=3), 5)
+    live = LiveView.from_payload(view_from_engine(view(state, 0)))
+    assert live.harbour_layout == harbour_layout
+    places = PlaceNames(live.radius, live.terrain, live.tokens, live.harbours, harbour_layout)
+    topo = board.topo
+    assert places.harbour_at == {
+        v: live.harbours[slot]
+        for slot, e in enumerate(board.harbour_slots)
+        for v in topo.edge_vertices[e]
+    }
+    lines = render_board(live.picture()).plain.splitlines()
+    lay = layout(3, 1, harbour_layout)
+    for (x, y, align), kind in zip(lay.harbour_anchors, live.harbours, strict=True):
+        label = harbour_label(kind)
+        start = {"left": x, "right": x - len(label) + 1, "centre": x - len(label) // 2}[align]
+        assert label.split()[0] in lines[y][max(0, start - 2) : start + len(label) + 2]
