@@ -21,6 +21,7 @@ from engine.constants import (
     DICE_DOTS,
     HARBOUR_GENERIC,
     HARBOUR_LAYOUT,
+    HARBOUR_LAYOUT_EVEN,
     HARBOUR_LAYOUTS,
     N_RESOURCES,
     RED_TOKENS,
@@ -420,6 +421,58 @@ def _uniform_layout(radius: int, rng: Rng) -> tuple[list[Terrain], list[int]]:
     return terrain, tokens
 
 
+def _first_fit_tokens(terrain: Sequence[Terrain], topo: Topology, rng: Rng) -> list[int] | None:
+    """Tokens of the first edition's random set-up: the 6s and 8s first-fit on shuffled
+    producing hexes, the rest shuffled over the others; None when a try gets stuck."""
+    counts = token_counts(topo.radius)
+    reds = [n for n in RED_TOKENS for _ in range(counts[n])]
+    others = [n for n, c in sorted(counts.items()) if n not in RED_TOKENS for _ in range(c)]
+    land = [h for h, t in enumerate(terrain) if t != Terrain.DESERT]
+    rng.shuffle(land)
+    red_hexes: list[int] = []
+    blocked: set[int] = set()
+    for h in land:
+        if len(red_hexes) == len(reds):
+            break
+        if h not in blocked:
+            red_hexes.append(h)
+            blocked.add(h)
+            blocked.update(topo.hex_neighbours[h])
+    if len(red_hexes) < len(reds):
+        return None
+    rng.shuffle(reds)
+    rng.shuffle(others)
+    tokens = [0] * len(terrain)
+    for h, n in zip(red_hexes, reds, strict=True):
+        tokens[h] = n
+    rest = [h for h in land if h not in set(red_hexes)]
+    for h, n in zip(rest, others, strict=True):
+        tokens[h] = n
+    return tokens
+
+
+def first_random_board(rng: Rng, radius: int = STANDARD_RADIUS) -> Board:
+    """The random set-up of the first edition (:data:`SETUP_EDITION_FIRST`), which games
+    stored before the set-ups followed the printed rulebook were dealt: shuffled terrain,
+    the 6s and 8s first-fit on shuffled hexes, shuffled harbour kinds over the evenly spaced
+    harbour slots."""
+    topo = topology(radius)
+    while True:
+        terrain = _shuffled_terrain(radius, rng)
+        tokens = _first_fit_tokens(terrain, topo, rng)
+        if tokens is not None:
+            break
+    board = Board.from_layout(
+        terrain,
+        tokens,
+        _shuffled_harbours(radius, rng),
+        radius,
+        harbour_layout=HARBOUR_LAYOUT_EVEN,
+    )
+    check_board(board)
+    return board
+
+
 def random_board(rng: Rng, radius: int = STANDARD_RADIUS) -> Board:
     """The official random set-up: terrain and tokens drawn uniformly over the layouts with
     no 6 or 8 next to another, and shuffled harbour kinds over the fixed harbour slots."""
@@ -469,13 +522,16 @@ def _separate_reds(tokens: list[int], topo: Topology, rng: Rng) -> bool:
     return False
 
 
-def spiral_board(rng: Rng, radius: int = STANDARD_RADIUS) -> Board:
+def spiral_board(
+    rng: Rng, radius: int = STANDARD_RADIUS, harbour_layout: int = HARBOUR_LAYOUT
+) -> Board:
     """The rulebook's variable set-up: shuffled terrain and harbours, number tokens laid in
     the fixed order along a spiral from an outer corner inwards, skipping deserts.
 
     The start corner is drawn at random; if a layout puts a 6 next to an 8 (possible when the
     desert falls between them) the terrain is reshuffled. Larger boards, which have no
-    rulebook sequence, instead move clashing 6s and 8s onto free hexes.
+    rulebook sequence, instead move clashing 6s and 8s onto free hexes. The harbours lie on
+    the slots of ``harbour_layout``.
     """
     topo = topology(radius)
     harbours = _shuffled_harbours(radius, rng)
@@ -490,7 +546,7 @@ def spiral_board(rng: Rng, radius: int = STANDARD_RADIUS) -> Board:
                 tokens[h] = next(it)
         if radius > STANDARD_RADIUS and not _separate_reds(tokens, topo, rng):
             continue
-        board = Board.from_layout(terrain, tokens, harbours, radius)
+        board = Board.from_layout(terrain, tokens, harbours, radius, harbour_layout=harbour_layout)
         if not board.red_tokens_adjacent():
             check_board(board)
             return board

@@ -117,6 +117,14 @@ HARBOUR_LAYOUT_FRAME: Final = 2
 HARBOUR_LAYOUTS: Final = (HARBOUR_LAYOUT_EVEN, HARBOUR_LAYOUT_FRAME)
 HARBOUR_LAYOUT: Final = HARBOUR_LAYOUT_FRAME
 """The harbour layout of new boards."""
+SETUP_EDITION_FIRST: Final = 1
+"""The first edition of the generated set-ups: the random set-up lays the 6s and 8s first-fit
+on shuffled hexes, and both set-ups put the harbours on the evenly spaced slots (games stored
+before the set-ups followed the printed rulebook use it)."""
+SETUP_EDITION: Final = 2
+"""The edition of the generated set-ups of new games: numbers drawn uniformly over the legal
+layouts, harbours on the printed frame's slots."""
+SETUP_EDITIONS: Final = (SETUP_EDITION_FIRST, SETUP_EDITION)
 
 RED_TOKENS: Final = (6, 8)
 """The most likely numbers, which may not lie on neighbouring hexes."""

@@ -42,22 +42,32 @@ def _harbour_vertices(board: engine.Board) -> set[int]:
     return {v for e in board.harbour_slots for v in board.topo.edge_vertices[e]}
 
 
-def _played_on_old_slots() -> tuple[str, list[engine.Action], list[tuple[int, int] | None], int]:
+def _played_on_old_slots(
+    kind: str = "layout",
+) -> tuple[str, list[engine.Action], list[tuple[int, int] | None], int]:
     """A two-player game on a board of the first harbour layout, cut off some actions after
     seat 0 traded with the bank at a harbour that only that layout has: the options JSON as
-    a server stored it before boards said their layout, the actions with their dice, and the
-    index of the harbour trade."""
-    base = engine.random_board(engine.Rng(7))
-    old = engine.Board.from_layout(
-        **{**base.to_dict(), "harbour_layout": HARBOUR_LAYOUT_EVEN}  # type: ignore[arg-type]
-    )
-    new_vertices = _harbour_vertices(base)
+    a server stored it before (a ``layout`` board without its harbour layout, or a
+    ``random`` board dealt by the first set-up edition, without ``setup_edition``), the
+    actions with their dice, and the index of the harbour trade."""
+    if kind == "layout":
+        base = engine.random_board(engine.Rng(7))
+        old = engine.Board.from_layout(
+            **{**base.to_dict(), "harbour_layout": HARBOUR_LAYOUT_EVEN}  # type: ignore[arg-type]
+        )
+        config = engine.GameConfig.with_board(old, players=2)
+        options = m.GameOptions(players=2, board="layout", layout=board_to_payload(old.to_dict()))
+    else:
+        config = engine.GameConfig(players=2, setup_edition=1)
+        old = config.make_board(SEED)
+        base = engine.Board.from_layout(old.terrain, old.tokens, old.harbours)
+        options = m.GameOptions(players=2)
+    assert old.harbour_layout == HARBOUR_LAYOUT_EVEN
+    only_old = _harbour_vertices(old) - _harbour_vertices(base)
     generic_old = {
-        v
-        for v in _harbour_vertices(old) - new_vertices
-        if old.vertex_harbour[v] == engine.constants.HARBOUR_GENERIC
-    }
-    state = engine.new_game(engine.GameConfig.with_board(old, players=2), SEED)
+        v for v in only_old if old.vertex_harbour[v] == engine.constants.HARBOUR_GENERIC
+    } or only_old
+    state = engine.new_game(config, SEED)
     rnd = random.Random(1)
     actions: list[engine.Action] = []
     dice: list[tuple[int, int] | None] = []
@@ -74,7 +84,9 @@ def _played_on_old_slots() -> tuple[str, list[engine.Action], list[tuple[int, in
             # Seat 0 settles on harbours of the first layout only, then keeps its cards
             # until it can trade at one.
             if state.phase == engine.Phase.SETUP_SETTLEMENT:
-                legal = [a for a in mine if getattr(a, "vertex", -1) in generic_old]
+                legal = [a for a in mine if getattr(a, "vertex", -1) in generic_old] or [
+                    a for a in mine if getattr(a, "vertex", -1) in only_old
+                ]
             else:
                 legal = [a for a in mine if isinstance(a, _WAITING)] or mine
             action = rnd.choice(legal)
@@ -84,16 +96,19 @@ def _played_on_old_slots() -> tuple[str, list[engine.Action], list[tuple[int, in
         actions.append(action)
         rolled = [e.dice for e in events if isinstance(e, engine.DiceRolled)]
         dice.append(rolled[0] if rolled else None)
-    options = m.GameOptions(players=2, board="layout", layout=board_to_payload(old.to_dict()))
     stored = json.loads(options.model_dump_json())
-    del stored["layout"]["harbour_layout"]  # as written before boards said it
+    del stored["setup_edition"]  # as written before games said it
+    if kind == "layout":
+        del stored["layout"]["harbour_layout"]  # as written before boards said it
     return json.dumps(stored), actions, dice, traded
 
 
-def _store_game(db: str, tokens: list[str]) -> tuple[list[engine.Action], int]:
+def _store_game(
+    db: str, tokens: list[str], kind: str = "layout"
+) -> tuple[list[engine.Action], int]:
     """Store the cut-off game as a server had it, seated by ``tokens``; returns its actions
     and the index of the harbour trade."""
-    options_json, actions, dice, traded = _played_on_old_slots()
+    options_json, actions, dice, traded = _played_on_old_slots(kind)
     store = Store(db)
     store._execute(
         "INSERT INTO games (id, options, seed, seed_hash, created, started) VALUES (?,?,?,?,?,1)",
@@ -111,6 +126,7 @@ def test_an_old_layout_board_puts_its_harbours_on_the_old_slots() -> None:
     options_json, actions, _, traded = _played_on_old_slots()
     options = m.GameOptions.model_validate_json(options_json)
     assert options.layout is not None and options.layout.harbour_layout == HARBOUR_LAYOUT_EVEN
+    assert options.setup_edition == 1
     trade = actions[traded]
     assert isinstance(trade, engine.MaritimeTrade) and trade.ratio < 4
     state, _ = engine.replay(game_config(options), SEED, actions)
@@ -122,12 +138,37 @@ def test_an_old_layout_board_puts_its_harbours_on_the_old_slots() -> None:
         engine.replay(game_config(moved), SEED, actions)
 
 
+def test_a_random_board_stored_before_is_dealt_as_it_was() -> None:
+    """A random game stored without ``setup_edition`` gets the first edition's board again
+    (the same seed deals the current edition another board)."""
+    options_json, actions, _, _ = _played_on_old_slots("random")
+    options = m.GameOptions.model_validate_json(options_json)
+    assert options.setup_edition == 1 and options.layout is None
+    state, _ = engine.replay(game_config(options), SEED, actions)
+    assert state.actions_taken == len(actions)
+    assert state.board == engine.GameConfig(setup_edition=1).make_board(SEED)
+    current = options.model_copy(update={"setup_edition": 2})
+    assert engine.new_game(game_config(current), SEED).board != state.board
+
+
+async def test_a_new_game_is_dealt_by_the_current_set_up_edition(server_port: int) -> None:
+    c = await Client.open(server_port)
+    await c.hello()
+    await c.send(m.CreateGame(options=m.GameOptions(players=2)))
+    created = await c.expect(m.GameCreated)
+    await c.send(m.JoinGame(game=created.game, name="ana"))
+    view = (await c.expect(m.GameView)).view
+    await c.close()
+    assert view.board.harbour_layout == 2  # the first edition's boards have layout 1
+
+
+@pytest.mark.parametrize("kind", ["layout", "random"])
 async def test_a_game_stored_with_the_old_harbour_layout_resumes_and_verifies(
-    tmp_path: Path,
+    tmp_path: Path, kind: str
 ) -> None:
     db = str(tmp_path / "games.db")
     tokens = ["old-layout-token-0", "old-layout-token-1"]
-    actions, traded = _store_game(db, tokens)
+    actions, traded = _store_game(db, tokens, kind)
     store = Store(db)
     srv = HexhavenServer(store)
     async with srv.running("127.0.0.1", 0) as ws_server:
