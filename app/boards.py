@@ -387,8 +387,10 @@ def _generate(args: argparse.Namespace) -> int:
             sys.stdout.write(text)
     except (BoardLabError, BoardError, ValueError) as exc:
         return _fail(str(exc))
-    fairness = FairnessScorer(board.radius).fairness(board.terrain, board.tokens, board.harbours)
-    balance = balance_of(board.terrain, board.tokens, board.harbours, board.radius).balance
+    fairness = FairnessScorer(board.radius).simulate(board).fairness
+    balance = balance_of(
+        board.terrain, board.tokens, board.harbours, board.radius, board.harbour_layout
+    ).balance
     print(
         f"seed {seed}: radius-{board.radius} board in {seconds:.2f} s, "
         f"fairness {fairness:.3f}, balance {balance:.3f}"
@@ -414,7 +416,9 @@ def _describe_vertex(board: Board, v: int) -> str:
 def score_report(board: Board, params: FairnessParams) -> dict[str, Any]:
     """Everything ``board score`` prints, as JSON-ready data."""
     result = FairnessScorer(board.radius, params).simulate(board)
-    bal = balance_of(board.terrain, board.tokens, board.harbours, board.radius)
+    bal = balance_of(
+        board.terrain, board.tokens, board.harbours, board.radius, board.harbour_layout
+    )
     held: dict[int, list[int]] = {}
     for p in result.placements:
         held.setdefault(p.seat, []).append(p.vertex)
@@ -562,7 +566,9 @@ def _render(args: argparse.Namespace) -> int:
         board = load_board(args.board)
         params = _params(args)
         result = FairnessScorer(board.radius, params).simulate(board)
-        bal = balance_of(board.terrain, board.tokens, board.harbours, board.radius)
+        bal = balance_of(
+            board.terrain, board.tokens, board.harbours, board.radius, board.harbour_layout
+        )
         title = args.title
         if title is None:
             title = (
