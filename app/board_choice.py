@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from boards.errors import BoardFileError
 from boards.files import load_board
 from boards.options import BalanceOptions
-from boards.presets import preset_names
+from boards.presets import RETIRED, preset_names, unknown_preset
 from protocol import messages as m
 from protocol.payloads import board_to_payload
 
@@ -84,12 +84,14 @@ def board_fields(
     if board.startswith("preset:"):
         name = board.removeprefix("preset:")
         if name not in preset_names():
-            raise ValueError(f"no preset {name!r}; there are {', '.join(preset_names())}")
+            raise ValueError(unknown_preset(name))
         return {"board": "preset", "preset": name}
     try:
         loaded = load_board(board)
     except BoardFileError as exc:
         if not Path(board).exists():  # not a board this knows, nor a file
+            if board in RETIRED:
+                raise ValueError(f"--board {board}: {unknown_preset(board)}") from exc
             raise ValueError(
                 f"--board {board}: no such board or file; --board takes {BOARD_HELP} "
                 f"(presets: {', '.join(preset_names())})"

@@ -387,8 +387,10 @@ def _generate(args: argparse.Namespace) -> int:
             sys.stdout.write(text)
     except (BoardLabError, BoardError, ValueError) as exc:
         return _fail(str(exc))
-    fairness = FairnessScorer(board.radius).fairness(board.terrain, board.tokens, board.harbours)
-    balance = balance_of(board.terrain, board.tokens, board.harbours, board.radius).balance
+    fairness = FairnessScorer(board.radius).simulate(board).fairness
+    balance = balance_of(
+        board.terrain, board.tokens, board.harbours, board.radius, board.harbour_layout
+    ).balance
     print(
         f"seed {seed}: radius-{board.radius} board in {seconds:.2f} s, "
         f"fairness {fairness:.3f}, balance {balance:.3f}"
@@ -403,7 +405,7 @@ def _describe_vertex(board: Board, v: int) -> str:
     for h in board.topo.vertex_hexes[v]:
         t = int(board.terrain[h])
         parts.append(f"{board.tokens[h]} {RESOURCE_NAMES[t]}" if t < 5 else "desert")
-    for slot, kind in zip(board.topo.harbour_slots, board.harbours, strict=True):
+    for slot, kind in zip(board.harbour_slots, board.harbours, strict=True):
         if v in board.topo.edge_vertices[slot]:
             parts.append(
                 "3:1 harbour" if kind == HARBOUR_GENERIC else f"2:1 {RESOURCE_NAMES[kind]}"
@@ -414,7 +416,9 @@ def _describe_vertex(board: Board, v: int) -> str:
 def score_report(board: Board, params: FairnessParams) -> dict[str, Any]:
     """Everything ``board score`` prints, as JSON-ready data."""
     result = FairnessScorer(board.radius, params).simulate(board)
-    bal = balance_of(board.terrain, board.tokens, board.harbours, board.radius)
+    bal = balance_of(
+        board.terrain, board.tokens, board.harbours, board.radius, board.harbour_layout
+    )
     held: dict[int, list[int]] = {}
     for p in result.placements:
         held.setdefault(p.seat, []).append(p.vertex)
@@ -562,7 +566,9 @@ def _render(args: argparse.Namespace) -> int:
         board = load_board(args.board)
         params = _params(args)
         result = FairnessScorer(board.radius, params).simulate(board)
-        bal = balance_of(board.terrain, board.tokens, board.harbours, board.radius)
+        bal = balance_of(
+            board.terrain, board.tokens, board.harbours, board.radius, board.harbour_layout
+        )
         title = args.title
         if title is None:
             title = (

@@ -28,7 +28,9 @@ def play_demo(
     names = NAMES[: config.players]
     board = new_game(config, seed).board
     island = board_to_payload(board.to_dict())
-    places = PlaceNames(board.radius, island.terrain, island.tokens, island.harbours)
+    places = PlaceNames(
+        board.radius, island.terrain, island.tokens, island.harbours, board.harbour_layout
+    )
     narrator = TableNarrator(names, None, places, Discarding())
     out(
         f"Hexhaven demo: {config.players} heuristic bots, seed {seed}, first to "

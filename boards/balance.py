@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 
-from engine.constants import DICE_DOTS, HARBOUR_GENERIC, N_RESOURCES
+from engine.constants import DICE_DOTS, HARBOUR_GENERIC, HARBOUR_LAYOUT, N_RESOURCES
 from engine.topology import topology
 
 _HOT_DOTS = 4
@@ -69,22 +69,29 @@ def max_pairs(n: int) -> int:
 
 
 @cache
-def _tables(radius: int) -> tuple[tuple[tuple[int, int], ...], tuple[tuple[int, ...], ...]]:
-    """Neighbouring hex pairs, and per harbour slot the land hexes around its intersections."""
+def _tables(
+    radius: int, harbour_layout: int = HARBOUR_LAYOUT
+) -> tuple[tuple[tuple[int, int], ...], tuple[tuple[int, ...], ...]]:
+    """Neighbouring hex pairs, and per harbour slot (of ``harbour_layout``) the land hexes
+    around its intersections."""
     topo = topology(radius)
     pairs = tuple((h, g) for h in range(topo.n_hexes) for g in topo.hex_neighbours[h] if h < g)
     harbour_hexes = tuple(
         tuple(sorted({h for v in topo.edge_vertices[e] for h in topo.vertex_hexes[v]}))
-        for e in topo.harbour_slots
+        for e in topo.harbour_slots_of(harbour_layout)
     )
     return pairs, harbour_hexes
 
 
 def balance_of(
-    terrain: Sequence[int], tokens: Sequence[int], harbours: Sequence[int], radius: int
+    terrain: Sequence[int],
+    tokens: Sequence[int],
+    harbours: Sequence[int],
+    radius: int,
+    harbour_layout: int = HARBOUR_LAYOUT,
 ) -> BalanceReport:
-    """The balance components of a layout."""
-    pairs, harbour_hexes = _tables(radius)
+    """The balance components of a layout, its harbours on the slots of ``harbour_layout``."""
+    pairs, harbour_hexes = _tables(radius, harbour_layout)
     dots = [DICE_DOTS[k] if k else 0 for k in tokens]
 
     counts = [0] * N_RESOURCES

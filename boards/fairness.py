@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from engine.board import Board
-from engine.constants import DICE_DOTS, HARBOUR_GENERIC, N_RESOURCES
+from engine.constants import DICE_DOTS, HARBOUR_GENERIC, HARBOUR_LAYOUT, N_RESOURCES
 from engine.topology import topology
 
 RESOURCE_NAMES = ("brick", "lumber", "wool", "grain", "ore")
@@ -145,10 +145,20 @@ def _tables(radius: int) -> _Tables:
     )
 
 
-def vertex_harbours(radius: int, harbours: Sequence[int]) -> list[int]:
-    """The harbour kind at every intersection (-1 where there is none)."""
+@cache
+def _slot_vertices(radius: int, harbour_layout: int) -> tuple[tuple[int, int], ...]:
+    """The two intersections of every harbour slot of a harbour layout."""
+    topo = topology(radius)
+    return tuple(topo.edge_vertices[e] for e in topo.harbour_slots_of(harbour_layout))
+
+
+def vertex_harbours(
+    radius: int, harbours: Sequence[int], harbour_layout: int = HARBOUR_LAYOUT
+) -> list[int]:
+    """The harbour kind at every intersection (-1 where there is none), the harbours lying
+    on the slots of ``harbour_layout``."""
     kinds = [-1] * topology(radius).n_vertices
-    for (a, b), kind in zip(_tables(radius).slot_vertices, harbours, strict=True):
+    for (a, b), kind in zip(_slot_vertices(radius, harbour_layout), harbours, strict=True):
         kinds[a] = kind
         kinds[b] = kind
     return kinds
@@ -167,7 +177,7 @@ def player_score(
     """
     params = params or FairnessParams()
     topo = board.topo
-    kinds = vertex_harbours(board.radius, board.harbours)
+    kinds = vertex_harbours(board.radius, board.harbours, board.harbour_layout)
     mult = [1.0] * N_RESOURCES
     for v in settlements:
         k = kinds[v]
@@ -232,15 +242,22 @@ class FairnessScorer:
         self._t = _tables(radius)
 
     def fairness(
-        self, terrain: Sequence[int], tokens: Sequence[int], harbours: Sequence[int]
+        self,
+        terrain: Sequence[int],
+        tokens: Sequence[int],
+        harbours: Sequence[int],
+        harbour_layout: int = HARBOUR_LAYOUT,
     ) -> float:
-        """The fairness of a layout (see :func:`fairness_of`)."""
-        scores, _ = self._simulate(terrain, tokens, harbours)
+        """The fairness of a layout (see :func:`fairness_of`), its harbours on the slots of
+        ``harbour_layout``."""
+        scores, _ = self._simulate(terrain, tokens, harbours, harbour_layout)
         return fairness_of(scores)
 
     def simulate(self, board: Board) -> FairnessResult:
         """Every simulated placement of a board, and its fairness."""
-        scores, picks = self._simulate(board.terrain, board.tokens, board.harbours)
+        scores, picks = self._simulate(
+            board.terrain, board.tokens, board.harbours, board.harbour_layout
+        )
         snake = self.params.snake()
         n = self.params.players
         placements = []
@@ -254,7 +271,11 @@ class FairnessScorer:
         )
 
     def _simulate(
-        self, terrain: Sequence[int], tokens: Sequence[int], harbours: Sequence[int]
+        self,
+        terrain: Sequence[int],
+        tokens: Sequence[int],
+        harbours: Sequence[int],
+        harbour_layout: int = HARBOUR_LAYOUT,
     ) -> tuple[list[float], list[tuple[int, float]]]:
         """Final scores per seat and the (vertex, score) of every placement in order."""
         t = self._t
@@ -289,7 +310,12 @@ class FairnessScorer:
         top = [max(hv[a], hv[b], hv[c]) for a, b, c in v3]
         s1 = [vb[v] + nb * pc[nm[v]] + rb * pc[rm[v]] for v in range(nv)]
         hk = [-1] * nv
-        for (a, b), kind in zip(t.slot_vertices, harbours, strict=True):
+        slots = (
+            t.slot_vertices
+            if harbour_layout == HARBOUR_LAYOUT
+            else _slot_vertices(self.radius, harbour_layout)
+        )
+        for (a, b), kind in zip(slots, harbours, strict=True):
             hk[a] = kind
             hk[b] = kind
             for v in (a, b):

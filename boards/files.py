@@ -1,13 +1,15 @@
 """Board files: the JSON of :meth:`engine.board.Board.to_dict`, read back through
 :meth:`engine.board.Board.from_layout`, and the files the board lab writes.
 
-A file holds ``{"radius": 3, "terrain": [...], "tokens": [...], "harbours": [...]}``:
-terrain per hex (0 hills, 1 forest, 2 pasture, 3 fields, 4 mountains, 5 desert), number
-token per hex (0 on a desert), harbour kind per harbour slot (0-4 a 2:1 harbour of that
-resource, 5 a 3:1 harbour). An entry of ``board search``'s output (a ``board`` key beside
-its scores) reads as well, and so does the whole output: ``FILE`` gives its best board
-(the first of ``fairest``, best by the search's rank), ``FILE#N`` its board ``#N`` (the
-kept entry whose ``index`` is N).
+A file holds ``{"radius": 3, "terrain": [...], "tokens": [...], "harbours": [...],
+"harbour_layout": 2}``: terrain per hex (0 hills, 1 forest, 2 pasture, 3 fields,
+4 mountains, 5 desert), number token per hex (0 on a desert), harbour kind per harbour slot
+(0-4 a 2:1 harbour of that resource, 5 a 3:1 harbour), and which slots those are: layout 2,
+the printed frame's, for every board made now; layout 1, the evenly spaced slots, when the
+file does not say (files written before boards said it). An entry of ``board search``'s
+output (a ``board`` key beside its scores) reads as well, and so does the whole output:
+``FILE`` gives its best board (the first of ``fairest``, best by the search's rank),
+``FILE#N`` its board ``#N`` (the kept entry whose ``index`` is N).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pathlib import Path
 
 from boards.errors import BoardFileError, OutputError
 from engine.board import Board
+from engine.constants import HARBOUR_LAYOUT_EVEN
 from engine.errors import BoardError, ConfigError
 from engine.state import GameConfig
 
@@ -33,7 +36,12 @@ def board_from_dict(data: object) -> Board:
         raise BoardFileError("a board is a JSON object with terrain, tokens and harbours")
     try:
         return Board.from_layout(
-            data["terrain"], data["tokens"], data["harbours"], int(data.get("radius", 3))
+            data["terrain"],
+            data["tokens"],
+            data["harbours"],
+            int(data.get("radius", 3)),
+            reds_may_touch=data.get("reds_may_touch") is True,
+            harbour_layout=int(data.get("harbour_layout", HARBOUR_LAYOUT_EVEN)),
         )
     except KeyError as exc:
         raise BoardFileError(f"a board file needs {exc.args[0]!r}") from exc

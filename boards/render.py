@@ -101,7 +101,7 @@ def board_svg(
                 f'<text x="{x:.1f}" y="{y + 0.05 * _UNIT:.1f}" text-anchor="middle" '
                 f'font-size="{0.18 * _UNIT:.0f}" fill="#6d5d3a">desert</text>'
             )
-    for slot, kind in zip(topo.harbour_slots, board.harbours, strict=True):
+    for slot, kind in zip(board.harbour_slots, board.harbours, strict=True):
         a, b = topo.edge_vertices[slot]
         (ax, ay), (bx, by) = vertices[a], vertices[b]
         mx, my = (ax + bx) / 2, (ay + by) / 2

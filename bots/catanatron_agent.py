@@ -405,6 +405,15 @@ class CatanatronAgent(Agent):
         options: dict[CAction, ea.Action] = {}
         for action in legal:
             catan = to_catan(action)
+            if (
+                catan is not None
+                and isinstance(action, ea.MoveRobber)
+                and action.victim is not None
+                and not view.seats[action.victim].resource_cards
+            ):
+                # Robbing an opponent without cards takes nothing; catanatron, which lets
+                # the robber name only opponents with cards, calls that robbing nobody.
+                catan = CAction(catan.color, catan.action_type, (catan.value[0], None, None))
             if catan is not None:
                 options.setdefault(catan, action)
         if not options:

@@ -348,7 +348,7 @@ class Seat:
         model, v = self.model, self.model.view
         if v is None:
             return self.status()
-        places = PlaceNames(v.radius, v.terrain, v.tokens, v.harbours)
+        places = PlaceNames(v.radius, v.terrain, v.tokens, v.harbours, v.harbour_layout)
         names = model.names()
 
         def who(q: int) -> str:
@@ -414,7 +414,7 @@ class Seat:
             )
         lines += ["", "Island:"]
         lines += [f"- {places.hex(h)}" for h in range(len(v.terrain)) if v.terrain[h] != "desert"]
-        slots = places.topo.harbour_slots
+        slots = places.harbour_slots
         harbours = [
             f"{harbour_label(kind)} {places.edge(slots[i])}"
             for i, kind in enumerate(v.harbours)
@@ -435,7 +435,7 @@ class Seat:
             return self.status()
         v = self.model.view
         assert v is not None
-        places = PlaceNames(v.radius, v.terrain, v.tokens, v.harbours)
+        places = PlaceNames(v.radius, v.terrain, v.tokens, v.harbours, v.harbour_layout)
         listed = _Listed(prompt.state_id)
         lines = []
         for n, action in enumerate(prompt.actions, 1):
@@ -750,7 +750,7 @@ def build_server(seat: Seat) -> FastMCP:
 def _places(seat: Seat) -> PlaceNames:
     v = seat.model.view
     assert v is not None
-    return PlaceNames(v.radius, v.terrain, v.tokens, v.harbours)
+    return PlaceNames(v.radius, v.terrain, v.tokens, v.harbours, v.harbour_layout)
 
 
 def _seat_named(seat: Seat, name: str) -> int:

@@ -10,6 +10,7 @@ from engine.actions import ACTION_TYPES, Action, Counts, counts_of
 from engine.board import (
     Board,
     check_board,
+    prepare_random_boards,
     random_board,
     spiral_board,
     terrain_counts,
@@ -79,6 +80,7 @@ __all__ = [
     "new_game",
     "parse_position",
     "parse_view",
+    "prepare_random_boards",
     "random_board",
     "replay",
     "seats_to_act",

@@ -12,6 +12,7 @@ For radius > 3 the extra terrain, tokens and harbours follow the thesis's scalin
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -19,6 +20,9 @@ from dataclasses import dataclass, field
 from engine.constants import (
     DICE_DOTS,
     HARBOUR_GENERIC,
+    HARBOUR_LAYOUT,
+    HARBOUR_LAYOUT_EVEN,
+    HARBOUR_LAYOUTS,
     N_RESOURCES,
     RED_TOKENS,
     SPIRAL_TOKENS,
@@ -26,6 +30,7 @@ from engine.constants import (
     STANDARD_TERRAIN,
     STANDARD_TOKENS,
     HexId,
+    Resource,
     Terrain,
 )
 from engine.errors import BoardError
@@ -75,7 +80,9 @@ class Board:
     """An island: terrain and token per hex (token 0 on deserts), a harbour kind per slot.
 
     Harbour kinds are resources (2:1) or :data:`HARBOUR_GENERIC` (3:1), one per entry of
-    ``topology.harbour_slots``. Build one with the set-up functions or :meth:`from_layout`.
+    :attr:`harbour_slots`, the slots of the board's ``harbour_layout`` (new boards have
+    :data:`HARBOUR_LAYOUT`, the printed frame's). Build one with the set-up functions or
+    :meth:`from_layout`.
     """
 
     radius: int
@@ -87,6 +94,16 @@ class Board:
     # per dice total: (hex, resource, vertex) for every vertex of every hex with that number
     producing: tuple[tuple[tuple[HexId, int, int], ...], ...] = field(repr=False, compare=False)
     vertex_harbour: tuple[int, ...] = field(repr=False, compare=False)
+    reds_may_touch: bool = False
+    """The board allows a 6 or an 8 next to another (a variant); :func:`check_board` then
+    does not refuse them."""
+    harbour_layout: int = HARBOUR_LAYOUT
+    """Which slots the harbours lie on (:data:`engine.constants.HARBOUR_LAYOUTS`)."""
+
+    @property
+    def harbour_slots(self) -> tuple[int, ...]:
+        """The coast edges the harbours lie on, one per entry of ``harbours``."""
+        return self.topo.harbour_slots_of(self.harbour_layout)
 
     @classmethod
     def from_layout(
@@ -95,8 +112,13 @@ class Board:
         tokens: Sequence[int],
         harbours: Sequence[int],
         radius: int = STANDARD_RADIUS,
+        reds_may_touch: bool = False,
+        harbour_layout: int = HARBOUR_LAYOUT,
     ) -> Board:
-        """A board given explicitly. Raises :class:`BoardError` naming what is wrong."""
+        """A board given explicitly: terrain and token per hex, a harbour kind per harbour
+        slot of ``harbour_layout``. Raises :class:`BoardError` naming what is wrong with the
+        shape (lengths, unknown kinds, a token on a desert, an unknown harbour layout);
+        :func:`check_board` checks the contents."""
         try:
             topo = topology(radius)
         except ValueError as exc:
@@ -105,6 +127,11 @@ class Board:
             raise BoardError(f"radius {radius} needs {topo.n_hexes} hexes of terrain and tokens")
         if len(harbours) != len(topo.harbour_slots):
             raise BoardError(f"radius {radius} has {len(topo.harbour_slots)} harbour slots")
+        if harbour_layout not in HARBOUR_LAYOUTS:
+            raise BoardError(
+                f"unknown harbour layout {harbour_layout} "
+                f"(one of {', '.join(map(str, HARBOUR_LAYOUTS))})"
+            )
         try:
             terr = tuple(Terrain(t) for t in terrain)
         except ValueError as exc:
@@ -123,7 +150,7 @@ class Board:
             if n:
                 producing[n].extend((h, int(terr[h]), v) for v in topo.hex_vertices[h])
         vertex_harbour = [-1] * topo.n_vertices
-        for slot, kind in zip(topo.harbour_slots, harbours, strict=True):
+        for slot, kind in zip(topo.harbour_slots_of(harbour_layout), harbours, strict=True):
             for v in topo.edge_vertices[slot]:
                 vertex_harbour[v] = kind
         return cls(
@@ -134,6 +161,8 @@ class Board:
             topo=topo,
             producing=tuple(tuple(p) for p in producing),
             vertex_harbour=tuple(vertex_harbour),
+            reds_may_touch=bool(reds_may_touch),
+            harbour_layout=int(harbour_layout),
         )
 
     def deserts(self) -> list[HexId]:
@@ -146,50 +175,105 @@ class Board:
 
     def red_tokens_adjacent(self) -> bool:
         """True when two hexes carrying a 6 or an 8 are neighbours."""
+        return self.touching_reds() is not None
+
+    def touching_reds(self) -> tuple[HexId, HexId] | None:
+        """The first two neighbouring hexes that both carry a 6 or an 8, or None."""
         red = [t in RED_TOKENS for t in self.tokens]
-        return any(red[h] and red[n] for h in range(len(red)) for n in self.topo.hex_neighbours[h])
+        for h in range(len(red)):
+            if red[h]:
+                for n in self.topo.hex_neighbours[h]:
+                    if n > h and red[n]:
+                        return (h, n)
+        return None
 
     def to_dict(self) -> dict[str, object]:
-        """A plain description of the board (all of it is public)."""
-        return {
+        """A plain description of the board (all of it is public), what :meth:`from_layout`
+        takes; ``reds_may_touch`` only when set."""
+        out: dict[str, object] = {
             "radius": self.radius,
             "terrain": [int(t) for t in self.terrain],
             "tokens": list(self.tokens),
             "harbours": list(self.harbours),
+            "harbour_layout": self.harbour_layout,
         }
+        if self.reds_may_touch:
+            out["reds_may_touch"] = True
+        return out
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Board):
             return NotImplemented
-        return (self.radius, self.terrain, self.tokens, self.harbours) == (
+        return (
+            self.radius,
+            self.terrain,
+            self.tokens,
+            self.harbours,
+            self.reds_may_touch,
+            self.harbour_layout,
+        ) == (
             other.radius,
             other.terrain,
             other.tokens,
             other.harbours,
+            other.reds_may_touch,
+            other.harbour_layout,
         )
 
     def __hash__(self) -> int:
-        return hash((self.radius, self.terrain, self.tokens, self.harbours))
+        return hash(
+            (
+                self.radius,
+                self.terrain,
+                self.tokens,
+                self.harbours,
+                self.reds_may_touch,
+                self.harbour_layout,
+            )
+        )
 
 
 def check_board(board: Board, *, standard_contents: bool = True) -> None:
-    """Check that a board is legal; raises :class:`BoardError` naming the first fault.
+    """Check a board against the rules every set-up follows; raises :class:`BoardError`
+    naming the first fault.
 
-    A legal board has no 6 or 8 next to another 6 or 8, and (with ``standard_contents``)
-    exactly the terrain, tokens and harbours of its radius.
+    A legal board has no 6 or 8 next to another 6 or 8 (unless it says
+    ``reds_may_touch``) and (with ``standard_contents``) exactly the terrain, number tokens
+    and harbour kinds of its radius: the rulebook's for radius 3, the thesis's scaling for
+    larger islands. Harbours lie on the coast by construction (one per harbour slot).
     """
-    if board.red_tokens_adjacent():
-        raise BoardError("two hexes with a 6 or an 8 are neighbours")
+    touching = board.touching_reds()
+    if touching is not None and not board.reds_may_touch:
+        a, b = touching
+        raise BoardError(
+            f"hexes {a} and {b} are neighbours and both carry a 6 or an 8 "
+            f"({board.tokens[a]} and {board.tokens[b]})"
+        )
     if not standard_contents:
         return
-    want_t = terrain_counts(board.radius)
-    if Counter(board.terrain) != Counter(want_t):
-        raise BoardError(f"terrain counts differ from those of radius {board.radius}")
+    have_t = Counter(board.terrain)
+    for t, want in sorted(terrain_counts(board.radius).items()):
+        if have_t[t] != want:
+            raise BoardError(
+                f"the board has {have_t[t]} {t.name.lower()} hexes; "
+                f"radius {board.radius} has {want}"
+            )
     have_n = Counter(n for n in board.tokens if n)
-    if have_n != token_counts(board.radius):
-        raise BoardError(f"number tokens differ from those of radius {board.radius}")
-    if Counter(board.harbours) != Counter(harbour_kinds(board.radius)):
-        raise BoardError(f"harbours differ from those of radius {board.radius}")
+    want_n = token_counts(board.radius)
+    for n in sorted(set(have_n) | set(want_n)):
+        if have_n[n] != want_n[n]:
+            raise BoardError(
+                f"the board has {have_n[n]} number tokens {n}; radius {board.radius} has "
+                f"{want_n[n]}"
+            )
+    have_h = Counter(board.harbours)
+    want_h = Counter(harbour_kinds(board.radius))
+    for k in sorted(set(have_h) | set(want_h)):
+        if have_h[k] != want_h[k]:
+            kind = "3:1" if k == HARBOUR_GENERIC else f"2:1 {Resource(k).name.lower()}"
+            raise BoardError(
+                f"the board has {have_h[k]} {kind} harbours; radius {board.radius} has {want_h[k]}"
+            )
 
 
 def _shuffled_terrain(radius: int, rng: Rng) -> list[Terrain]:
@@ -204,8 +288,142 @@ def _shuffled_harbours(radius: int, rng: Rng) -> list[int]:
     return kinds
 
 
-def _place_tokens_apart(terrain: Sequence[Terrain], topo: Topology, rng: Rng) -> list[int] | None:
-    """Random tokens on the producing hexes with no 6/8 neighbours; None if a try fails."""
+@dataclass(frozen=True, eq=False)
+class _RedCounts:
+    """Counts of the ways to choose which hexes of a radius carry a 6 or an 8, no two of
+    them neighbours, hex by hex in row order (built once per radius).
+
+    ``ways(i, live)`` packs, per number ``k`` of reds still to place, the number of ways to
+    lay them on the hexes from position ``i`` on into one integer (``bits`` bits per ``k``),
+    given ``live``: the bit mask of the red hexes laid so far that neighbour a hex still to
+    come. Building every count takes one addition and one shift of such integers per state
+    (a few hundred thousand states at radius 8).
+    """
+
+    order: tuple[HexId, ...]
+    after: tuple[int, ...]  # per position: mask of the laid hexes with a neighbour to come
+    touching: tuple[int, ...]  # per hex: mask of its neighbours
+    reds: int
+    bits: int
+    memo: dict[tuple[int, int], int] = field(default_factory=dict)
+
+    def ways(self, i: int, live: int) -> int:
+        """Per ``k`` (bits ``k * bits`` on): the ways to lay ``k`` reds from position ``i``."""
+        key = (i, live)
+        got = self.memo.get(key)
+        if got is not None:
+            return got
+        if i == len(self.order):
+            result = 1
+        else:
+            h = self.order[i]
+            result = self.ways(i + 1, live & self.after[i])
+            if not live & self.touching[h]:
+                red = self.ways(i + 1, (live | 1 << h) & self.after[i])
+                result += (red << self.bits) & ((1 << (self.reds + 1) * self.bits) - 1)
+        self.memo[key] = result
+        return result
+
+    def count(self, i: int, live: int, k: int) -> int:
+        """The ways to lay ``k`` reds from position ``i`` on, given ``live``."""
+        return (self.ways(i, live) >> (k * self.bits)) & ((1 << self.bits) - 1)
+
+    def draw(self, rng: Rng) -> list[HexId]:
+        """The red hexes, uniform over every choice of them with no two neighbours."""
+        r, live = self.reds, 0
+        red_hexes: list[HexId] = []
+        for i, h in enumerate(self.order):
+            w_plain = self.count(i + 1, live & self.after[i], r)
+            w_red = 0
+            if r and not live & self.touching[h]:
+                w_red = self.count(i + 1, (live | 1 << h) & self.after[i], r - 1)
+            if rng.randbelow(w_plain + w_red) < w_plain:
+                live &= self.after[i]
+            else:
+                red_hexes.append(h)
+                r -= 1
+                live = (live | 1 << h) & self.after[i]
+        return red_hexes
+
+
+_RED_COUNTS: dict[int, _RedCounts] = {}
+
+
+def _red_counts(radius: int) -> _RedCounts:
+    got = _RED_COUNTS.get(radius)
+    if got is not None:
+        return got
+    topo = topology(radius)
+    order = tuple(sorted(range(topo.n_hexes), key=lambda h: topo.hex_coords[h][::-1]))
+    pos = {h: i for i, h in enumerate(order)}
+    after = tuple(
+        sum(1 << h for h in order[: i + 1] if any(pos[m] > i for m in topo.hex_neighbours[h]))
+        for i in range(len(order))
+    )
+    tokens = token_counts(radius)
+    reds = sum(tokens[n] for n in RED_TOKENS)
+    made = _RedCounts(
+        order=order,
+        after=after,
+        touching=tuple(sum(1 << m for m in ns) for ns in topo.hex_neighbours),
+        reds=reds,
+        # no count exceeds the ways to choose the reds' hexes with no rule at all
+        bits=max(math.comb(topo.n_hexes, k) for k in range(reds + 1)).bit_length(),
+    )
+    made.ways(0, 0)
+    _RED_COUNTS[radius] = made
+    return made
+
+
+def prepare_random_boards(radius: int) -> None:
+    """Build, once per radius, the counts :func:`random_board` draws from (under a second
+    at radius 8, instant after); call it off an event loop before a first random board of
+    a large radius."""
+    _red_counts(radius)
+
+
+def _uniform_layout(radius: int, rng: Rng) -> tuple[list[Terrain], list[int]]:
+    """Terrain and tokens drawn uniformly over every layout with no 6 or 8 next to another.
+
+    Every choice of red hexes (no two neighbours) leaves the same number of ways to lay the
+    deserts and everything else, so drawing the red hexes uniformly from their exact count
+    (:class:`_RedCounts`), then the deserts uniformly among the other hexes, then shuffling
+    the other terrain and numbers over the hexes left makes every legal layout equally likely.
+    """
+    topo = topology(radius)
+    red_hexes = _red_counts(radius).draw(rng)
+    red_set = set(red_hexes)
+    free = [h for h in range(topo.n_hexes) if h not in red_set]
+    counts = token_counts(radius)
+    n_deserts = terrain_counts(radius).get(Terrain.DESERT, 0)
+    rng.shuffle(free)
+    desert_set = set(free[:n_deserts])
+    reds = [n for n in RED_TOKENS for _ in range(counts[n])]
+    others = [n for n, c in sorted(counts.items()) if n not in RED_TOKENS for _ in range(c)]
+    kinds = [
+        t
+        for t, c in sorted(terrain_counts(radius).items())
+        if t != Terrain.DESERT
+        for _ in range(c)
+    ]
+    rng.shuffle(reds)
+    rng.shuffle(others)
+    rng.shuffle(kinds)
+    terrain = [Terrain.DESERT] * topo.n_hexes
+    tokens = [0] * topo.n_hexes
+    land = [h for h in range(topo.n_hexes) if h not in desert_set]
+    for h, t in zip(land, kinds, strict=True):
+        terrain[h] = t
+    for h, n in zip(red_hexes, reds, strict=True):
+        tokens[h] = n
+    for h, n in zip([h for h in land if h not in red_set], others, strict=True):
+        tokens[h] = n
+    return terrain, tokens
+
+
+def _first_fit_tokens(terrain: Sequence[Terrain], topo: Topology, rng: Rng) -> list[int] | None:
+    """Tokens of the first edition's random set-up: the 6s and 8s first-fit on shuffled
+    producing hexes, the rest shuffled over the others; None when a try gets stuck."""
     counts = token_counts(topo.radius)
     reds = [n for n in RED_TOKENS for _ in range(counts[n])]
     others = [n for n, c in sorted(counts.items()) if n not in RED_TOKENS for _ in range(c)]
@@ -233,15 +451,32 @@ def _place_tokens_apart(terrain: Sequence[Terrain], topo: Topology, rng: Rng) ->
     return tokens
 
 
-def random_board(rng: Rng, radius: int = STANDARD_RADIUS) -> Board:
-    """The official random set-up: shuffled terrain, tokens with no neighbouring 6/8 and
-    shuffled harbour kinds over the fixed harbour slots."""
+def first_random_board(rng: Rng, radius: int = STANDARD_RADIUS) -> Board:
+    """The random set-up of the first edition (:data:`SETUP_EDITION_FIRST`), which games
+    stored before the set-ups followed the printed rulebook were dealt: shuffled terrain,
+    the 6s and 8s first-fit on shuffled hexes, shuffled harbour kinds over the evenly spaced
+    harbour slots."""
     topo = topology(radius)
     while True:
         terrain = _shuffled_terrain(radius, rng)
-        tokens = _place_tokens_apart(terrain, topo, rng)
+        tokens = _first_fit_tokens(terrain, topo, rng)
         if tokens is not None:
             break
+    board = Board.from_layout(
+        terrain,
+        tokens,
+        _shuffled_harbours(radius, rng),
+        radius,
+        harbour_layout=HARBOUR_LAYOUT_EVEN,
+    )
+    check_board(board)
+    return board
+
+
+def random_board(rng: Rng, radius: int = STANDARD_RADIUS) -> Board:
+    """The official random set-up: terrain and tokens drawn uniformly over the layouts with
+    no 6 or 8 next to another, and shuffled harbour kinds over the fixed harbour slots."""
+    terrain, tokens = _uniform_layout(radius, rng)
     board = Board.from_layout(terrain, tokens, _shuffled_harbours(radius, rng), radius)
     check_board(board)
     return board
@@ -287,13 +522,16 @@ def _separate_reds(tokens: list[int], topo: Topology, rng: Rng) -> bool:
     return False
 
 
-def spiral_board(rng: Rng, radius: int = STANDARD_RADIUS) -> Board:
+def spiral_board(
+    rng: Rng, radius: int = STANDARD_RADIUS, harbour_layout: int = HARBOUR_LAYOUT
+) -> Board:
     """The rulebook's variable set-up: shuffled terrain and harbours, number tokens laid in
     the fixed order along a spiral from an outer corner inwards, skipping deserts.
 
     The start corner is drawn at random; if a layout puts a 6 next to an 8 (possible when the
     desert falls between them) the terrain is reshuffled. Larger boards, which have no
-    rulebook sequence, instead move clashing 6s and 8s onto free hexes.
+    rulebook sequence, instead move clashing 6s and 8s onto free hexes. The harbours lie on
+    the slots of ``harbour_layout``.
     """
     topo = topology(radius)
     harbours = _shuffled_harbours(radius, rng)
@@ -308,7 +546,7 @@ def spiral_board(rng: Rng, radius: int = STANDARD_RADIUS) -> Board:
                 tokens[h] = next(it)
         if radius > STANDARD_RADIUS and not _separate_reds(tokens, topo, rng):
             continue
-        board = Board.from_layout(terrain, tokens, harbours, radius)
+        board = Board.from_layout(terrain, tokens, harbours, radius, harbour_layout=harbour_layout)
         if not board.red_tokens_adjacent():
             check_board(board)
             return board

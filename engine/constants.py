@@ -109,6 +109,22 @@ SPIRAL_TOKENS: Final = (5, 2, 6, 3, 8, 10, 9, 12, 11, 4, 8, 10, 9, 4, 5, 6, 3, 1
 """The rulebook's variable set-up: tokens laid in this order along the spiral, desert skipped."""
 HARBOUR_VERTEX_RATIO: Final = 0.6
 """Thesis 4.3.8: the share of coastal intersections that touch a harbour."""
+HARBOUR_LAYOUT_EVEN: Final = 1
+"""The first harbour layout: slots evenly spaced round the coast from its first edge past
+due east (games stored before harbours lay on the printed frame use it)."""
+HARBOUR_LAYOUT_FRAME: Final = 2
+"""The printed frame's harbour slots, spread the same way round larger islands."""
+HARBOUR_LAYOUTS: Final = (HARBOUR_LAYOUT_EVEN, HARBOUR_LAYOUT_FRAME)
+HARBOUR_LAYOUT: Final = HARBOUR_LAYOUT_FRAME
+"""The harbour layout of new boards."""
+SETUP_EDITION_FIRST: Final = 1
+"""The first edition of the generated set-ups: the random set-up lays the 6s and 8s first-fit
+on shuffled hexes, and both set-ups put the harbours on the evenly spaced slots (games stored
+before the set-ups followed the printed rulebook use it)."""
+SETUP_EDITION: Final = 2
+"""The edition of the generated set-ups of new games: numbers drawn uniformly over the legal
+layouts, harbours on the printed frame's slots."""
+SETUP_EDITIONS: Final = (SETUP_EDITION_FIRST, SETUP_EDITION)
 
 RED_TOKENS: Final = (6, 8)
 """The most likely numbers, which may not lie on neighbouring hexes."""

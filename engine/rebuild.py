@@ -18,6 +18,7 @@ from engine.constants import (
     BANK_RATIO,
     GENERIC_HARBOUR_RATIO,
     HARBOUR_GENERIC,
+    HARBOUR_LAYOUT,
     N_RESOURCES,
     RESOURCE_HARBOUR_RATIO,
 )
@@ -35,11 +36,12 @@ def _config(
     terrain: tuple[int, ...],
     tokens: tuple[int, ...],
     harbours: tuple[int, ...],
+    harbour_layout: int,
     players: int,
     victory_points: int,
     discard_limit: int,
 ) -> GameConfig:
-    board = Board.from_layout(terrain, tokens, harbours, radius)
+    board = Board.from_layout(terrain, tokens, harbours, radius, harbour_layout=harbour_layout)
     return GameConfig.with_board(
         board, players=players, victory_points=victory_points, discard_limit=discard_limit
     )
@@ -54,6 +56,7 @@ def config_of(view: View, discard_limit: int = 7) -> GameConfig:
         tuple(b["terrain"]),
         tuple(b["tokens"]),
         tuple(b["harbours"]),
+        int(b.get("harbour_layout", HARBOUR_LAYOUT)),
         view.players,
         view.victory_points,
         discard_limit,
@@ -147,8 +150,10 @@ def state_from_view(
         s.last_vertex = next(
             v for v in s.pbuild[view.current] if not mine & set(topo.vertex_edges[v])
         )
-    s.rolled = phase in (Phase.DISCARD, Phase.MAIN, Phase.ROAD_BUILDING, Phase.TRADE) or (
-        phase == Phase.MOVE_ROBBER and view.dice is not None
+    # The dice show from the roll to the end of the turn; a knight or road building may
+    # come before the roll.
+    s.rolled = phase in (Phase.DISCARD, Phase.MAIN, Phase.TRADE) or (
+        phase in (Phase.MOVE_ROBBER, Phase.ROAD_BUILDING) and view.dice is not None
     )
     s.dev_played = view.dev_card_played
     s.owed = [p.discards_owed for p in seats]

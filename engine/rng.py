@@ -138,6 +138,19 @@ class Rng:
         """A uniform int in ``[0, n)``; ``n`` must be positive and far below 2**64."""
         return self.next64() % n
 
+    def randbelow(self, n: int) -> int:
+        """A uniform int in ``[0, n)`` for any positive ``n``, however large (exact: draws
+        whole 64-bit words and rejects values past ``n``)."""
+        bits = n.bit_length()
+        words = (bits + 63) // 64
+        while True:
+            x = 0
+            for _ in range(words):
+                x = (x << 64) | self.next64()
+            x >>= 64 * words - bits
+            if x < n:
+                return x
+
     def shuffle(self, items: MutableSequence[T]) -> None:
         """Fisher-Yates shuffle in place."""
         for i in range(len(items) - 1, 0, -1):

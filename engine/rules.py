@@ -86,6 +86,7 @@ from engine.events import (
 )
 from engine.rng import draw, draw_two
 from engine.state import Answer, GameState, Phase
+from engine.tables import SeatActions
 
 # Plain ints for the hot path (enum attribute lookups cost more than locals). ``Final``
 # lets the compiled build read them as C constants instead of looking them up by name.
@@ -186,7 +187,8 @@ def setup_settlement_spots(state: GameState) -> list[int]:
 
 
 def robber_victims(state: GameState, hex_id: int, thief: Seat) -> list[Seat]:
-    """Seats that the robber on ``hex_id`` could rob: a building on the hex, and cards."""
+    """Seats that the robber on ``hex_id`` could rob: opponents with a building on the hex,
+    with cards in hand or not."""
     mask = _victim_masks(state, thief)[hex_id]
     return [q for q in range(state.n) if mask >> q & 1]
 
@@ -194,17 +196,14 @@ def robber_victims(state: GameState, hex_id: int, thief: Seat) -> list[Seat]:
 def _victim_masks(state: GameState, thief: Seat) -> list[int]:
     """Per hex, a bit mask of the seats ``thief`` could rob there (walking the opponents'
     buildings rather than every hex)."""
-    hand = state.hand
     vertex_hexes = state.topo.vertex_hexes
     masks = [0] * state.topo.n_hexes
     for q in range(state.n):
         if q != thief:
-            b = q * _R
-            if hand[b] or hand[b + 1] or hand[b + 2] or hand[b + 3] or hand[b + 4]:
-                bit = 1 << q
-                for v in state.pbuild[q]:
-                    for h in vertex_hexes[v]:
-                        masks[h] |= bit
+            bit = 1 << q
+            for v in state.pbuild[q]:
+                for h in vertex_hexes[v]:
+                    masks[h] |= bit
     return masks
 
 
@@ -246,9 +245,31 @@ def legal_actions(state: GameState, seat: Seat | None = None) -> list[Action]:
 def _pre_roll_actions(state: GameState, seat: Seat | None) -> list[Action]:
     p = state.current
     t = state.acts[p]
-    if not state.dev_played and state.dev[p * _R + _KNIGHT] > state.dev_new[_KNIGHT]:
-        return [t.roll, t.knight]
-    return [t.roll]
+    out: list[Action] = [t.roll]
+    _add_dev_card_actions(state, p, t, out)
+    return out
+
+
+def _add_dev_card_actions(state: GameState, p: Seat, t: SeatActions, out: list[Action]) -> None:
+    """Append the development cards ``p`` may play now (before or after the roll)."""
+    dev = state.dev
+    base = p * _R
+    if not state.dev_played and (
+        dev[base] or dev[base + 2] or dev[base + 3] or dev[base + 4]  # any playable kind
+    ):
+        new = state.dev_new
+        if dev[base + _KNIGHT] > new[_KNIGHT]:
+            out.append(t.knight)
+        if (
+            dev[base + _ROAD_BUILDING_CARD] > new[_ROAD_BUILDING_CARD]
+            and state.roads_left[p]
+            and road_spots(state, p)
+        ):
+            out.append(t.road_building)
+        if dev[base + _PLENTY] > new[_PLENTY]:
+            out.extend(_plenty_actions(state, t.year_of_plenty))
+        if dev[base + _MONOPOLY] > new[_MONOPOLY]:
+            out.extend(t.monopoly)
 
 
 def _discard_actions(state: GameState, seat: Seat | None) -> list[Action]:
@@ -304,23 +325,7 @@ def _main_actions(state: GameState, seat: Seat | None) -> list[Action]:
         out.extend([bc[v] for v in state.pbuild[p] if vlevel[v] == 1])
     if w and g and o and _five(state.deck, 0):
         out.append(t.buy_dev)
-    dev = state.dev
-    if not state.dev_played and (
-        dev[base] or dev[base + 2] or dev[base + 3] or dev[base + 4]  # any playable kind
-    ):
-        new = state.dev_new
-        if dev[base + _KNIGHT] > new[_KNIGHT]:
-            out.append(t.knight)
-        if (
-            dev[base + _ROAD_BUILDING_CARD] > new[_ROAD_BUILDING_CARD]
-            and state.roads_left[p]
-            and road_spots(state, p)
-        ):
-            out.append(t.road_building)
-        if dev[base + _PLENTY] > new[_PLENTY]:
-            out.extend(_plenty_actions(state, t.year_of_plenty))
-        if dev[base + _MONOPOLY] > new[_MONOPOLY]:
-            out.extend(t.monopoly)
+    _add_dev_card_actions(state, p, t, out)
     if b < 2 and lu < 2 and w < 2 and g < 2 and o < 2:
         return out
     ratio = state.ratio
@@ -585,14 +590,14 @@ def _check_knight(state: GameState, a: PlayKnight) -> None:
 
 
 def _check_road_building(state: GameState, a: PlayRoadBuilding) -> None:
-    _check_turn(state, a, _MAIN)
+    _check_turn(state, a, _PRE_ROLL, _MAIN)
     _check_dev_card(state, a.seat, _ROAD_BUILDING_CARD)
     if not state.roads_left[a.seat] or not road_spots(state, a.seat):
         raise _refuse("no_road_spot", f"seat {a.seat} has no road it could build")
 
 
 def _check_plenty(state: GameState, a: PlayYearOfPlenty) -> None:
-    _check_turn(state, a, _MAIN)
+    _check_turn(state, a, _PRE_ROLL, _MAIN)
     _check_dev_card(state, a.seat, _PLENTY)
     want = min(YEAR_OF_PLENTY_CARDS, sum(state.bank))
     if want == 0:
@@ -604,7 +609,7 @@ def _check_plenty(state: GameState, a: PlayYearOfPlenty) -> None:
 
 
 def _check_monopoly(state: GameState, a: PlayMonopoly) -> None:
-    _check_turn(state, a, _MAIN)
+    _check_turn(state, a, _PRE_ROLL, _MAIN)
     _check_dev_card(state, a.seat, _MONOPOLY)
     if not _is_index(a.resource, _R):
         raise _refuse("bad_resource", f"{a.resource!r} is not a resource")
@@ -936,15 +941,16 @@ def _do_move_robber(state: GameState, a: MoveRobber, events: Events) -> None:
         hand = state.hand
         vb = victim * _R
         size = _five(hand, vb)
-        k = _draw(state, size)
-        r = 0
-        while k >= hand[vb + r]:
-            k -= hand[vb + r]
-            r += 1
-        hand[vb + r] = hand[vb + r] - 1
-        hand[a.seat * _R + r] = hand[a.seat * _R + r] + 1
-        if events is not None:
-            events.append(Stolen(a.seat, victim, _RES[r]))
+        if size:  # a victim with no cards gives nothing
+            k = _draw(state, size)
+            r = 0
+            while k >= hand[vb + r]:
+                k -= hand[vb + r]
+                r += 1
+            hand[vb + r] = hand[vb + r] - 1
+            hand[a.seat * _R + r] = hand[a.seat * _R + r] + 1
+            if events is not None:
+                events.append(Stolen(a.seat, victim, _RES[r]))
     state.phase = _MAIN if state.rolled else _PRE_ROLL
 
 
@@ -962,7 +968,7 @@ def _do_build_road(state: GameState, a: BuildRoad, events: Events) -> None:
         state.free_roads -= 1
         if state.free_roads <= 0 or not state.roads_left[seat] or not road_spots(state, seat):
             state.free_roads = 0
-            state.phase = _MAIN
+            state.phase = _MAIN if state.rolled else _PRE_ROLL
     _check_win(state, events)
 
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import Final, Literal
 
-from engine.board import Board, random_board, spiral_board
+from engine.board import Board, check_board, first_random_board, random_board, spiral_board
 from engine.constants import (
     BANK_PER_RESOURCE,
     BANK_RATIO,
@@ -14,6 +14,7 @@ from engine.constants import (
     DEFAULT_VICTORY_POINTS,
     DEV_DECK,
     DISCARD_LIMIT,
+    HARBOUR_LAYOUT_EVEN,
     MAX_PLAYERS,
     MAX_VICTORY_POINTS,
     MIN_PLAYERS,
@@ -22,6 +23,9 @@ from engine.constants import (
     N_RESOURCES,
     ROADS_PER_PLAYER,
     SETTLEMENTS_PER_PLAYER,
+    SETUP_EDITION,
+    SETUP_EDITION_FIRST,
+    SETUP_EDITIONS,
     STANDARD_RADIUS,
     DevCard,
     Terrain,
@@ -63,7 +67,9 @@ class GameConfig:
     """Everything that fixes a game's rules and board, apart from the seed.
 
     ``board_setup`` is ``"random"`` (the official random set-up), ``"spiral"`` (the rulebook's
-    variable set-up) or ``"explicit"`` (``board`` given). Raises :class:`ConfigError`.
+    variable set-up) or ``"explicit"`` (``board`` given). ``setup_edition`` says how the
+    generated set-ups deal the board (:data:`engine.constants.SETUP_EDITIONS`; the first for
+    games stored before they followed the printed rulebook). Raises :class:`ConfigError`.
     """
 
     players: int = 4
@@ -72,6 +78,7 @@ class GameConfig:
     radius: int = STANDARD_RADIUS
     board: Board | None = None
     discard_limit: int = DISCARD_LIMIT
+    setup_edition: int = SETUP_EDITION
 
     def __post_init__(self) -> None:
         if not MIN_PLAYERS <= self.players <= MAX_PLAYERS:
@@ -89,8 +96,15 @@ class GameConfig:
             raise ConfigError("an explicit board set-up needs a board, and only it takes one")
         if self.board is not None and self.board.radius != self.radius:
             raise ConfigError(f"the board has radius {self.board.radius}, not {self.radius}")
+        if self.board is not None:
+            try:
+                check_board(self.board)
+            except BoardError as exc:
+                raise ConfigError(f"the board is not a legal board: {exc}") from exc
         if self.discard_limit < 1:
             raise ConfigError("the discard limit must be at least 1")
+        if self.setup_edition not in SETUP_EDITIONS:
+            raise ConfigError(f"unknown set-up edition {self.setup_edition}")
 
     @classmethod
     def with_board(cls, board: Board, **options: int) -> GameConfig:
@@ -102,9 +116,12 @@ class GameConfig:
         if self.board is not None:
             return self.board
         rng = Rng(seed, stream=1)
+        first = self.setup_edition == SETUP_EDITION_FIRST
         if self.board_setup == "spiral":
+            if first:
+                return spiral_board(rng, self.radius, harbour_layout=HARBOUR_LAYOUT_EVEN)
             return spiral_board(rng, self.radius)
-        return random_board(rng, self.radius)
+        return first_random_board(rng, self.radius) if first else random_board(rng, self.radius)
 
 
 _FIELDS: Final = (

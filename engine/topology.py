@@ -18,6 +18,8 @@ from functools import cache
 
 from engine.constants import (
     HARBOUR_GENERIC,
+    HARBOUR_LAYOUT,
+    HARBOUR_LAYOUT_EVEN,
     HARBOUR_VERTEX_RATIO,
     N_RESOURCES,
     EdgeId,
@@ -80,8 +82,9 @@ class Topology:
     edge_sides: tuple[tuple[tuple[VertexId, tuple[EdgeId, ...]], ...], ...]
     """Per edge, each end vertex with the other edges meeting there."""
     coast_edges: tuple[EdgeId, ...]  # counter-clockwise around the island
-    harbour_slots: tuple[EdgeId, ...]  # the fixed harbour positions, counter-clockwise
+    harbour_slots: tuple[EdgeId, ...]  # the harbour slots of new boards, counter-clockwise
     hex_index: dict[Axial, HexId]
+    even_harbour_slots: tuple[EdgeId, ...]  # the slots of HARBOUR_LAYOUT_EVEN
 
     @property
     def n_hexes(self) -> int:
@@ -101,6 +104,15 @@ class Topology:
             if b in self.edge_vertices[e]:
                 return e
         return None
+
+    def harbour_slots_of(self, layout: int) -> tuple[EdgeId, ...]:
+        """The harbour slots of a harbour layout (see :data:`engine.constants.HARBOUR_LAYOUTS`).
+        Raises ValueError for an unknown layout."""
+        if layout == HARBOUR_LAYOUT:
+            return self.harbour_slots
+        if layout == HARBOUR_LAYOUT_EVEN:
+            return self.even_harbour_slots
+        raise ValueError(f"unknown harbour layout {layout}")
 
     def spiral(self, start_corner: int = 0) -> tuple[HexId, ...]:
         """Every hex once, from an outer corner hex inwards, counter-clockwise ring by ring.
@@ -137,6 +149,28 @@ def harbour_kinds(radius: int) -> list[int]:
     kinds = [r for _ in range(specific // N_RESOURCES) for r in range(N_RESOURCES)]
     kinds += [HARBOUR_GENERIC] * (total - specific)
     return kinds
+
+
+def _harbour_slots(coast: list[EdgeId], east_tip: EdgeId, radius: int) -> tuple[EdgeId, ...]:
+    """The harbour slots: evenly spaced round the coast, each rounded to the nearest coast
+    edge, counter-clockwise from the tip of the eastmost hex (its east side, whose two
+    intersections touch no other land hex).
+
+    On the standard island this is the printed frame: harbours at the tips of the east,
+    north-west and south-west corner hexes, and one on each side of the other three corner
+    hexes, on the coast hexes' edges that meet them (3-4-3 coast edges apart).
+    """
+    n = harbour_count(radius)
+    length = len(coast)
+    start = coast.index(east_tip)
+    return tuple(coast[(start + (2 * i * length + n) // (2 * n)) % length] for i in range(n))
+
+
+def _even_harbour_slots(coast: list[EdgeId], radius: int) -> tuple[EdgeId, ...]:
+    """The slots of the first harbour layout: evenly spaced round the coast, starting one
+    edge past the first coast edge counter-clockwise from due east."""
+    n = harbour_count(radius)
+    return tuple(coast[(1 + (i * len(coast)) // n) % len(coast)] for i in range(n))
 
 
 @cache
@@ -237,9 +271,7 @@ def topology(radius: int) -> Topology:
         )
 
     coast.sort(key=mid_angle)
-    n_h = harbour_count(radius)
-    # Evenly spaced slots; on the standard island this is the rulebook's 3-3-4 spacing.
-    slots = tuple(coast[(1 + (i * len(coast)) // n_h) % len(coast)] for i in range(n_h))
+    slots = _harbour_slots(coast, hex_edges[hex_index[(radius - 1, 0)]][0], radius)
 
     return Topology(
         radius=radius,
@@ -262,4 +294,5 @@ def topology(radius: int) -> Topology:
         coast_edges=tuple(coast),
         harbour_slots=slots,
         hex_index=hex_index,
+        even_harbour_slots=_even_harbour_slots(coast, radius),
     )

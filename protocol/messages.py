@@ -149,6 +149,11 @@ class GameOptions(WireModel):
     shipped board named ``preset``) or ``layout`` (the board given in ``layout``). The server
     fills ``layout`` in for ``balanced``, ``fair`` and ``preset`` when it creates the game, so
     a stored game always carries its board.
+
+    ``setup_edition`` is how a ``random`` or ``spiral`` board is dealt from the game's seed:
+    the server sets 2 (numbers drawn uniformly over the legal layouts, harbours on the
+    printed frame's slots) on every game it creates; a game without it (stored before) has
+    the first edition (6s and 8s laid first-fit, harbours on the evenly spaced slots).
     """
 
     players: Annotated[int, Field(ge=2, le=4)] = 4
@@ -170,6 +175,7 @@ class GameOptions(WireModel):
     spectator_chat: bool = False
     """Whether spectators may chat in the game (players always may)."""
     name: Annotated[str, Field(max_length=64)] = ""
+    setup_edition: Literal[1, 2] = 1
 
 
 class ListGames(WireModel):

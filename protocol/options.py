@@ -12,6 +12,7 @@ import engine
 from boards.options import BalanceOptions
 from boards.play import DEFAULT_MIN_FAIRNESS, BoardUnavailable, board_for_game
 from boards.presets import preset_names
+from engine.constants import SETUP_EDITION
 from protocol import messages as m
 from protocol.payloads import board_from_payload, board_to_payload
 
@@ -39,6 +40,7 @@ def game_config(options: m.GameOptions) -> engine.GameConfig:
         victory_points=options.victory_points,
         board_setup=options.board,
         radius=options.radius,
+        setup_edition=options.setup_edition,
     )
 
 
@@ -58,13 +60,18 @@ def _only_with(options: m.GameOptions) -> str | None:
 
 
 def with_board(options: m.GameOptions, seed: int) -> m.GameOptions:
-    """A new game's options with its board made (``layout`` filled in for ``balanced``,
-    ``fair`` and ``preset`` boards, drawn from the game's seed). This can take a while (a
-    constraint model, a fairness search): call it off the event loop. Raises
-    engine.ConfigError with a sentence for the person."""
+    """A new game's options with its board made (``setup_edition`` set to the current one;
+    ``layout`` filled in for ``balanced``, ``fair`` and ``preset`` boards, drawn from the
+    game's seed; for a ``random`` board the counts its draw needs are built, once per
+    radius). This can take a while (a constraint model, a fairness search, the counts of a
+    large island): call it off the event loop. Raises engine.ConfigError with a sentence for
+    the person."""
     problem = _only_with(options)
     if problem is not None:
         raise engine.ConfigError(problem)
+    options = options.model_copy(update={"setup_edition": SETUP_EDITION})
+    if options.board == "random":
+        engine.prepare_random_boards(options.radius)
     if options.board in ("random", "spiral", "layout"):
         return options
     rules = options.balance

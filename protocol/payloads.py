@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 import engine
 from engine import actions as ea
 from engine import events as ee
-from engine.constants import DevCard, Resource
+from engine.constants import HARBOUR_LAYOUT, DevCard, Resource
 
 
 class WireModel(BaseModel):
@@ -485,12 +485,18 @@ _HARBOUR_NAMES: tuple[HarbourName, ...] = (*RESOURCE_NAMES, "generic")
 class BoardPayload(WireModel):
     """The island: terrain and number token per hex id (0 on deserts), harbour kind per
     harbour slot (a resource name for 2:1, ``generic`` for 3:1). Ids are the engine's for
-    this radius (docs/engine.md)."""
+    this radius (docs/engine.md). ``reds_may_touch`` marks a board that lets a 6 or an 8
+    lie beside another (a variant; false for the boards the rules allow).
+    ``harbour_layout`` says which coast edges the harbour slots are: 2, the printed frame's
+    (every new board), or 1, evenly spaced from the coast's first edge past due east (boards
+    of games stored before; a board without the field has this layout)."""
 
     radius: int
     terrain: list[TerrainName]
     tokens: list[int]
     harbours: list[HarbourName]
+    reds_may_touch: bool = False
+    harbour_layout: Literal[1, 2] = 1
 
 
 def board_to_payload(board: Mapping[str, Any]) -> BoardPayload:
@@ -500,18 +506,24 @@ def board_to_payload(board: Mapping[str, Any]) -> BoardPayload:
         terrain=[_TERRAIN_NAMES[t] for t in board["terrain"]],
         tokens=list(board["tokens"]),
         harbours=[_HARBOUR_NAMES[k] for k in board["harbours"]],
+        reds_may_touch=bool(board.get("reds_may_touch", False)),
+        harbour_layout=board.get("harbour_layout", HARBOUR_LAYOUT),
     )
 
 
 def board_from_payload(payload: BoardPayload) -> dict[str, Any]:
     """The engine's description of a board (what ``Board.from_layout`` takes) from its wire
     form."""
-    return {
+    board: dict[str, Any] = {
         "radius": payload.radius,
         "terrain": [_TERRAIN_NAMES.index(t) for t in payload.terrain],
         "tokens": list(payload.tokens),
         "harbours": [_HARBOUR_NAMES.index(k) for k in payload.harbours],
+        "harbour_layout": payload.harbour_layout,
     }
+    if payload.reds_may_touch:
+        board["reds_may_touch"] = True
+    return board
 
 
 class ViewPayload(WireModel):

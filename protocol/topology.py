@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from engine.constants import HARBOUR_LAYOUTS
 from engine.topology import topology
 
 TOPOLOGY_DIR = Path(__file__).resolve().parent.parent / "docs" / "topology"
@@ -46,6 +47,9 @@ def topology_tables(radius: int) -> dict[str, Any]:
         "coast_edges": list(topo.coast_edges),
         "harbour_slots": list(topo.harbour_slots),
         "harbour_vertices": [list(topo.edge_vertices[e]) for e in topo.harbour_slots],
+        "layout_harbour_slots": {
+            str(layout): list(topo.harbour_slots_of(layout)) for layout in HARBOUR_LAYOUTS
+        },
     }
 
 

@@ -30,6 +30,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.protocol import State
 
 import engine
+from engine.constants import STANDARD_RADIUS
 from protocol import SUBPROTOCOLS
 from protocol import messages as m
 from protocol.codec import Frame
@@ -908,7 +909,8 @@ class HexhavenServer:
 
     def _create(self, conn: Connection, options: m.GameOptions) -> None:
         """Create a game, at once when its board is quick to make, else once a task has made
-        it off the event loop (a balanced or fair board)."""
+        it off the event loop (a balanced or fair board, or a random one of a larger island,
+        whose draw needs counts built once per radius)."""
         problem = _bot_problem(options.bots)
         if problem is not None:
             conn.send(m.Error(code=ErrorCode.BAD_OPTIONS, message=problem))
@@ -918,7 +920,9 @@ class HexhavenServer:
             conn.send(refusal)
             return
         seed = secrets.randbits(63)
-        if options.board in ("balanced", "fair"):
+        if options.board in ("balanced", "fair") or (
+            options.board == "random" and options.radius > STANDARD_RADIUS
+        ):
             making = secrets.token_hex(8)
             self._making[making] = (conn.id, conn.address, len(options.bots))
             task = asyncio.create_task(

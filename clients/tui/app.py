@@ -443,7 +443,7 @@ class HexhavenApp(App[None]):
         board = self.query_one(BoardView)
         self.waiting = False
         if board.picking and v is not None and board.current is not None:
-            places = PlaceNames(v.radius, v.terrain, v.tokens, v.harbours)
+            places = PlaceNames(v.radius, v.terrain, v.tokens, v.harbours, v.harbour_layout)
             where = {"vertex": places.vertex, "edge": places.edge, "hex": places.hex}[board.kind]
             spot = where(board.current)
             if board.kind == "hex":

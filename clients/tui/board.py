@@ -32,7 +32,7 @@ from functools import cache
 from rich.style import Style
 from rich.text import Text
 
-from engine.constants import DICE_DOTS
+from engine.constants import DICE_DOTS, HARBOUR_LAYOUT, HARBOUR_LAYOUTS
 from engine.topology import topology
 
 COLUMNS_PER_UNIT = 8 / math.sqrt(3)
@@ -151,34 +151,42 @@ _LABEL_ROOM = len(harbour_label("lumber"))
 
 
 @cache
-def layout(radius: int, scale: int = 1) -> Layout:
-    """The grid layout of a board radius at a scale, 1 or 2 (computed once)."""
+def layout(radius: int, scale: int = 1, harbour_layout: int = HARBOUR_LAYOUT) -> Layout:
+    """The grid layout of a board radius at a scale, 1 or 2, with the harbour slots of a
+    harbour layout (computed once)."""
     topo = topology(radius)
     vertices = [_cell(x, y, scale) for x, y in topo.vertex_xy]
     hexes = []
     for q, r in topo.hex_coords:
         hexes.append(_cell(math.sqrt(3) * (q + r / 2), -1.5 * r, scale))
-    anchors: list[tuple[int, int, str]] = []
-    for e in topo.harbour_slots:
-        a, b = topo.edge_vertices[e]
-        (xa, ya), (xb, yb) = topo.vertex_xy[a], topo.vertex_xy[b]
-        mx, my = (xa + xb) / 2, (ya + yb) / 2
-        norm = math.hypot(mx, my) or 1.0
-        dx, dy = mx / norm, my / norm
-        col, line = _cell(mx + dx * 0.75, my + dy * 0.75, scale)
-        if dx > 0.5:
-            align = "left"
-            col = max(vertices[a][0], vertices[b][0]) + 2
-        elif dx < -0.5:
-            align = "right"
-            col = min(vertices[a][0], vertices[b][0]) - 2
-        else:
-            align = "centre"
-        anchors.append((col, line, align))
+
+    def anchors_of(slots: tuple[int, ...]) -> list[tuple[int, int, str]]:
+        anchors: list[tuple[int, int, str]] = []
+        for e in slots:
+            a, b = topo.edge_vertices[e]
+            (xa, ya), (xb, yb) = topo.vertex_xy[a], topo.vertex_xy[b]
+            mx, my = (xa + xb) / 2, (ya + yb) / 2
+            norm = math.hypot(mx, my) or 1.0
+            dx, dy = mx / norm, my / norm
+            col, line = _cell(mx + dx * 0.75, my + dy * 0.75, scale)
+            if dx > 0.5:
+                align = "left"
+                col = max(vertices[a][0], vertices[b][0]) + 2
+            elif dx < -0.5:
+                align = "right"
+                col = min(vertices[a][0], vertices[b][0]) - 2
+            else:
+                align = "centre"
+            anchors.append((col, line, align))
+        return anchors
+
+    anchors = anchors_of(topo.harbour_slots_of(harbour_layout))
+    # The frame holds every layout's labels, so spots lie on the same cells whatever it is.
+    framed = [a for layout in HARBOUR_LAYOUTS for a in anchors_of(topo.harbour_slots_of(layout))]
     min_x = min(x for x, _ in vertices) - _LABEL_ROOM - 1
     max_x = max(x for x, _ in vertices) + _LABEL_ROOM + 1
-    min_y = min(min(y for _, y in vertices), *(y for _, y, _ in anchors))
-    max_y = max(max(y for _, y in vertices), *(y for _, y, _ in anchors))
+    min_y = min(min(y for _, y in vertices), *(y for _, y, _ in framed))
+    max_y = max(max(y for _, y in vertices), *(y for _, y, _ in framed))
 
     def shift(cell: tuple[int, int]) -> tuple[int, int]:
         return (cell[0] - min_x, cell[1] - min_y)
@@ -220,6 +228,7 @@ class BoardPicture:
     settlements: dict[int, int]  # vertex -> seat
     cities: dict[int, int]
     roads: dict[int, int]  # edge -> seat
+    harbour_layout: int = HARBOUR_LAYOUT
 
 
 @dataclass(frozen=True)
@@ -291,7 +300,7 @@ _FACES = {
 
 def render_board(picture: BoardPicture, marks: Marks = Marks(), scale: int = 1) -> Text:
     """The board as styled text, ``layout(radius, scale).width`` columns wide."""
-    lay = layout(picture.radius, scale)
+    lay = layout(picture.radius, scale, picture.harbour_layout)
     face = _FACES[scale]
     topo = topology(picture.radius)
     grid = _Grid(lay.width, lay.height)
@@ -344,7 +353,8 @@ def render_board(picture: BoardPicture, marks: Marks = Marks(), scale: int = 1) 
             style = OUTLINE
         for x, y, ch in cells:
             grid.put(x, y, ch, style)
-    harbour_vertices = {v for e in topo.harbour_slots for v in topo.edge_vertices[e]}
+    slots = topo.harbour_slots_of(picture.harbour_layout)
+    harbour_vertices = {v for e in slots for v in topo.edge_vertices[e]}
     vertex_spots = set(marks.spots) if marks.kind == "vertex" else set()
     for v, (x, y) in enumerate(lay.vertex_cells):
         if v in picture.cities:

@@ -25,6 +25,7 @@ from engine import events as ev
 from engine.constants import (
     CITY_COST,
     DEV_CARD_COST,
+    HARBOUR_LAYOUT,
     N_DEV_KINDS,
     N_RESOURCES,
     ROAD_COST,
@@ -118,6 +119,7 @@ class LiveView:
     final_points: list[int] | None = None
     victory_cards: list[int] | None = None
     setup_roads: int = 0
+    harbour_layout: int = HARBOUR_LAYOUT
 
     @classmethod
     def from_payload(cls, v: ViewPayload) -> LiveView:
@@ -183,6 +185,7 @@ class LiveView:
             final_points=None if v.final_points is None else list(v.final_points),
             victory_cards=None if v.victory_cards is None else list(v.victory_cards),
             setup_roads=len(v.roads) if v.phase.startswith("setup") else 0,
+            harbour_layout=v.board.harbour_layout,
         )
 
     def picture(self) -> BoardPicture:
@@ -191,6 +194,7 @@ class LiveView:
             terrain=self.terrain,
             tokens=self.tokens,
             harbours=self.harbours,
+            harbour_layout=self.harbour_layout,
             robber=self.robber,
             settlements=self.settlements,
             cities=self.cities,
@@ -240,8 +244,8 @@ class LiveView:
                         self.to_act = [self.current]
                 elif self.free_roads:
                     self.free_roads -= 1
-                    if not self.free_roads:
-                        self.phase = "main"
+                    if not self.free_roads:  # road building may come before the roll
+                        self.phase = "main" if self.dice is not None else "pre_roll"
             case ev.CityBuilt(seat=seat, vertex=vertex):
                 self.settlements.pop(vertex, None)
                 self.cities[vertex] = seat
@@ -408,13 +412,19 @@ class PlaceNames:
     that hex, since the hex alone names up to three of them."""
 
     def __init__(
-        self, radius: int, terrain: Sequence[str], tokens: Sequence[int], harbours: Sequence[str]
+        self,
+        radius: int,
+        terrain: Sequence[str],
+        tokens: Sequence[int],
+        harbours: Sequence[str],
+        harbour_layout: int = HARBOUR_LAYOUT,
     ) -> None:
         self.topo = topology(radius)
+        self.harbour_slots = self.topo.harbour_slots_of(harbour_layout)
         self.terrain = list(terrain)
         self.tokens = list(tokens)
         self.harbour_at: dict[int, str] = {}
-        for slot, e in enumerate(self.topo.harbour_slots):
+        for slot, e in enumerate(self.harbour_slots):
             if slot < len(harbours):
                 for v in self.topo.edge_vertices[e]:
                     self.harbour_at[v] = harbours[slot]
@@ -647,7 +657,7 @@ class GameModel:
         if self.view is None:
             return None
         v = self.view
-        places = PlaceNames(v.radius, v.terrain, v.tokens, v.harbours)
+        places = PlaceNames(v.radius, v.terrain, v.tokens, v.harbours, v.harbour_layout)
         return TableNarrator(self.names(), self.seat, places, self._discarding)
 
     def deadline_left(self) -> float | None:

@@ -72,7 +72,9 @@ class ReplayGame:
         names = {s.seat: s.name for s in record.seats}
         self.names = [names.get(q, f"seat {q}") for q in range(players)]
         first = LiveView.from_payload(table.view(viewer))
-        places = PlaceNames(first.radius, first.terrain, first.tokens, first.harbours)
+        places = PlaceNames(
+            first.radius, first.terrain, first.tokens, first.harbours, first.harbour_layout
+        )
         narrator = TableNarrator(self.names, viewer, places)
         self.states: list[engine.GameState] = [table.state.copy()]
         self.steps: list[Step] = []

@@ -94,7 +94,7 @@ def _finished(seed: int) -> m.GameRecord:
     )
 
 
-async def save(directory: Path, seed: int = 12, turns: int = 24) -> list[Path]:
+async def save(directory: Path, seed: int = 26, turns: int = 24) -> list[Path]:
     """Save the screenshots; returns their paths."""
     from clients.tui.replay import ReplayApp, ReplayGame
 

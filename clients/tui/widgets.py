@@ -176,7 +176,7 @@ class BoardView(Widget, can_focus=True):
         self.view = view
         if view is not None:
             self.scale = board_scale(self.screen_size or self.app.size, view.radius)
-            lay = layout(view.radius, self.scale)
+            lay = layout(view.radius, self.scale, view.harbour_layout)
             self.styles.width = lay.width
             self.styles.height = lay.height
             if isinstance(self.parent, Widget):

@@ -24,7 +24,7 @@ def test_server_made_boards_pass_their_options_along() -> None:
 
 def test_presets_and_board_files(tmp_path: Path) -> None:
     assert board_fields("preset:balanced-227") == {"board": "preset", "preset": "balanced-227"}
-    board = load_preset("balanced-236")
+    board = load_preset("balanced-229")
     path = tmp_path / "mine.json"
     path.write_text(board_json(board))
     fields = board_fields(str(path))
@@ -38,8 +38,10 @@ def test_presets_and_board_files(tmp_path: Path) -> None:
         ("random", {"balance": ["max_pips=12"]}, "--balance goes with --board balanced"),
         ("balanced", {"min_fairness": 0.9}, "--min-fairness goes with --board fair"),
         ("/no/such/board.json", {}, "no such board or file; --board takes random .*spiral"),
-        ("nosuch", {}, r"preset:NAME .*\(presets: balanced-126"),
-        ("preset:nope", {}, "no preset 'nope'; there are balanced-126"),
+        ("nosuch", {}, r"preset:NAME .*\(presets: balanced-183"),
+        ("preset:nope", {}, "no preset 'nope'; there are balanced-183"),
+        ("preset:balanced-126", {}, "'balanced-126' is no longer shipped .*there are balanced-183"),
+        ("balanced-236", {}, "--board balanced-236: .*no longer shipped .*there are balanced-183"),
         ("balanced", {"balance": ["max_pips"]}, "NAME=VALUE"),
         ("balanced", {"balance": ["wobble=3"]}, "no balance rule 'wobble'"),
         ("balanced", {"balance": ["max_pips=lots"]}, "whole number or none"),

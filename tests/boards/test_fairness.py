@@ -188,3 +188,25 @@ def test_bad_parameters() -> None:
         FairnessParams(players=5)
     with pytest.raises(ValueError):
         FairnessParams(robber_tax=-1)
+
+
+@pytest.mark.parametrize("harbour_layout", [1, 2])
+def test_a_board_is_scored_with_its_harbours_where_its_layout_puts_them(
+    harbour_layout: int,
+) -> None:
+    from boards.balance import balance_of
+    from boards.fairness import vertex_harbours
+
+    base = random_board(Rng(5))  # a board whose scores differ between the layouts
+    board = Board.from_layout(
+        base.terrain, base.tokens, base.harbours, harbour_layout=harbour_layout
+    )
+    assert vertex_harbours(3, board.harbours, harbour_layout) == list(board.vertex_harbour)
+    scorer = FairnessScorer(3)
+    got = scorer.simulate(board).fairness
+    assert got == scorer.fairness(board.terrain, board.tokens, board.harbours, harbour_layout)
+    other = 3 - harbour_layout
+    assert got != scorer.fairness(board.terrain, board.tokens, board.harbours, other)
+    mine = balance_of(board.terrain, board.tokens, board.harbours, 3, harbour_layout)
+    theirs = balance_of(board.terrain, board.tokens, board.harbours, 3, other)
+    assert mine.harbour_balance != theirs.harbour_balance

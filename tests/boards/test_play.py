@@ -35,7 +35,7 @@ def test_no_fair_board_within_the_tries_is_a_clear_error() -> None:
 
 
 def test_presets_by_name() -> None:
-    assert board_for_game("preset", 0, preset="balanced-126").board == load_preset("balanced-126")
+    assert board_for_game("preset", 0, preset="balanced-183").board == load_preset("balanced-183")
     with pytest.raises(BoardUnavailable, match="no preset"):
         board_for_game("preset", 0, preset="nope")
     with pytest.raises(ValueError, match="unknown board kind"):

@@ -18,6 +18,7 @@ from catanatron.models.actions import generate_playable_actions
 from catanatron.models.board import STATIC_GRAPH, get_edges
 from catanatron.models.enums import Action as CAction
 from catanatron.models.enums import ActionType
+from catanatron.models.map import build_map
 from catanatron.models.player import Player
 from catanatron.state_functions import player_key
 
@@ -78,6 +79,30 @@ def test_every_hex_vertex_edge_and_harbour_maps_both_ways() -> None:
     for i, (coord, _) in enumerate(bm.slot_port):
         assert bm.port_slot[coord] == i
     assert len(bm.slot_port) == len(topo.harbour_slots) == 9
+
+
+def test_harbour_slots_are_catanatrons_ports() -> None:
+    """Hexhaven's harbour slots lie where catanatron's base map puts its nine ports."""
+    topo = topology(3)
+    bm = board_map()
+    ports = {frozenset(nodes) for nodes in _port_node_pairs(build_map("BASE"))}
+    slots = {
+        frozenset(bm.vertex_node[v] for v in topo.edge_vertices[e]) for e in topo.harbour_slots
+    }
+    assert slots == ports
+
+
+def _port_node_pairs(cmap: Any) -> list[set[int]]:
+    """catanatron's ports as the pairs of land nodes each one serves."""
+    pairs: list[set[int]] = []
+    for nodes in cmap.port_nodes.values():
+        left = set(nodes)
+        while left:
+            a = left.pop()
+            b = next(n for n in left if n in STATIC_GRAPH.neighbors(a))
+            left.discard(b)
+            pairs.append({a, b})
+    return pairs
 
 
 def test_adjacency_agrees() -> None:
@@ -148,6 +173,15 @@ rebuilt game, and of which kinds. (Elsewhere the rules differ on purpose: catana
 in one action, lets cards bought this turn be played, and wants road money for free roads.)"""
 
 
+def _robbed_with_cards(moves: set[Any], view: engine.View) -> set[Any]:
+    """Robber moves as (hex, victim holding cards or None): Hexhaven also lets the robber
+    name an opponent without cards (who gives nothing), where catanatron names nobody."""
+    holding = {COLORS[s.seat] for s in view.seats if s.resource_cards}
+    hexes = {a.value[0] for a in moves}
+    robbed = {(a.value[0], a.value[1]) for a in moves if a.value[1] in holding}
+    return {(h, None) for h in hexes} | robbed
+
+
 class Probe(CatanatronAgent):
     """Checks every rebuilt position against catanatron's move generation."""
 
@@ -165,6 +199,8 @@ class Probe(CatanatronAgent):
             if kinds is not None:
                 mine = {a for a in mine if a.action_type in kinds}
                 theirs = {a for a in theirs if a.action_type in kinds}
+            if view.phase == "move_robber":
+                mine, theirs = _robbed_with_cards(mine, view), _robbed_with_cards(theirs, view)
             assert mine == theirs, (view.state_id, view.phase, mine ^ theirs)
             self.compared += 1
         return action

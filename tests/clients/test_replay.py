@@ -23,7 +23,7 @@ from protocol.payloads import view_from_engine
 from server.store import Store, game_record
 
 NAMES = ("Ana", "Bo", "Cy", "Di")
-OPTIONS = m.GameOptions(players=4, victory_points=6, bots=[m.BotSeat()] * 3)
+OPTIONS = m.GameOptions(players=4, victory_points=6, bots=[m.BotSeat()] * 3, setup_edition=2)
 
 
 def store_game(

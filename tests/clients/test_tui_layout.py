@@ -75,7 +75,7 @@ def lines_fit(widget: Widget) -> list[str]:
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 async def test_the_game_screen_at_each_size(size: tuple[int, int]) -> None:
-    table, history = _position(12, 24)
+    table, history = _position(26, 24)
     app = HexhavenApp(OfflineTransport(_messages(table, history)))
     async with app.run_test(size=size) as pilot:
         await settle(pilot)
@@ -111,7 +111,7 @@ async def test_the_log_and_the_side_column_grow_with_the_screen() -> None:
     heights = {}
     widths = {}
     hands = {}
-    table, history = _position(12, 24)
+    table, history = _position(26, 24)
     for size in ((100, 30), (160, 50)):
         app = HexhavenApp(OfflineTransport(_messages(table, history)))
         async with app.run_test(size=size) as pilot:
@@ -159,7 +159,7 @@ async def test_a_wide_screen_gives_its_spare_columns_to_the_log(size: tuple[int,
     """The panels beside the board stop at SIDE_WIDE columns; the log under the board takes
     the rest, so its lines do not wrap at the board's width (150x40 is too short for the
     doubled board)."""
-    table, history = _position(12, 24)
+    table, history = _position(26, 24)
     app = HexhavenApp(OfflineTransport(_messages(table, history)))
     async with app.run_test(size=size) as pilot:
         await settle(pilot)
@@ -253,7 +253,7 @@ async def test_the_log_never_breaks_a_line_beside_a_number() -> None:
 
     from clients.tui.widgets import LOG_STYLES, glue_numbers, log_entry
 
-    table, history = _position(12, 24)
+    table, history = _position(26, 24)
     app = HexhavenApp(OfflineTransport(_messages(table, history)))
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
@@ -309,7 +309,7 @@ def _named(messages: list[object], names: list[str]) -> list[object]:
 async def test_at_80x24_the_whole_action_list_and_whole_names_show() -> None:
     """The end of the turn is in view in the action list (and its key in the footer), and
     the bots' names are not cut."""
-    table, history = _position(12, 24)
+    table, history = _position(26, 24)
     app = HexhavenApp(OfflineTransport(_named(_messages(table, history), BOT_NAMES)))
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
@@ -337,7 +337,7 @@ async def test_the_log_wraps_at_its_whole_width_after_a_resize_too(size: tuple[i
     log's width, and again at the new width after a resize."""
     from protocol import messages as m
 
-    table, history = _position(12, 24)
+    table, history = _position(26, 24)
     messages = _messages(table, history)
     said = " ".join(f"word{i}" for i in range(60))
     messages.append(m.ChatMessage(game="g1", seat=1, name="Bo", text=said))

@@ -120,10 +120,43 @@ def test_every_place_on_the_board_has_its_own_name() -> None:
     for names in (hexes, vertices, edges):
         assert len(set(names)) == len(names)
     twice = [h for h, k in enumerate(tokens) if tokens.count(k) == 2 and k]
-    assert twice and all(" o'clock" in hexes[h] for h in twice)
+    assert twice and all(
+        hexes[h].endswith(" in the middle" if topo.hex_ring[h] == 0 else " o'clock") for h in twice
+    )
     once = [h for h, k in enumerate(tokens) if tokens.count(k) == 1 and k]  # 2 and 12
     assert once and all(hexes[h] == f"brick {tokens[h]}" for h in once)  # kept short
     top = max(range(topo.n_vertices), key=lambda v: topo.vertex_xy[v][1])
     assert places.vertex(top).startswith("the north corner of brick ")
     assert any(name.startswith("between brick ") and " and brick " in name for name in edges)
     assert any(name.startswith("on the south-west side of brick ") for name in edges)
+
+
+@pytest.mark.parametrize("harbour_layout", [1, 2])
+def test_the_client_puts_the_harbours_on_the_slots_of_the_boards_layout(
+    harbour_layout: int,
+) -> None:
+    """A game stored before boards said their harbour layout shows its harbours where they
+    are: on the slots of its layout, in the names and on the drawn board."""
+    import engine
+    from clients.tui.board import harbour_label, layout, render_board
+
+    base = engine.random_board(engine.Rng(5))
+    board = engine.Board.from_layout(
+        base.terrain, base.tokens, base.harbours, harbour_layout=harbour_layout
+    )
+    state = engine.new_game(GameConfig.with_board(board, players=3), 5)
+    live = LiveView.from_payload(view_from_engine(view(state, 0)))
+    assert live.harbour_layout == harbour_layout
+    places = PlaceNames(live.radius, live.terrain, live.tokens, live.harbours, harbour_layout)
+    topo = board.topo
+    assert places.harbour_at == {
+        v: live.harbours[slot]
+        for slot, e in enumerate(board.harbour_slots)
+        for v in topo.edge_vertices[e]
+    }
+    lines = render_board(live.picture()).plain.splitlines()
+    lay = layout(3, 1, harbour_layout)
+    for (x, y, align), kind in zip(lay.harbour_anchors, live.harbours, strict=True):
+        label = harbour_label(kind)
+        start = {"left": x, "right": x - len(label) + 1, "centre": x - len(label) // 2}[align]
+        assert label.split()[0] in lines[y][max(0, start - 2) : start + len(label) + 2]

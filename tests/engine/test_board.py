@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
+from itertools import combinations
 
 import pytest
 
-from engine import BoardError, GameConfig, new_game
+from engine import BoardError, ConfigError, GameConfig, new_game
 from engine.board import (
     Board,
     check_board,
@@ -16,7 +17,7 @@ from engine.board import (
     terrain_counts,
     token_counts,
 )
-from engine.constants import HARBOUR_GENERIC, Terrain
+from engine.constants import HARBOUR_GENERIC, HARBOUR_LAYOUT, HARBOUR_LAYOUT_EVEN, Terrain
 from engine.rng import Rng
 from engine.state import BoardSetup
 from engine.topology import harbour_kinds, topology
@@ -263,8 +264,31 @@ def test_from_layout_round_trip(valid: tuple[list[int], list[int], list[int]]) -
         "terrain": terrain,
         "tokens": tokens,
         "harbours": harbours,
+        "harbour_layout": HARBOUR_LAYOUT,
     }
     assert all(isinstance(t, Terrain) for t in board.terrain)
+
+
+def test_a_board_of_the_first_harbour_layout_keeps_its_slots(
+    valid: tuple[list[int], list[int], list[int]],
+) -> None:
+    terrain, tokens, harbours = valid
+    old = Board.from_layout(terrain, tokens, harbours, harbour_layout=HARBOUR_LAYOUT_EVEN)
+    new = Board.from_layout(terrain, tokens, harbours)
+    # The slots boards had before they lay on the printed frame.
+    assert old.harbour_slots == (42, 46, 49, 53, 56, 59, 63, 66, 69)
+    assert new.harbour_slots == topology(3).harbour_slots != old.harbour_slots
+    for board in (old, new):
+        on = {
+            v: k
+            for e, k in zip(board.harbour_slots, harbours, strict=True)
+            for v in board.topo.edge_vertices[e]
+        }
+        assert board.vertex_harbour == tuple(on.get(v, -1) for v in range(board.topo.n_vertices))
+    assert old != new
+    assert Board.from_layout(**old.to_dict()) == old  # type: ignore[arg-type]
+    with pytest.raises(BoardError, match="unknown harbour layout 3"):
+        Board.from_layout(terrain, tokens, harbours, harbour_layout=3)
 
 
 def test_from_layout_derived_tables(valid: tuple[list[int], list[int], list[int]]) -> None:
@@ -428,3 +452,124 @@ def test_boards_compare_by_contents(valid: tuple[list[int], list[int], list[int]
     assert a != Board.from_layout(terrain, tokens, swapped)
     assert a != Board.from_layout(terrain, red_clash(tokens, 6, 8), harbours)
     assert a != "not a board"
+
+
+# --------------------------------------------------------------------------------------
+# The random set-up draws uniformly over legal layouts
+# --------------------------------------------------------------------------------------
+
+
+def _red_category(tokens: list[int] | tuple[int, ...], ring: tuple[int, ...]) -> tuple[int, int]:
+    """(a 6 or 8 on the centre hex, how many 6s and 8s on the first ring)."""
+    reds = [h for h, n in enumerate(tokens) if n in (6, 8)]
+    return (sum(ring[h] == 0 for h in reds), sum(ring[h] == 1 for h in reds))
+
+
+def _exact_categories() -> dict[tuple[int, int], float]:
+    """The categories' probabilities under a uniform draw over every legal layout of the
+    standard island, counted by enumerating the desert and the four red hexes."""
+    topo = topology(3)
+    seen: Counter[tuple[int, int]] = Counter()
+    for desert in range(topo.n_hexes):
+        land = [h for h in range(topo.n_hexes) if h != desert]
+        for reds in combinations(land, 4):
+            if any(m in reds for h in reds for m in topo.hex_neighbours[h]):
+                continue
+            tokens = [6 if h in reds else 0 for h in range(topo.n_hexes)]
+            seen[_red_category(tokens, topo.hex_ring)] += 1
+    total = sum(seen.values())
+    return {k: c / total for k, c in seen.items()}
+
+
+def _first_fit_tokens(rng: Rng) -> list[int]:
+    """A biased draw: reds laid first-fit on shuffled hexes (what an earlier set-up did)."""
+    topo = topology(3)
+    desert = rng.randrange(topo.n_hexes)
+    land = [h for h in range(topo.n_hexes) if h != desert]
+    rng.shuffle(land)
+    tokens = [0] * topo.n_hexes
+    blocked: set[int] = set()
+    placed = 0
+    for h in land:
+        if placed < 4 and h not in blocked:
+            tokens[h] = 6
+            blocked.update((h, *topo.hex_neighbours[h]))
+            placed += 1
+    return tokens
+
+
+def _chi_square(samples: list[tuple[int, int]], expected: dict[tuple[int, int], float]) -> float:
+    n = len(samples)
+    seen = Counter(samples)
+    assert set(seen) <= set(expected)
+    return sum((seen[k] - n * p) ** 2 / (n * p) for k, p in expected.items())
+
+
+# The 0.01% point of the chi-square distribution with 4 degrees of freedom (5 categories).
+CHI_SQUARE_4_CRITICAL = 23.51
+
+
+def test_random_set_up_is_uniform_over_legal_layouts() -> None:
+    expected = _exact_categories()
+    assert len(expected) == 5
+    ring = topology(3).hex_ring
+    rng = Rng(2024)
+    drawn = [_red_category(random_board(rng).tokens, ring) for _ in range(3000)]
+    assert _chi_square(drawn, expected) < CHI_SQUARE_4_CRITICAL
+    # The same test rejects a first-fit placement, which favours the first ring.
+    biased = [_red_category(_first_fit_tokens(rng), ring) for _ in range(3000)]
+    assert _chi_square(biased, expected) > CHI_SQUARE_4_CRITICAL
+
+
+@pytest.mark.parametrize("radius", [4, 6, 8])
+def test_random_set_up_draws_legal_boards_on_large_islands(radius: int) -> None:
+    board = random_board(Rng(radius), radius)
+    check_board(board)
+    assert not board.red_tokens_adjacent()
+
+
+# --------------------------------------------------------------------------------------
+# Explicit boards are held to the same rules as generated ones
+# --------------------------------------------------------------------------------------
+
+
+def test_a_game_refuses_an_explicit_board_naming_the_fault(
+    valid: tuple[list[int], list[int], list[int]],
+) -> None:
+    terrain, tokens, harbours = valid
+    h = next(i for i, n in enumerate(tokens) if n not in (0, 6, 8))
+    two_deserts = terrain[:], tokens[:]
+    two_deserts[0][h], two_deserts[1][h] = int(D), 0
+    cases = [
+        (
+            Board.from_layout(*two_deserts, harbours),
+            f"the board has {Counter(terrain)[terrain[h]] - 1} {Terrain(terrain[h]).name.lower()} "
+            f"hexes; radius 3 has {Counter(terrain)[terrain[h]]}",
+        ),
+        (
+            Board.from_layout(terrain, [12 if n == 2 else n for n in tokens], harbours),
+            "the board has 0 number tokens 2; radius 3 has 1",
+        ),
+        (
+            Board.from_layout(terrain, tokens, [HARBOUR_GENERIC] * 9),
+            "the board has 0 2:1 brick harbours; radius 3 has 1",
+        ),
+        (Board.from_layout(terrain, red_clash(tokens, 6, 8), harbours), "are neighbours"),
+    ]
+    for board, words in cases:
+        with pytest.raises(BoardError, match=words):
+            check_board(board)
+        with pytest.raises(ConfigError, match=words):
+            GameConfig.with_board(board)
+
+
+def test_a_board_may_say_its_reds_touch(valid: tuple[list[int], list[int], list[int]]) -> None:
+    terrain, tokens, harbours = valid
+    bad = red_clash(tokens, 6, 8)
+    board = Board.from_layout(terrain, bad, harbours, reds_may_touch=True)
+    check_board(board)
+    assert new_game(GameConfig.with_board(board), seed=1).board == board
+    assert board.to_dict()["reds_may_touch"] is True
+    assert Board.from_layout(**board.to_dict()) == board  # type: ignore[arg-type]
+    assert board != Board.from_layout(terrain, bad, harbours)
+    assert "reds_may_touch" not in Board.from_layout(terrain, tokens, harbours).to_dict()

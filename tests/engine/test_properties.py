@@ -165,9 +165,9 @@ class Tracker:
                 DevCardBought,
                 MaritimeTraded,
                 TradeOffered,
-                MonopolyTaken,
-                YearOfPlentyTaken,
             )
+            if isinstance(ev, RoadBuilt) and ev.free:
+                continue  # road building may be played before the roll
             if self.started and isinstance(ev, after_roll_only):
                 assert self.rolls == 1, f"{ev} before the roll"
 

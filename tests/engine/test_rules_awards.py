@@ -45,6 +45,7 @@ from engine import (
 )
 from engine.actions import Action
 from engine.constants import CITY_COST, ROAD_COST, SETTLEMENT_COST
+from engine.rules import robber_victims
 from engine.state import GameState
 from tests.engine.positions import (
     assert_refused,
@@ -262,7 +263,9 @@ def play_knight(state: GameState, seat: int) -> list[Event]:
     give_dev(state, seat, DevCard.KNIGHT)
     events = apply(state, PlayKnight(seat))
     if state.phase == Phase.MOVE_ROBBER:
-        apply(state, MoveRobber(seat, 7 if state.robber != 7 else 9, None))
+        h = 7 if state.robber != 7 else 9
+        victims = robber_victims(state, h, seat)
+        apply(state, MoveRobber(seat, h, victims[0] if victims else None))
     return events
 
 

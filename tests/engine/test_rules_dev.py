@@ -21,6 +21,7 @@ from engine import (
     PlayYearOfPlenty,
     Resource,
     RoadBuilt,
+    RollDice,
     Stolen,
     YearOfPlentyTaken,
     apply,
@@ -29,7 +30,7 @@ from engine import (
     new_game,
 )
 from engine.constants import DEV_CARD_COST
-from engine.rules import road_spots
+from engine.rules import road_spots, robber_victims
 from engine.state import GameState
 from tests.engine.positions import (
     NOTHING,
@@ -139,6 +140,63 @@ def test_a_knight_before_the_roll_counts_as_the_turns_card() -> None:
     apply(state, MoveRobber(0, 7, None))
     force_roll(state, 12)
     assert_refused(state, PlayMonopoly(0, WOOL), "card_already_played")
+
+
+def test_any_card_may_be_played_before_the_roll() -> None:
+    state = setup_game()
+    for card in (DevCard.KNIGHT, DevCard.ROAD_BUILDING, DevCard.YEAR_OF_PLENTY, DevCard.MONOPOLY):
+        give_dev(state, 0, card)
+    listed = legal_actions(state)
+    assert PlayKnight(0) in listed and PlayRoadBuilding(0) in listed
+    assert PlayMonopoly(0, WOOL) in listed and PlayYearOfPlenty(0, counts(ore=2)) in listed
+    for play in (PlayMonopoly(0, WOOL), PlayYearOfPlenty(0, counts(ore=2))):
+        trial = state.copy()
+        apply(trial, play)
+        assert trial.phase == Phase.PRE_ROLL and not trial.rolled
+        assert_refused(trial, PlayKnight(0), "card_already_played")
+        assert legal_actions(trial) == [RollDice(0)]
+
+
+def test_road_building_before_the_roll_builds_before_rolling() -> None:
+    state = setup_game()
+    give_dev(state, 0, DevCard.ROAD_BUILDING)
+    apply(state, PlayRoadBuilding(0))
+    assert state.phase == Phase.ROAD_BUILDING
+    assert_refused(state, RollDice(0), "wrong_phase")
+    for _ in range(2):
+        e = road_spots(state, 0)[0]
+        assert apply(state, BuildRoad(0, e))[0] == RoadBuilt(0, e, True)
+    assert state.phase == Phase.PRE_ROLL and not state.rolled
+    assert state.hand_of(0) == state.copy().hand_of(0)
+    force_roll(state, 12)
+    assert state.phase == Phase.MAIN
+
+
+def test_a_monopoly_before_the_roll_can_make_the_seven_cost_cards() -> None:
+    state = setup_game()
+    for q in range(4):
+        set_hand(state, q, NOTHING)
+    give(state, 0, counts(ore=6))
+    give(state, 2, counts(wool=2))
+    give_dev(state, 0, DevCard.MONOPOLY)
+    apply(state, PlayMonopoly(0, WOOL))
+    assert state.hand_of(0) == counts(wool=2, ore=6)
+    events = force_roll(state, 7)
+    assert DiscardsOwed((4, 0, 0, 0)) in events
+    assert state.phase == Phase.DISCARD
+
+
+def test_a_knight_before_the_roll_moves_the_robber_the_seven_moves_again() -> None:
+    state = setup_game()
+    give_dev(state, 0, DevCard.KNIGHT)
+    apply(state, PlayKnight(0))
+    victims = robber_victims(state, 7, 0)
+    apply(state, MoveRobber(0, 7, victims[0] if victims else None))
+    assert state.phase == Phase.PRE_ROLL
+    force_roll(state, 7)
+    assert state.phase in (Phase.MOVE_ROBBER, Phase.DISCARD)
+    if state.phase == Phase.MOVE_ROBBER:
+        assert all(a.hex != 7 for a in legal_actions(state) if isinstance(a, MoveRobber))
 
 
 def test_a_card_bought_this_turn_is_played_next_turn() -> None:

@@ -244,13 +244,13 @@ def test_a_later_offer_may_be_accepted_after_a_decline() -> None:
 # Maritime trade
 # --------------------------------------------------------------------------------------
 
-HARBOUR_PLACEMENTS = (*DEFAULT_PLACEMENTS[:6], (28, 29), (24, 53))
-"""Seat 1's second settlement on the brick harbour (28), seat 0's on a 3:1 harbour (24)."""
+HARBOUR_PLACEMENTS = (*DEFAULT_PLACEMENTS[:6], (27, 28), (24, 53))
+"""Seat 1's second settlement on the brick harbour (27), seat 0's on a 3:1 harbour (24)."""
 
 
 def test_harbour_vertices_of_the_board() -> None:
-    assert BOARD.vertex_harbour[24] == BOARD.vertex_harbour[25] == HARBOUR_GENERIC
-    assert BOARD.vertex_harbour[27] == BOARD.vertex_harbour[28] == BRICK
+    assert BOARD.vertex_harbour[24] == BOARD.vertex_harbour[53] == HARBOUR_GENERIC
+    assert BOARD.vertex_harbour[26] == BOARD.vertex_harbour[27] == BRICK
     assert BOARD.vertex_harbour[0] == -1
 
 
@@ -322,7 +322,7 @@ def test_resource_harbour_trades_two_to_one_in_its_resource_only() -> None:
 @pytest.mark.parametrize("generic_first", [True, False])
 def test_generic_harbour_does_not_worsen_a_resource_harbour(generic_first: bool) -> None:
     state = new_game(config(players=2), seed=1)
-    first, second = ((24, 53), (28, 29)) if generic_first else ((28, 29), (24, 53))
+    first, second = ((24, 53), (27, 28)) if generic_first else ((27, 28), (24, 53))
     for v, w in (first, (10, 11), (16, 17), second):
         seat = state.current
         apply(state, PlaceSettlement(seat, v))

@@ -26,9 +26,7 @@ from engine import (
     PlaceRoad,
     PlaceSettlement,
     PlayKnight,
-    PlayMonopoly,
     PlayRoadBuilding,
-    PlayYearOfPlenty,
     Produced,
     Resource,
     RobberMoved,
@@ -44,6 +42,7 @@ from engine import (
 )
 from engine.actions import Action, Counts
 from engine.constants import CITY_COST
+from engine.rules import robber_victims
 from engine.state import GameState
 from tests.engine.positions import (
     NOTHING,
@@ -104,9 +103,6 @@ def test_building_before_rolling_is_refused() -> None:
         BuyDevCard(0),
         MaritimeTrade(0, BRICK, LUMBER, 4),
         OfferTrade(0, counts(brick=1), counts(ore=1)),
-        PlayMonopoly(0, BRICK),
-        PlayYearOfPlenty(0, counts(ore=2)),
-        PlayRoadBuilding(0),
         EndTurn(0),
         Discard(0, counts(brick=1)),
         MoveRobber(0, 5, None),
@@ -290,9 +286,19 @@ def test_robber_victim_rules() -> None:
     assert_refused(state, MoveRobber(0, 2, None), "victim_required")
     assert_refused(state, MoveRobber(0, 2, 2), "bad_victim")  # cards but no building there
     assert_refused(state, MoveRobber(0, 2, 0), "bad_victim")  # not oneself
-    # Hex 6 (fields 10) has only seat 3, who holds no cards: no victim to name.
-    assert_refused(state, MoveRobber(0, 6, 3), "bad_victim")
-    assert is_legal(state, MoveRobber(0, 6, None))
+    # Hex 6 (fields 10) has only seat 3, who holds no cards: still a victim to name.
+    assert_refused(state, MoveRobber(0, 6, None), "victim_required")
+    assert robber_victims(state, 6, 0) == [3]
+
+
+def test_robbing_a_seat_without_cards_takes_nothing() -> None:
+    state, _ = seven_with_hands([counts(ore=1), counts(lumber=3), counts(wool=2), NOTHING])
+    before = state.rng
+    assert apply(state, MoveRobber(0, 6, 3)) == [RobberMoved(0, 6, 3)]
+    assert state.hand_of(0) == counts(ore=1) and state.hand_of(3) == NOTHING
+    assert state.rng == before  # no card drawn
+    assert state.robber == 6 and state.phase == Phase.MAIN
+    assert_conserved(state)
 
 
 def test_steal_moves_one_card_and_hides_it_from_others() -> None:

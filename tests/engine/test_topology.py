@@ -280,6 +280,42 @@ def test_harbour_slots_are_apart_on_the_coast(radius: int) -> None:
     assert positions == sorted(positions), "slots listed counter-clockwise"
 
 
+def test_harbour_slots_are_the_printed_frames(std: Topology) -> None:
+    # The printed frame: three harbours at the tips of the east (7), north-west (11) and
+    # south-west (15) corner hexes, both intersections on that hex alone; the other six on
+    # the coast hexes either side of the other corners (9, 13, 17), one intersection on
+    # two land hexes.
+    lands = [[std.vertex_hexes[v] for v in std.edge_vertices[e]] for e in std.harbour_slots]
+    tips = [hs[0][0] for hs in lands if hs[0] == hs[1] and len(hs[0]) == 1]
+    assert tips == [7, 11, 15]
+    flanked = Counter(
+        h
+        for hs in lands
+        if hs[0] != hs[1]
+        for ends in hs
+        if len(ends) == 2
+        for h in ends
+        if h in (9, 13, 17)
+    )
+    assert flanked == {9: 2, 13: 2, 17: 2}
+    gaps = [
+        (std.coast_edges.index(b) - std.coast_edges.index(a)) % len(std.coast_edges)
+        for a, b in pairwise((*std.harbour_slots, std.harbour_slots[0]))
+    ]
+    assert gaps == [3, 4, 3] * 3
+
+
+@pytest.mark.parametrize("radius", RADII)
+def test_harbour_slots_start_at_the_east_tip_and_are_spread_evenly(radius: int) -> None:
+    topo = topology(radius)
+    east = topo.hex_index[(radius - 1, 0)]
+    first = topo.harbour_slots[0]
+    assert [topo.vertex_hexes[v] for v in topo.edge_vertices[first]] == [(east,), (east,)]
+    n, length = len(topo.harbour_slots), len(topo.coast_edges)
+    at = [topo.coast_edges.index(s) - topo.coast_edges.index(first) for s in topo.harbour_slots]
+    assert all(abs(p - i * length / n) <= 0.5 for i, p in enumerate(at))
+
+
 @pytest.mark.parametrize("radius", RADII)
 def test_harbour_count_follows_the_port_ratio(radius: int) -> None:
     # Thesis 4.3.8: 60% of the coast intersections touch a port, made even, two per port.

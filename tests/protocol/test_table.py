@@ -186,8 +186,8 @@ def test_a_game_nobody_wins_ends_at_the_action_limit() -> None:
 
 
 def test_the_history_comes_in_chunks_in_the_recipients_form() -> None:
-    table = Table("g", CONFIG, 13)
-    told = play(table, random.Random(13), actions=2 * HISTORY_CHUNK + 50)
+    table = Table("g", CONFIG, 20)
+    told = play(table, random.Random(20), actions=2 * HISTORY_CHUNK + 50)
     chat = [m.ChatAt(state_id=4, seat=1, name="Bo", text="hello")]
 
     chunks = table.history(1, chat=chat)
@@ -207,7 +207,7 @@ def test_the_history_comes_in_chunks_in_the_recipients_form() -> None:
     with pytest.raises(ValueError):
         table.history(0, from_state=-1)
 
-    fresh = Table("g", CONFIG, 13)
+    fresh = Table("g", CONFIG, 20)
     assert fresh.history(None, chat=chat) == [m.History(game="g", batches=[], chat=chat)]
     view, *history = fresh.welcome(2, history=True, chat=chat)
     assert isinstance(view, m.GameView) and view.view.seat == 2
@@ -218,8 +218,8 @@ def test_the_history_is_made_once_and_given_again_until_the_game_moves_on() -> N
     """Asked again, the history is the same message objects (a server keeps their
     encoding); after more actions, or another chat, it is what a table made afresh gives,
     also when the actions fill their chunks exactly."""
-    rnd = random.Random(21)
-    table = Table("g", CONFIG, 21)
+    rnd = random.Random(22)
+    table = Table("g", CONFIG, 22)
     chat = [m.ChatAt(state_id=0, seat=0, name="Ana", text="hi")]
     play(table, rnd, actions=HISTORY_CHUNK + 7)
     first = table.history(3, chat=chat)
@@ -229,7 +229,7 @@ def test_the_history_is_made_once_and_given_again_until_the_game_moves_on() -> N
     for steps in (1, HISTORY_CHUNK - 8, 1):  # past the chunk, up to its end, past it again
         play(table, rnd, actions=steps)
         other = [*chat, m.ChatAt(state_id=5, seat=1, name="Bo", text="go")]
-        rebuilt = Table.replay("g", CONFIG, 21, [p.action for p in table.played])
+        rebuilt = Table.replay("g", CONFIG, 22, [p.action for p in table.played])
         for said in (chat, other):
             got = table.history(3, chat=said)
             assert got == rebuilt.history(3, chat=said)

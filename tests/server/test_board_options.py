@@ -5,6 +5,7 @@ are refused without creating a game."""
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import AsyncIterator
 
 import pytest
@@ -93,8 +94,8 @@ async def test_preset_and_layout_boards_are_played_as_given(
     server: tuple[HexhavenServer, int],
 ) -> None:
     _, port = server
-    preset = load_preset("balanced-262")
-    _, board, c = await _board_of(port, m.GameOptions(board="preset", preset="balanced-262"))
+    preset = load_preset("balanced-247")
+    _, board, c = await _board_of(port, m.GameOptions(board="preset", preset="balanced-247"))
     assert board == preset
     await c.close()
     own = engine.spiral_board(engine.Rng(5))
@@ -131,6 +132,11 @@ async def test_a_whole_game_on_a_balanced_board_verifies(
     ("options", "says"),
     [
         (m.GameOptions(board="preset", preset="no-such-board"), "no preset 'no-such-board'"),
+        (
+            m.GameOptions(board="preset", preset="balanced-226"),
+            "no longer shipped (the presets were chosen again with the harbours on the printed "
+            "frame's slots); there are balanced-183, balanced-227, balanced-229",
+        ),
         (m.GameOptions(board="preset"), "needs a preset name"),
         (m.GameOptions(board="layout"), "needs the board in layout"),
         (m.GameOptions(board="random", preset="balanced-227"), "preset is an option of"),
@@ -156,3 +162,34 @@ async def test_an_illegal_layout_is_refused(server: tuple[HexhavenServer, int]) 
     message = await _refused(port, m.GameOptions(board="layout", layout=bad))
     assert "not a legal board" in message
     assert srv.rooms == {}
+
+
+async def test_a_ping_is_answered_while_a_large_random_board_is_prepared(
+    server: tuple[HexhavenServer, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The counts a random board of a larger island draws from are built off the event loop:
+    held up there, they keep no other connection waiting."""
+    release = threading.Event()
+    prepared = engine.prepare_random_boards
+
+    def held_up(radius: int) -> None:
+        assert release.wait(30), "the ping was not answered while the board was prepared"
+        prepared(radius)
+
+    monkeypatch.setattr(engine, "prepare_random_boards", held_up)
+    _, port = server
+    maker, other = await Client.open(port, SUBPROTOCOL_JSON), await Client.open(port)
+    await maker.hello()
+    await other.hello()
+    await maker.send(m.CreateGame(options=m.GameOptions(radius=8)))
+    await other.send(m.Ping(nonce=5))
+    assert (await other.expect(m.Pong)).nonce == 5
+    release.set()
+    created = await maker.expect(m.GameCreated)
+    await maker.send(m.JoinGame(game=created.game, name="ana"))
+    view = (await maker.expect(m.GameView)).view
+    board = Board.from_layout(**board_from_payload(view.board))
+    assert board.radius == 8
+    engine.check_board(board)
+    await maker.close()
+    await other.close()

@@ -420,3 +420,38 @@ async def test_a_game_closed_after_its_end_is_watched_and_replayed_by_its_link(
         assert "won" in await page.inner_text("#replay-said")
         assert script_errors(page) == []
         assert await refusals(page) == []
+
+
+async def test_a_game_stored_before_boards_said_their_harbour_layout_shows_its_harbours(
+    browser: Browser, tmp_path: Path
+) -> None:
+    """The page draws a board's harbours on the slots of its harbour layout: a game stored
+    with the evenly spaced slots, watched, has its piers at those slots' intersections."""
+    from server.store import Store
+    from tests.server.test_harbour_layout import GAME, _store_game
+
+    db = str(tmp_path / "games.db")
+    _store_game(db, ["old-layout-token-0", "old-layout-token-1"])
+    topo = topology(3)
+    expected = {
+        (round(40 * topo.vertex_xy[v][0], 1), round(-40 * topo.vertex_xy[v][1], 1))
+        for e in topo.harbour_slots_of(1)
+        for v in topo.edge_vertices[e]
+    }
+    assert expected != {
+        (round(40 * topo.vertex_xy[v][0], 1), round(-40 * topo.vertex_xy[v][1], 1))
+        for e in topo.harbour_slots
+        for v in topo.edge_vertices[e]
+    }
+    store = Store(db)
+    srv = HexhavenServer(store)
+    async with srv.running("127.0.0.1", 0) as ws_server:
+        page = await open_page(browser, f"http://127.0.0.1:{srv.port_of(ws_server)}/#watch={GAME}")
+        await page.wait_for_selector("#board .harbours line.pier", state="attached")
+        piers = await page.eval_on_selector_all(
+            "#board .harbours line.pier",
+            "els => els.map(e => [Number(e.getAttribute('x1')), Number(e.getAttribute('y1'))])",
+        )
+        assert {(round(x, 1), round(y, 1)) for x, y in piers} == expected
+        assert script_errors(page) == []
+    store.close()

@@ -41,7 +41,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from boards.presets import preset_names
+from boards.presets import preset_names, unknown_preset
 from bots import KINDS, make_agent
 
 LADDER_NAME = re.compile(r"^[A-Za-z0-9][\w.:+-]{0,63}$", re.ASCII)
@@ -96,7 +96,7 @@ class LadderSection(_Model):
         if board.startswith("preset:"):
             name = board.removeprefix("preset:")
             if name not in preset_names():
-                raise ValueError(f"no preset {name!r}; there are {', '.join(preset_names())}")
+                raise ValueError(unknown_preset(name))
             return board
         raise ValueError(f"board is one of {', '.join(BOARD_KINDS)} or preset:NAME, not {board!r}")
 

@@ -4,7 +4,7 @@
 
 import { RESOURCE_OF_TERRAIN } from "./live.js";
 import { harbourLabel } from "./narrate.js";
-import { topology } from "./topology.js";
+import { harbourSlotsOf, topology } from "./topology.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const SCALE = 40;
@@ -64,7 +64,7 @@ export function drawBoard(svg, view, spots, places) {
   svg.append(hexes);
 
   const harbourLayer = el("g", { class: "harbours" });
-  topo.harbourSlots.forEach((e, slot) => {
+  harbourSlotsOf(view.board).forEach((e, slot) => {
     if (slot >= harbours.length) return;
     const [a, b] = topo.edgeVertices[e].map((v) => pt(topo.vertexXY[v]));
     const mid = [(a[0] + b[0]) / 2, (a[1] + b[1]) / 2];

@@ -127,7 +127,7 @@ export function apply(v, e) {
         }
       } else if (v.freeRoads) {
         v.freeRoads -= 1;
-        if (!v.freeRoads) v.phase = "main";
+        if (!v.freeRoads) v.phase = v.dice ? "main" : "pre_roll"; // road building may precede the roll
       }
       break;
     case "city_built":

@@ -2,7 +2,7 @@
 // them (as clients/narrate.py and the terminal client's TableNarrator tell them).
 
 import { RESOURCES, RESOURCE_OF_TERRAIN } from "./live.js";
-import { topology } from "./topology.js";
+import { harbourSlotsOf, topology } from "./topology.js";
 
 export const plural = (k, word) => `${k} ${word}${k === 1 ? "" : "s"}`;
 
@@ -22,7 +22,7 @@ export class PlaceNames {
     this.topo = topology(board.radius);
     this.board = board;
     this.harbourAt = new Map();
-    this.topo.harbourSlots.forEach((e, slot) => {
+    harbourSlotsOf(board).forEach((e, slot) => {
       if (slot < board.harbours.length) for (const v of this.topo.edgeVertices[e]) this.harbourAt.set(v, board.harbours[slot]);
     });
     this.hexNames = this.makeHexNames();

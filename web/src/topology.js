@@ -132,11 +132,20 @@ export function topology(radius) {
   };
   const coastAngles = new Map(coast.map((e) => [e, midAngle(e)]));
   coast.sort((a, b) => coastAngles.get(a) - coastAngles.get(b));
+  // Evenly spaced, rounded to the nearest coast edge, counter-clockwise from the east
+  // side of the eastmost hex: the printed frame on the standard island (engine/topology.py).
   const nH = harbourCount(radius);
+  const eastTip = hexEdges[hexCoords.findIndex(([q, r]) => q === radius - 1 && r === 0)][0];
+  const start = coast.indexOf(eastTip);
   const harbourSlots = [];
   for (let i = 0; i < nH; i++) {
-    harbourSlots.push(coast[(1 + Math.floor((i * coast.length) / nH)) % coast.length]);
+    const step = Math.floor((2 * i * coast.length + nH) / (2 * nH));
+    harbourSlots.push(coast[(start + step) % coast.length]);
   }
+  // Harbour layout 1, the slots of boards stored before they said their layout: evenly
+  // spaced from one coast edge past the first counter-clockwise from due east.
+  const evenHarbourSlots = [];
+  for (let i = 0; i < nH; i++) evenHarbourSlots.push(coast[(1 + Math.floor((i * coast.length) / nH)) % coast.length]);
   const hexCentres = hexCoords.map(pixel);
   const topo = {
     radius,
@@ -151,7 +160,14 @@ export function topology(radius) {
     edgeVertices,
     coastEdges: coast,
     harbourSlots,
+    evenHarbourSlots,
   };
   cache.set(radius, topo);
   return topo;
 }
+
+/** The harbour slots of a board (``view.board``): those of its harbour layout. */
+export const harbourSlotsOf = (board) => {
+  const topo = topology(board.radius);
+  return board.harbour_layout === 1 ? topo.evenHarbourSlots : topo.harbourSlots;
+};

@@ -146,6 +146,14 @@ def test_identity_ignores_games_and_workers_but_not_the_rest() -> None:
             _doc(
                 {"name": "a", "bot": "random"},
                 {"name": "b", "bot": "random"},
+                board="preset:balanced-262",
+            ),
+            "[ladder] board: preset 'balanced-262' is no longer shipped",
+        ),
+        (
+            _doc(
+                {"name": "a", "bot": "random"},
+                {"name": "b", "bot": "random"},
                 board="balanced",
                 min_fairness=0.9,
             ),

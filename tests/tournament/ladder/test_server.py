@@ -82,7 +82,7 @@ def test_through_a_server_a_block_plays_on_its_own_board(
     path = tmp_path / "preset.toml"
     path.write_text(
         '[ladder]\nname = "p"\ngames = 2\nplayers = 2\nvictory_points = 3\n'
-        'board = "preset:balanced-236"\n'
+        'board = "preset:balanced-229"\n'
         '[[entrant]]\nname = "h"\nbot = "heuristic"\n'
         '[[entrant]]\nname = "r"\nbot = "random"\n',
         encoding="utf-8",
@@ -95,7 +95,7 @@ def test_through_a_server_a_block_plays_on_its_own_board(
     for game in options:
         assert game.board == "layout" and game.layout is not None
         board = Board.from_layout(**board_from_payload(game.layout))
-        assert board == load_preset("balanced-236")
+        assert board == load_preset("balanced-229")
 
 
 def test_a_server_that_cannot_be_reached_is_one_message_with_several_workers(
