@@ -22,6 +22,7 @@ COMPILED = [
     "engine/constants.py",
     "engine/errors.py",
     "engine/notation.py",
+    "engine/pieces.py",
     "engine/replay.py",
     "engine/rng.py",
     "engine/rules.py",

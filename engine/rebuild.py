@@ -16,11 +16,13 @@ from typing import Any, cast
 from engine.board import Board
 from engine.constants import (
     BANK_RATIO,
-    GENERIC_HARBOUR_RATIO,
-    HARBOUR_GENERIC,
+    CITIES_PER_PLAYER,
     N_RESOURCES,
-    RESOURCE_HARBOUR_RATIO,
+    ROADS_PER_PLAYER,
+    SETTLEMENTS_PER_PLAYER,
+    SPECIAL_CARD_POINTS,
 )
+from engine.pieces import place_road, place_settlement, upgrade_city
 from engine.rng import seed_state
 from engine.state import Answer, GameConfig, GameState, Phase
 from engine.tables import action_tables
@@ -103,23 +105,17 @@ def state_from_view(
     s.proads = [[] for _ in range(n)]
     s.pbuild = [[] for _ in range(n)]
     s.ratio = [BANK_RATIO] * (n * _R)
-    for level, pieces in ((1, view.settlements), (2, view.cities)):
-        for v, q in pieces:
-            s.vowner[v] = q
-            s.vlevel[v] = level
-            s.vblocked[v] += 1
-            for w in topo.vertex_vertices[v]:
-                s.vblocked[w] += 1
-            s.pbuild[q].append(v)
-            kind = board.vertex_harbour[v]
-            if kind == HARBOUR_GENERIC:
-                for r in range(_R):
-                    s.ratio[q * _R + r] = min(s.ratio[q * _R + r], GENERIC_HARBOUR_RATIO)
-            elif kind >= 0:
-                s.ratio[q * _R + kind] = RESOURCE_HARBOUR_RATIO
+    s.vp = [0] * n
+    s.roads_left = [ROADS_PER_PLAYER] * n
+    s.settlements_left = [SETTLEMENTS_PER_PLAYER] * n
+    s.cities_left = [CITIES_PER_PLAYER] * n
+    for v, q in view.settlements:
+        place_settlement(s, q, v)
+    for v, q in view.cities:
+        place_settlement(s, q, v)
+        upgrade_city(s, q, v)
     for e, q in view.roads:
-        s.eowner[e] = q
-        s.proads[q].append(e)
+        place_road(s, q, e)
     s.hand = [c for h in hands for c in h]
     s.bank = list(view.bank)
     s.deck = list(deck)
@@ -127,13 +123,12 @@ def state_from_view(
     s.dev_new = list(development_new)
     seats = view.seats
     s.knights = [p.knights for p in seats]
-    s.roads_left = [p.roads_left for p in seats]
-    s.settlements_left = [p.settlements_left for p in seats]
-    s.cities_left = [p.cities_left for p in seats]
-    s.vp = [p.points for p in seats]
     s.road_len = [p.longest_road for p in seats]
     s.longest_holder = next((p.seat for p in seats if p.has_longest_road), -1)
     s.army_holder = next((p.seat for p in seats if p.has_largest_army), -1)
+    for holder in (s.longest_holder, s.army_holder):
+        if holder >= 0:
+            s.vp[holder] += SPECIAL_CARD_POINTS
     s.robber = view.robber
     phase = Phase[view.phase.upper()]
     s.phase = phase

@@ -41,13 +41,10 @@ from engine.actions import (
 from engine.constants import (
     CITY_COST,
     DEV_CARD_COST,
-    GENERIC_HARBOUR_RATIO,
-    HARBOUR_GENERIC,
     LARGEST_ARMY_MIN,
     LONGEST_ROAD_MIN,
     N_DEV_KINDS,
     N_RESOURCES,
-    RESOURCE_HARBOUR_RATIO,
     ROAD_BUILDING_ROADS,
     ROAD_COST,
     SETTLEMENT_COST,
@@ -84,6 +81,7 @@ from engine.events import (
     TurnStarted,
     YearOfPlentyTaken,
 )
+from engine.pieces import place_road, place_settlement, upgrade_city
 from engine.rng import draw, draw_two
 from engine.state import Answer, GameState, Phase
 from engine.tables import SeatActions
@@ -762,31 +760,9 @@ def _pay(state: GameState, seat: Seat, cost: tuple[int, ...]) -> None:
             bank[r] = bank[r] + c
 
 
-def _occupy_vertex(state: GameState, seat: Seat, v: int) -> None:
-    state.vowner[v] = seat
-    state.vlevel[v] = 1
-    blocked = state.vblocked
-    blocked[v] = blocked[v] + 1
-    for w in state.topo.vertex_vertices[v]:
-        blocked[w] = blocked[w] + 1
-    state.pbuild[seat].append(v)
-    state.settlements_left[seat] = state.settlements_left[seat] - 1
-    state.vp[seat] = state.vp[seat] + 1
-    kind = state.board.vertex_harbour[v]
-    if kind >= 0:
-        ratio = state.ratio
-        base = seat * _R
-        if kind == HARBOUR_GENERIC:
-            for r in range(_R):
-                if ratio[base + r] > GENERIC_HARBOUR_RATIO:
-                    ratio[base + r] = GENERIC_HARBOUR_RATIO
-        else:
-            ratio[base + kind] = RESOURCE_HARBOUR_RATIO
-
-
 def _do_place_settlement(state: GameState, a: PlaceSettlement, events: Events) -> None:
     seat, v = a.seat, a.vertex
-    _occupy_vertex(state, seat, v)
+    place_settlement(state, seat, v)
     state.last_vertex = v
     state.phase = _SETUP_ROAD
     if events is not None:
@@ -807,15 +783,9 @@ def _do_place_settlement(state: GameState, a: PlaceSettlement, events: Events) -
             )
 
 
-def _lay_road(state: GameState, seat: Seat, e: int) -> None:
-    state.eowner[e] = seat
-    state.proads[seat].append(e)
-    state.roads_left[seat] = state.roads_left[seat] - 1
-
-
 def _do_place_road(state: GameState, a: PlaceRoad, events: Events) -> None:
     seat = a.seat
-    _lay_road(state, seat, a.edge)
+    place_road(state, seat, a.edge)
     if events is not None:
         events.append(RoadBuilt(seat, a.edge, True))
     state.road_len[seat] = _road_len_after(state, seat, a.edge)
@@ -959,7 +929,7 @@ def _do_build_road(state: GameState, a: BuildRoad, events: Events) -> None:
     free = state.phase == _ROAD_BUILDING
     if not free:
         _pay(state, seat, ROAD_COST)
-    _lay_road(state, seat, a.edge)
+    place_road(state, seat, a.edge)
     if events is not None:
         events.append(RoadBuilt(seat, a.edge, free))
     state.road_len[seat] = _road_len_after(state, seat, a.edge)
@@ -975,7 +945,7 @@ def _do_build_road(state: GameState, a: BuildRoad, events: Events) -> None:
 def _do_build_settlement(state: GameState, a: BuildSettlement, events: Events) -> None:
     seat, v = a.seat, a.vertex
     _pay(state, seat, SETTLEMENT_COST)
-    _occupy_vertex(state, seat, v)
+    place_settlement(state, seat, v)
     if events is not None:
         events.append(SettlementBuilt(seat, v, False))
     # A settlement may cut an opponent's road that runs through this vertex.
@@ -991,10 +961,7 @@ def _do_build_settlement(state: GameState, a: BuildSettlement, events: Events) -
 def _do_build_city(state: GameState, a: BuildCity, events: Events) -> None:
     seat, v = a.seat, a.vertex
     _pay(state, seat, CITY_COST)
-    state.vlevel[v] = 2
-    state.cities_left[seat] = state.cities_left[seat] - 1
-    state.settlements_left[seat] = state.settlements_left[seat] + 1
-    state.vp[seat] = state.vp[seat] + 1
+    upgrade_city(state, seat, v)
     if events is not None:
         events.append(CityBuilt(seat, v))
     _check_win(state, events)
