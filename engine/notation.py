@@ -33,7 +33,7 @@ from engine.pieces import place_road, place_settlement, upgrade_city
 from engine.rebuild import config_of
 from engine.rng import seed_state
 from engine.rules import longest_road, setup_order
-from engine.state import Answer, GameConfig, GameState, Phase, new_game
+from engine.state import Answer, GameConfig, GameState, Phase, empty_state
 from engine.view import View, view
 
 RESOURCE_LETTERS: Final = "BLWGO"
@@ -586,7 +586,7 @@ def _parse(text: str, want_view: bool) -> tuple[GameState, int]:
         )
     except EngineError as exc:
         raise pieces_f.error(0, f"{n} seats: {exc}") from exc
-    state = new_game(config, seed)
+    state = empty_state(config, board, seed)
     state.rng = rng if rng >= 0 else seed_state(seed, stream=2)
     state.robber = robber
     buildings, roads = _parse_pieces(pieces_f, state)

@@ -14,21 +14,10 @@ from functools import lru_cache
 from typing import Any, cast
 
 from engine.board import Board
-from engine.constants import (
-    BANK_RATIO,
-    CITIES_PER_PLAYER,
-    N_RESOURCES,
-    ROADS_PER_PLAYER,
-    SETTLEMENTS_PER_PLAYER,
-    SPECIAL_CARD_POINTS,
-)
+from engine.constants import SPECIAL_CARD_POINTS
 from engine.pieces import place_road, place_settlement, upgrade_city
-from engine.rng import seed_state
-from engine.state import Answer, GameConfig, GameState, Phase
-from engine.tables import action_tables
+from engine.state import Answer, GameConfig, GameState, Phase, empty_state
 from engine.view import View
-
-_R = N_RESOURCES
 
 
 @lru_cache(maxsize=16)
@@ -90,25 +79,7 @@ def state_from_view(
     board = config.board
     assert board is not None
     topo = board.topo
-    s = GameState.__new__(GameState)
-    s.config = config
-    s.board = board
-    s.topo = topo
-    s.acts = action_tables(topo.radius)
-    s.n = n
-    s.seed = seed
-    s.rng = seed_state(seed, stream=2)
-    s.vowner = [-1] * topo.n_vertices
-    s.vlevel = [0] * topo.n_vertices
-    s.vblocked = [0] * topo.n_vertices
-    s.eowner = [-1] * topo.n_edges
-    s.proads = [[] for _ in range(n)]
-    s.pbuild = [[] for _ in range(n)]
-    s.ratio = [BANK_RATIO] * (n * _R)
-    s.vp = [0] * n
-    s.roads_left = [ROADS_PER_PLAYER] * n
-    s.settlements_left = [SETTLEMENTS_PER_PLAYER] * n
-    s.cities_left = [CITIES_PER_PLAYER] * n
+    s = empty_state(config, board, seed)
     for v, q in view.settlements:
         place_settlement(s, q, v)
     for v, q in view.cities:
@@ -135,7 +106,6 @@ def state_from_view(
     s.current = view.current
     in_setup = phase in (Phase.SETUP_SETTLEMENT, Phase.SETUP_ROAD)
     s.setup_step = len(view.roads) if in_setup else 2 * n
-    s.last_vertex = -1
     if phase == Phase.SETUP_ROAD:
         # The settlement the next road must touch: the current seat's one without a road.
         mine = set(s.proads[view.current])
@@ -150,9 +120,6 @@ def state_from_view(
     s.dev_played = view.dev_card_played
     s.owed = [p.discards_owed for p in seats]
     s.free_roads = view.free_roads
-    s.offer = None
-    s.answers = [int(Answer.NOT_ASKED)] * n
-    s.counters = [None] * n
     if view.trade is not None:
         t = view.trade
         s.offer = (tuple(t.give), tuple(t.get))
