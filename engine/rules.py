@@ -10,7 +10,7 @@ for each refusal.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Final, TypeGuard, cast
+from typing import Final, TypeGuard
 
 from engine.actions import (
     AcceptTrade,
@@ -220,23 +220,10 @@ def legal_actions(state: GameState, seat: Seat | None = None) -> list[Action]:
     phase = state.phase
     if seat is not None and seat != state.current and phase != _DISCARD and phase != _TRADE:
         return []
-    # Tested commonest first, so that compiled code calls each lister directly.
-    if phase == _MAIN:
-        return _main_actions(state, seat)
-    if phase == _PRE_ROLL:
-        return _pre_roll_actions(state, seat)
-    if phase == _DISCARD:
-        return _discard_actions(state, seat)
-    if phase == _MOVE_ROBBER:
-        return _robber_actions(state, seat)
-    if phase == _ROAD_BUILDING:
-        return _free_road_actions(state, seat)
-    if phase == _TRADE:
-        return _trade_actions(state, seat)
-    if phase == _SETUP_SETTLEMENT:
-        return _setup_settlement_actions(state, seat)
-    if phase == _SETUP_ROAD:
-        return _setup_road_actions(state, seat)
+    return _LISTERS[phase](state, seat)
+
+
+def _no_actions(state: GameState, seat: Seat | None) -> list[Action]:
     return []
 
 
@@ -710,32 +697,8 @@ def advance(state: GameState, action: Action) -> None:
 
 
 def _run(state: GameState, a: Action, events: Events) -> None:
-    """Run the action's handler. The kinds are compared commonest first with ``Final``
-    aliases of their classes, so that compiled code calls each handler directly (the
-    casts only inform the type checker)."""
-    kind = type(a)
-    if kind is _END_TURN:
-        _do_end_turn(state, cast(EndTurn, a), events)
-    elif kind is _ROLL_DICE:
-        _do_roll(state, cast(RollDice, a), events)
-    elif kind is _MARITIME_TRADE:
-        _do_maritime(state, cast(MaritimeTrade, a), events)
-    elif kind is _DISCARD_CARDS:
-        _do_discard(state, cast(Discard, a), events)
-    elif kind is _BUILD_ROAD:
-        _do_build_road(state, cast(BuildRoad, a), events)
-    elif kind is _MOVE_ROBBER_TO:
-        _do_move_robber(state, cast(MoveRobber, a), events)
-    elif kind is _BUILD_SETTLEMENT:
-        _do_build_settlement(state, cast(BuildSettlement, a), events)
-    elif kind is _BUILD_CITY:
-        _do_build_city(state, cast(BuildCity, a), events)
-    elif kind is _BUY_DEV_CARD:
-        _do_buy_dev(state, cast(BuyDevCard, a), events)
-    elif kind is _PLAY_KNIGHT:
-        _do_knight(state, cast(PlayKnight, a), events)
-    else:
-        _HANDLERS[kind](state, a, events)
+    """Run the action's handler from :data:`_HANDLERS`."""
+    _HANDLERS[type(a)](state, a, events)
 
 
 def _five(counts: list[int], base: int) -> int:
@@ -1389,18 +1352,21 @@ def _vertex_dots(state: GameState, v: int) -> int:
 # Dispatch tables
 # ======================================================================================
 
-# ``Final`` aliases of the commonest action classes, for :func:`_run`: compiled code reads a
-# ``Final`` name as a C static, where an imported class is looked up by name at each use.
-_END_TURN: Final = EndTurn
-_ROLL_DICE: Final = RollDice
-_MARITIME_TRADE: Final = MaritimeTrade
-_DISCARD_CARDS: Final = Discard
-_BUILD_ROAD: Final = BuildRoad
-_MOVE_ROBBER_TO: Final = MoveRobber
-_BUILD_SETTLEMENT: Final = BuildSettlement
-_BUILD_CITY: Final = BuildCity
-_BUY_DEV_CARD: Final = BuyDevCard
-_PLAY_KNIGHT: Final = PlayKnight
+_LISTERS: Final[tuple[Callable[[GameState, Seat | None], list[Action]], ...]] = tuple(
+    {
+        Phase.SETUP_SETTLEMENT: _setup_settlement_actions,
+        Phase.SETUP_ROAD: _setup_road_actions,
+        Phase.PRE_ROLL: _pre_roll_actions,
+        Phase.DISCARD: _discard_actions,
+        Phase.MOVE_ROBBER: _robber_actions,
+        Phase.MAIN: _main_actions,
+        Phase.ROAD_BUILDING: _free_road_actions,
+        Phase.TRADE: _trade_actions,
+        Phase.GAME_OVER: _no_actions,
+    }[phase]
+    for phase in Phase
+)
+"""The lister of each phase's legal actions, indexed by phase."""
 
 _HANDLERS: Final[dict[type, Callable[[GameState, object, Events], None]]] = {
     PlaceSettlement: _do_place_settlement,  # type: ignore[dict-item]
