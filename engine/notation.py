@@ -29,10 +29,11 @@ from engine.constants import (
     Terrain,
 )
 from engine.errors import EngineError
+from engine.longest import longest_road
 from engine.pieces import place_road, place_settlement, upgrade_city
 from engine.rebuild import config_of
 from engine.rng import seed_state
-from engine.rules import longest_road, setup_order
+from engine.rules import setup_order
 from engine.state import Answer, GameConfig, GameState, Phase, empty_state
 from engine.view import View, view
 

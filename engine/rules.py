@@ -1,10 +1,11 @@
 """The rules: what may be done (:func:`legal_actions`, :func:`is_legal`, :func:`check`),
-doing it (:func:`apply`, :func:`advance`), who must act (:func:`seats_to_act`) and a
-reasonable move for a seat that has not acted (:func:`default_action`).
+doing it (:func:`apply`, :func:`advance`) and who must act (:func:`seats_to_act`).
 
-Each rule lives in one handler per action type (``_do_*``, picked by :func:`_run`) that both
-:func:`apply` and :func:`advance` run; :func:`check` holds the legality rules with a reason
-for each refusal.
+Each rule lives in one handler per action type (``_do_*``, named by :data:`_HANDLERS`) that
+both :func:`apply` and :func:`advance` run; :func:`check` holds the legality rules with a
+reason for each refusal (``_check_*``, named by :data:`_CHECKERS`), and each phase's legal
+actions are listed by the lister :data:`_LISTERS` names. Pieces go on the board through
+:mod:`engine.pieces`; road lengths come from :mod:`engine.longest`.
 """
 
 from __future__ import annotations
@@ -42,7 +43,6 @@ from engine.constants import (
     CITY_COST,
     DEV_CARD_COST,
     LARGEST_ARMY_MIN,
-    LONGEST_ROAD_MIN,
     N_DEV_KINDS,
     N_RESOURCES,
     ROAD_BUILDING_ROADS,
@@ -65,7 +65,6 @@ from engine.events import (
     Event,
     GameWon,
     LargestArmyChanged,
-    LongestRoadChanged,
     MaritimeTraded,
     MonopolyTaken,
     Produced,
@@ -81,6 +80,7 @@ from engine.events import (
     TurnStarted,
     YearOfPlentyTaken,
 )
+from engine.longest import award_longest_road, longest_road, road_length_after
 from engine.pieces import place_road, place_settlement, upgrade_city
 from engine.rng import draw, draw_two
 from engine.state import Answer, GameState, Phase
@@ -751,7 +751,7 @@ def _do_place_road(state: GameState, a: PlaceRoad, events: Events) -> None:
     place_road(state, seat, a.edge)
     if events is not None:
         events.append(RoadBuilt(seat, a.edge, True))
-    state.road_len[seat] = _road_len_after(state, seat, a.edge)
+    state.road_len[seat] = road_length_after(state, seat, a.edge)
     state.setup_step += 1
     order_len = 2 * state.n
     if state.setup_step < order_len:
@@ -895,8 +895,8 @@ def _do_build_road(state: GameState, a: BuildRoad, events: Events) -> None:
     place_road(state, seat, a.edge)
     if events is not None:
         events.append(RoadBuilt(seat, a.edge, free))
-    state.road_len[seat] = _road_len_after(state, seat, a.edge)
-    _award_longest_road(state, events)
+    state.road_len[seat] = road_length_after(state, seat, a.edge)
+    award_longest_road(state, events)
     if free:
         state.free_roads -= 1
         if state.free_roads <= 0 or not state.roads_left[seat] or not road_spots(state, seat):
@@ -917,7 +917,7 @@ def _do_build_settlement(state: GameState, a: BuildSettlement, events: Events) -
     if cut:
         for q in cut:
             state.road_len[q] = longest_road(state, q)
-        _award_longest_road(state, events)
+        award_longest_road(state, events)
     _check_win(state, events)
 
 
@@ -1136,219 +1136,6 @@ def _check_win(state: GameState, events: Events) -> None:
 
 
 # ======================================================================================
-# Longest road
-# ======================================================================================
-
-
-def _road_len_after(state: GameState, seat: Seat, e: int) -> int:
-    """``seat``'s longest road once its new road ``e`` is laid (``road_len`` holds the length
-    before). When one end of ``e`` is a dead end, every new trail ends there, so only trails
-    from the other end need searching; otherwise the whole network is searched again."""
-    topo = state.topo
-    vowner = state.vowner
-    eowner = state.eowner
-    a, b = topo.edge_vertices[e]
-    for end, other in ((b, a), (a, b)):
-        o = vowner[end]
-        if (o >= 0 and o != seat) or all(
-            eowner[f] != seat for f in topo.vertex_edges[end] if f != e
-        ):
-            o = vowner[other]
-            if o >= 0 and o != seat:
-                return max(state.road_len[seat], 1)
-            return max(state.road_len[seat], 1 + _trail_from(state, seat, other, e))
-    return longest_road(state, seat)
-
-
-def _trail_from(state: GameState, seat: Seat, start: int, skip: int) -> int:
-    """Longest trail of ``seat``'s roads starting at ``start``, not using edge ``skip``
-    (-1 for none) and not passing through an opponent's building."""
-    topo = state.topo
-    used = [False] * len(topo.edge_vertices)
-    if skip >= 0:
-        used[skip] = True
-    return _walk(
-        topo.vertex_edges, topo.edge_vertices, state.eowner, state.vowner, seat, start, used, 0
-    )
-
-
-def _walk(
-    vedges: tuple[tuple[int, ...], ...],
-    ev: tuple[tuple[int, int], ...],
-    eowner: list[int],
-    vowner: list[int],
-    seat: Seat,
-    v: int,
-    used: list[bool],
-    length: int,
-) -> int:
-    """Depth-first search for :func:`_trail_from`: the length of the longest trail that
-    extends the current one, ``length`` roads long, ending at ``v``, with its edges marked
-    in ``used`` (marks added on the way are removed on return)."""
-    best = length
-    if length:
-        o = vowner[v]
-        if o >= 0 and o != seat:
-            return best
-    for f in vedges[v]:
-        if eowner[f] == seat and not used[f]:
-            x, y = ev[f]
-            used[f] = True
-            d = _walk(vedges, ev, eowner, vowner, seat, y if x == v else x, used, length + 1)
-            used[f] = False
-            if d > best:
-                best = d
-    return best
-
-
-def longest_road(state: GameState, seat: Seat) -> int:
-    """Length of the longest trail of ``seat``'s roads, not passing through an opponent's
-    building (a trail may start or end at one)."""
-    roads = state.proads[seat]
-    m = len(roads)
-    if m <= 1:
-        return m
-    ev = state.topo.edge_vertices
-    vowner = state.vowner
-    # Road graph with every opponent's building split into one dead end per road.
-    adj: dict[int, list[int]] = {}
-    for e in roads:
-        a, b = ev[e]
-        o = vowner[a]
-        ka = a if o < 0 or o == seat else -1 - 2 * e
-        o = vowner[b]
-        kb = b if o < 0 or o == seat else -2 - 2 * e
-        la = adj.get(ka)
-        if la is None:
-            adj[ka] = [kb]
-        else:
-            la.append(kb)
-        lb = adj.get(kb)
-        if lb is None:
-            adj[kb] = [ka]
-        else:
-            lb.append(ka)
-    # A forest (the usual case): the longest trail is the largest tree diameter.
-    seen: set[int] = set()
-    best = 0
-    parts = 0
-    for root in adj:
-        if root in seen:
-            continue
-        parts += 1
-        far, _, part = _farthest(adj, root)
-        seen |= part
-        _, d, _ = _farthest(adj, far)
-        if d > best:
-            best = d
-    if m == len(adj) - parts:
-        return best
-    # Roads with a loop (rare): a longest trail starts somewhere; try every vertex.
-    for v in {v for e in roads for v in ev[e]}:
-        best = max(best, _trail_from(state, seat, v, -1))
-        if best == m:
-            break
-    return best
-
-
-def _farthest(adj: dict[int, list[int]], start: int) -> tuple[int, int, set[int]]:
-    """Breadth-first search: the farthest node, its distance, and every node reached."""
-    seen = {start}
-    frontier = [start]
-    last = start
-    depth = 0
-    while True:
-        nxt = []
-        for x in frontier:
-            for y in adj[x]:
-                if y not in seen:
-                    seen.add(y)
-                    nxt.append(y)
-        if not nxt:
-            return last, depth, seen
-        depth += 1
-        last = nxt[0]
-        frontier = nxt
-
-
-def _award_longest_road(state: GameState, events: Events) -> None:
-    """Give the longest road card by the rulebook: the holder keeps it on a tie; after a
-    break, a single longest road of 5+ takes it and a tie for longest sets it aside."""
-    lengths = state.road_len
-    holder = state.longest_holder
-    top = max(lengths)
-    if holder >= 0 and lengths[holder] >= LONGEST_ROAD_MIN and lengths[holder] == top:
-        return
-    new = -1
-    if top >= LONGEST_ROAD_MIN:
-        leaders = [q for q in range(state.n) if lengths[q] == top]
-        if len(leaders) == 1:
-            new = leaders[0]
-    if new == holder:
-        return
-    if holder >= 0:
-        state.vp[holder] = state.vp[holder] - SPECIAL_CARD_POINTS
-    if new >= 0:
-        state.vp[new] = state.vp[new] + SPECIAL_CARD_POINTS
-    state.longest_holder = new
-    if events is not None:
-        events.append(LongestRoadChanged(None if new < 0 else new, top if new >= 0 else 0))
-
-
-# ======================================================================================
-# Default actions
-# ======================================================================================
-
-
-def default_action(state: GameState, seat: Seat) -> Action:
-    """A legal, reasonable action for a seat that must act and has not (turn timer,
-    disconnected player). Raises :class:`IllegalActionError` when the seat owes nothing."""
-    if seat not in seats_to_act(state):
-        raise _refuse("not_your_turn", f"seat {seat} has nothing to do now")
-    t = state.acts[seat]
-    phase = state.phase
-    board = state.board
-    if phase == _SETUP_SETTLEMENT:
-        spots = setup_settlement_spots(state)
-        return t.place_settlement[max(spots, key=lambda v: (_vertex_dots(state, v), -v))]
-    if phase == _SETUP_ROAD:
-        options = legal_actions(state, seat)
-        return options[0]
-    if phase == _PRE_ROLL:
-        return t.roll
-    if phase == _DISCARD:
-        # Everything owed at once, always from the largest pile.
-        left = list(state.hand_of(seat))
-        give = [0] * _R
-        for _ in range(state.owed[seat]):
-            r = max(range(_R), key=lambda r: (left[r], -r))
-            left[r] = left[r] - 1
-            give[r] = give[r] + 1
-        return Discard(seat, _as_counts(tuple(give)))
-    if phase == _MOVE_ROBBER:
-        moves: list[MoveRobber] = [
-            a for a in legal_actions(state, seat) if isinstance(a, MoveRobber)
-        ]
-
-        def harm(a: MoveRobber) -> tuple[int, int, int]:
-            own = any(state.vowner[v] == seat for v in state.topo.hex_vertices[a.hex])
-            victim_pts = state.vp[a.victim] if a.victim is not None else -1
-            return (0 if own else 1, victim_pts, board.dots(a.hex))
-
-        return max(moves, key=harm)
-    if phase == _ROAD_BUILDING:
-        return legal_actions(state, seat)[0]
-    if phase == _TRADE:
-        return t.cancel if seat == state.current else t.decline
-    return t.end_turn
-
-
-def _vertex_dots(state: GameState, v: int) -> int:
-    board = state.board
-    return sum(board.dots(h) for h in state.topo.vertex_hexes[v])
-
-
-# ======================================================================================
 # Dispatch tables
 # ======================================================================================
 
@@ -1420,10 +1207,8 @@ __all__ = [
     "advance",
     "apply",
     "check",
-    "default_action",
     "is_legal",
     "legal_actions",
-    "longest_road",
     "road_spots",
     "robber_victims",
     "seats_to_act",
