@@ -1,17 +1,16 @@
 """The rules: what may be done (:func:`legal_actions`, :func:`is_legal`, :func:`check`),
 doing it (:func:`apply`, :func:`advance`) and who must act (:func:`seats_to_act`).
 
-Each rule lives in one handler per action type (``_do_*``, named by :data:`_HANDLERS`) that
+Each rule lives in one handler per action type (``_do_*``, picked by :func:`_run`) that
 both :func:`apply` and :func:`advance` run; :func:`check` holds the legality rules with a
-reason for each refusal (``_check_*``, named by :data:`_CHECKERS`), and each phase's legal
-actions are listed by the lister :data:`_LISTERS` names. Pieces go on the board through
+reason for each refusal (``_check_*``, named by :data:`_CHECKERS`). Pieces go on the board through
 :mod:`engine.pieces`; road lengths come from :mod:`engine.longest`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Final, TypeGuard
+from typing import Final, TypeGuard, cast
 
 from engine.actions import (
     AcceptTrade,
@@ -220,10 +219,23 @@ def legal_actions(state: GameState, seat: Seat | None = None) -> list[Action]:
     phase = state.phase
     if seat is not None and seat != state.current and phase != _DISCARD and phase != _TRADE:
         return []
-    return _LISTERS[phase](state, seat)
-
-
-def _no_actions(state: GameState, seat: Seat | None) -> list[Action]:
+    # Tested commonest first, so that compiled code calls each lister directly.
+    if phase == _MAIN:
+        return _main_actions(state, seat)
+    if phase == _PRE_ROLL:
+        return _pre_roll_actions(state, seat)
+    if phase == _DISCARD:
+        return _discard_actions(state, seat)
+    if phase == _MOVE_ROBBER:
+        return _robber_actions(state, seat)
+    if phase == _ROAD_BUILDING:
+        return _free_road_actions(state, seat)
+    if phase == _TRADE:
+        return _trade_actions(state, seat)
+    if phase == _SETUP_SETTLEMENT:
+        return _setup_settlement_actions(state, seat)
+    if phase == _SETUP_ROAD:
+        return _setup_road_actions(state, seat)
     return []
 
 
@@ -697,8 +709,56 @@ def advance(state: GameState, action: Action) -> None:
 
 
 def _run(state: GameState, a: Action, events: Events) -> None:
-    """Run the action's handler from :data:`_HANDLERS`."""
-    _HANDLERS[type(a)](state, a, events)
+    """Run the action's handler: the one dispatch on an action's kind, shared by :func:`apply`
+    and :func:`advance`. The kinds are compared commonest first with ``Final`` aliases of
+    their classes, so that compiled code calls each handler directly (a call through a
+    table costs the compiled build a generic call per action; the casts only inform the
+    type checker)."""
+    kind = type(a)
+    if kind is _END_TURN_KIND:
+        _do_end_turn(state, cast(EndTurn, a), events)
+    elif kind is _ROLL_DICE_KIND:
+        _do_roll(state, cast(RollDice, a), events)
+    elif kind is _MARITIME_TRADE_KIND:
+        _do_maritime(state, cast(MaritimeTrade, a), events)
+    elif kind is _DISCARD_KIND:
+        _do_discard(state, cast(Discard, a), events)
+    elif kind is _BUILD_ROAD_KIND:
+        _do_build_road(state, cast(BuildRoad, a), events)
+    elif kind is _MOVE_ROBBER_KIND:
+        _do_move_robber(state, cast(MoveRobber, a), events)
+    elif kind is _BUILD_SETTLEMENT_KIND:
+        _do_build_settlement(state, cast(BuildSettlement, a), events)
+    elif kind is _BUILD_CITY_KIND:
+        _do_build_city(state, cast(BuildCity, a), events)
+    elif kind is _BUY_DEV_CARD_KIND:
+        _do_buy_dev(state, cast(BuyDevCard, a), events)
+    elif kind is _PLAY_KNIGHT_KIND:
+        _do_knight(state, cast(PlayKnight, a), events)
+    elif kind is _PLACE_SETTLEMENT_KIND:
+        _do_place_settlement(state, cast(PlaceSettlement, a), events)
+    elif kind is _PLACE_ROAD_KIND:
+        _do_place_road(state, cast(PlaceRoad, a), events)
+    elif kind is _PLAY_ROAD_BUILDING_KIND:
+        _do_road_building(state, cast(PlayRoadBuilding, a), events)
+    elif kind is _PLAY_YEAR_OF_PLENTY_KIND:
+        _do_plenty(state, cast(PlayYearOfPlenty, a), events)
+    elif kind is _PLAY_MONOPOLY_KIND:
+        _do_monopoly(state, cast(PlayMonopoly, a), events)
+    elif kind is _OFFER_TRADE_KIND:
+        _do_offer(state, cast(OfferTrade, a), events)
+    elif kind is _ACCEPT_TRADE_KIND:
+        _do_accept(state, cast(AcceptTrade, a), events)
+    elif kind is _DECLINE_TRADE_KIND:
+        _do_decline(state, cast(DeclineTrade, a), events)
+    elif kind is _COUNTER_TRADE_KIND:
+        _do_counter(state, cast(CounterTrade, a), events)
+    elif kind is _CONFIRM_TRADE_KIND:
+        _do_confirm(state, cast(ConfirmTrade, a), events)
+    elif kind is _CANCEL_TRADE_KIND:
+        _do_cancel(state, cast(CancelTrade, a), events)
+    else:
+        raise _refuse("unknown_action", f"{_kind_of(a)} is not an action of this game")
 
 
 def _five(counts: list[int], base: int) -> int:
@@ -1139,45 +1199,29 @@ def _check_win(state: GameState, events: Events) -> None:
 # Dispatch tables
 # ======================================================================================
 
-_LISTERS: Final[tuple[Callable[[GameState, Seat | None], list[Action]], ...]] = tuple(
-    {
-        Phase.SETUP_SETTLEMENT: _setup_settlement_actions,
-        Phase.SETUP_ROAD: _setup_road_actions,
-        Phase.PRE_ROLL: _pre_roll_actions,
-        Phase.DISCARD: _discard_actions,
-        Phase.MOVE_ROBBER: _robber_actions,
-        Phase.MAIN: _main_actions,
-        Phase.ROAD_BUILDING: _free_road_actions,
-        Phase.TRADE: _trade_actions,
-        Phase.GAME_OVER: _no_actions,
-    }[phase]
-    for phase in Phase
-)
-"""The lister of each phase's legal actions, indexed by phase."""
-
-_HANDLERS: Final[dict[type, Callable[[GameState, object, Events], None]]] = {
-    PlaceSettlement: _do_place_settlement,  # type: ignore[dict-item]
-    PlaceRoad: _do_place_road,  # type: ignore[dict-item]
-    RollDice: _do_roll,  # type: ignore[dict-item]
-    Discard: _do_discard,  # type: ignore[dict-item]
-    MoveRobber: _do_move_robber,  # type: ignore[dict-item]
-    BuildRoad: _do_build_road,  # type: ignore[dict-item]
-    BuildSettlement: _do_build_settlement,  # type: ignore[dict-item]
-    BuildCity: _do_build_city,  # type: ignore[dict-item]
-    BuyDevCard: _do_buy_dev,  # type: ignore[dict-item]
-    PlayKnight: _do_knight,  # type: ignore[dict-item]
-    PlayRoadBuilding: _do_road_building,  # type: ignore[dict-item]
-    PlayYearOfPlenty: _do_plenty,  # type: ignore[dict-item]
-    PlayMonopoly: _do_monopoly,  # type: ignore[dict-item]
-    MaritimeTrade: _do_maritime,  # type: ignore[dict-item]
-    OfferTrade: _do_offer,  # type: ignore[dict-item]
-    AcceptTrade: _do_accept,  # type: ignore[dict-item]
-    DeclineTrade: _do_decline,  # type: ignore[dict-item]
-    CounterTrade: _do_counter,  # type: ignore[dict-item]
-    ConfirmTrade: _do_confirm,  # type: ignore[dict-item]
-    CancelTrade: _do_cancel,  # type: ignore[dict-item]
-    EndTurn: _do_end_turn,  # type: ignore[dict-item]
-}
+# ``Final`` aliases of the action classes, for :func:`_run`: compiled code reads a ``Final``
+# name as a C static, where an imported class is looked up by name at each use.
+_END_TURN_KIND: Final = EndTurn
+_ROLL_DICE_KIND: Final = RollDice
+_MARITIME_TRADE_KIND: Final = MaritimeTrade
+_DISCARD_KIND: Final = Discard
+_BUILD_ROAD_KIND: Final = BuildRoad
+_MOVE_ROBBER_KIND: Final = MoveRobber
+_BUILD_SETTLEMENT_KIND: Final = BuildSettlement
+_BUILD_CITY_KIND: Final = BuildCity
+_BUY_DEV_CARD_KIND: Final = BuyDevCard
+_PLAY_KNIGHT_KIND: Final = PlayKnight
+_PLACE_SETTLEMENT_KIND: Final = PlaceSettlement
+_PLACE_ROAD_KIND: Final = PlaceRoad
+_PLAY_ROAD_BUILDING_KIND: Final = PlayRoadBuilding
+_PLAY_YEAR_OF_PLENTY_KIND: Final = PlayYearOfPlenty
+_PLAY_MONOPOLY_KIND: Final = PlayMonopoly
+_OFFER_TRADE_KIND: Final = OfferTrade
+_ACCEPT_TRADE_KIND: Final = AcceptTrade
+_DECLINE_TRADE_KIND: Final = DeclineTrade
+_COUNTER_TRADE_KIND: Final = CounterTrade
+_CONFIRM_TRADE_KIND: Final = ConfirmTrade
+_CANCEL_TRADE_KIND: Final = CancelTrade
 
 _CHECKERS: Final[dict[type, Callable[[GameState, object], None]]] = {
     PlaceSettlement: _check_place_settlement,  # type: ignore[dict-item]
