@@ -20,8 +20,11 @@ from setuptools import setup
 COMPILED = [
     "engine/board.py",
     "engine/constants.py",
+    "engine/defaults.py",
     "engine/errors.py",
+    "engine/longest.py",
     "engine/notation.py",
+    "engine/pieces.py",
     "engine/replay.py",
     "engine/rng.py",
     "engine/rules.py",

@@ -17,9 +17,11 @@ from engine.board import (
     token_counts,
 )
 from engine.constants import DevCard, Resource, Seat, Terrain
+from engine.defaults import default_action
 from engine.errors import BoardError, ConfigError, EngineError, IllegalActionError
 from engine.events import *  # noqa: F403
 from engine.events import EVENT_TYPES, Event
+from engine.longest import longest_road
 from engine.notation import NotationError, format_view, parse_view
 from engine.notation import format as format_position
 from engine.notation import parse as parse_position
@@ -29,10 +31,8 @@ from engine.rules import (
     advance,
     apply,
     check,
-    default_action,
     is_legal,
     legal_actions,
-    longest_road,
     seats_to_act,
 )
 from engine.state import Answer, GameConfig, GameState, Phase, new_game

@@ -29,10 +29,12 @@ from engine.constants import (
     Terrain,
 )
 from engine.errors import EngineError
+from engine.longest import longest_road
+from engine.pieces import place_road, place_settlement, upgrade_city
 from engine.rebuild import config_of
 from engine.rng import seed_state
-from engine.rules import _lay_road, _occupy_vertex, longest_road, setup_order
-from engine.state import Answer, GameConfig, GameState, Phase, new_game
+from engine.rules import setup_order
+from engine.state import Answer, GameConfig, GameState, Phase, empty_state
 from engine.view import View, view
 
 RESOURCE_LETTERS: Final = "BLWGO"
@@ -419,12 +421,9 @@ def _place_pieces(
         for at, v, level in buildings[q]:
             if state.vowner[v] >= 0:
                 raise f.error(at, f"vertex {v} already holds a building")
-            _occupy_vertex(state, q, v)
+            place_settlement(state, q, v)
             if level == 2:
-                state.vlevel[v] = 2
-                state.cities_left[q] -= 1
-                state.settlements_left[q] += 1
-                state.vp[q] += 1
+                upgrade_city(state, q, v)
             if state.settlements_left[q] < 0 or state.cities_left[q] < 0:
                 raise f.error(
                     at,
@@ -434,7 +433,7 @@ def _place_pieces(
         for at, e in roads[q]:
             if state.eowner[e] >= 0:
                 raise f.error(at, f"edge {e} already holds a road")
-            _lay_road(state, q, e)
+            place_road(state, q, e)
             if state.roads_left[q] < 0:
                 raise f.error(at, f"seat {q} has more than {ROADS_PER_PLAYER} roads")
     for q in range(state.n):
@@ -588,7 +587,7 @@ def _parse(text: str, want_view: bool) -> tuple[GameState, int]:
         )
     except EngineError as exc:
         raise pieces_f.error(0, f"{n} seats: {exc}") from exc
-    state = new_game(config, seed)
+    state = empty_state(config, board, seed)
     state.rng = rng if rng >= 0 else seed_state(seed, stream=2)
     state.robber = robber
     buildings, roads = _parse_pieces(pieces_f, state)

@@ -14,20 +14,10 @@ from functools import lru_cache
 from typing import Any, cast
 
 from engine.board import Board
-from engine.constants import (
-    BANK_RATIO,
-    GENERIC_HARBOUR_RATIO,
-    HARBOUR_GENERIC,
-    HARBOUR_LAYOUT,
-    N_RESOURCES,
-    RESOURCE_HARBOUR_RATIO,
-)
-from engine.rng import seed_state
-from engine.state import Answer, GameConfig, GameState, Phase
-from engine.tables import action_tables
+from engine.constants import HARBOUR_LAYOUT, SPECIAL_CARD_POINTS
+from engine.pieces import place_road, place_settlement, upgrade_city
+from engine.state import Answer, GameConfig, GameState, Phase, empty_state
 from engine.view import View
-
-_R = N_RESOURCES
 
 
 @lru_cache(maxsize=16)
@@ -91,38 +81,14 @@ def state_from_view(
     board = config.board
     assert board is not None
     topo = board.topo
-    s = GameState.__new__(GameState)
-    s.config = config
-    s.board = board
-    s.topo = topo
-    s.acts = action_tables(topo.radius)
-    s.n = n
-    s.seed = seed
-    s.rng = seed_state(seed, stream=2)
-    s.vowner = [-1] * topo.n_vertices
-    s.vlevel = [0] * topo.n_vertices
-    s.vblocked = [0] * topo.n_vertices
-    s.eowner = [-1] * topo.n_edges
-    s.proads = [[] for _ in range(n)]
-    s.pbuild = [[] for _ in range(n)]
-    s.ratio = [BANK_RATIO] * (n * _R)
-    for level, pieces in ((1, view.settlements), (2, view.cities)):
-        for v, q in pieces:
-            s.vowner[v] = q
-            s.vlevel[v] = level
-            s.vblocked[v] += 1
-            for w in topo.vertex_vertices[v]:
-                s.vblocked[w] += 1
-            s.pbuild[q].append(v)
-            kind = board.vertex_harbour[v]
-            if kind == HARBOUR_GENERIC:
-                for r in range(_R):
-                    s.ratio[q * _R + r] = min(s.ratio[q * _R + r], GENERIC_HARBOUR_RATIO)
-            elif kind >= 0:
-                s.ratio[q * _R + kind] = RESOURCE_HARBOUR_RATIO
+    s = empty_state(config, board, seed)
+    for v, q in view.settlements:
+        place_settlement(s, q, v)
+    for v, q in view.cities:
+        place_settlement(s, q, v)
+        upgrade_city(s, q, v)
     for e, q in view.roads:
-        s.eowner[e] = q
-        s.proads[q].append(e)
+        place_road(s, q, e)
     s.hand = [c for h in hands for c in h]
     s.bank = list(view.bank)
     s.deck = list(deck)
@@ -130,20 +96,18 @@ def state_from_view(
     s.dev_new = list(development_new)
     seats = view.seats
     s.knights = [p.knights for p in seats]
-    s.roads_left = [p.roads_left for p in seats]
-    s.settlements_left = [p.settlements_left for p in seats]
-    s.cities_left = [p.cities_left for p in seats]
-    s.vp = [p.points for p in seats]
     s.road_len = [p.longest_road for p in seats]
     s.longest_holder = next((p.seat for p in seats if p.has_longest_road), -1)
     s.army_holder = next((p.seat for p in seats if p.has_largest_army), -1)
+    for holder in (s.longest_holder, s.army_holder):
+        if holder >= 0:
+            s.vp[holder] += SPECIAL_CARD_POINTS
     s.robber = view.robber
     phase = Phase[view.phase.upper()]
     s.phase = phase
     s.current = view.current
     in_setup = phase in (Phase.SETUP_SETTLEMENT, Phase.SETUP_ROAD)
     s.setup_step = len(view.roads) if in_setup else 2 * n
-    s.last_vertex = -1
     if phase == Phase.SETUP_ROAD:
         # The settlement the next road must touch: the current seat's one without a road.
         mine = set(s.proads[view.current])
@@ -158,9 +122,6 @@ def state_from_view(
     s.dev_played = view.dev_card_played
     s.owed = [p.discards_owed for p in seats]
     s.free_roads = view.free_roads
-    s.offer = None
-    s.answers = [int(Answer.NOT_ASKED)] * n
-    s.counters = [None] * n
     if view.trade is not None:
         t = view.trade
         s.offer = (tuple(t.give), tuple(t.get))

@@ -1,10 +1,10 @@
 """The rules: what may be done (:func:`legal_actions`, :func:`is_legal`, :func:`check`),
-doing it (:func:`apply`, :func:`advance`), who must act (:func:`seats_to_act`) and a
-reasonable move for a seat that has not acted (:func:`default_action`).
+doing it (:func:`apply`, :func:`advance`) and who must act (:func:`seats_to_act`).
 
-Each rule lives in one handler per action type (``_do_*``, picked by :func:`_run`) that both
-:func:`apply` and :func:`advance` run; :func:`check` holds the legality rules with a reason
-for each refusal.
+Each rule lives in one handler per action type (``_do_*``, picked by :func:`_run`) that
+both :func:`apply` and :func:`advance` run; :func:`check` holds the legality rules with a
+reason for each refusal (``_check_*``, named by :data:`_CHECKERS`). Pieces go on the board through
+:mod:`engine.pieces`; road lengths come from :mod:`engine.longest`.
 """
 
 from __future__ import annotations
@@ -41,13 +41,9 @@ from engine.actions import (
 from engine.constants import (
     CITY_COST,
     DEV_CARD_COST,
-    GENERIC_HARBOUR_RATIO,
-    HARBOUR_GENERIC,
     LARGEST_ARMY_MIN,
-    LONGEST_ROAD_MIN,
     N_DEV_KINDS,
     N_RESOURCES,
-    RESOURCE_HARBOUR_RATIO,
     ROAD_BUILDING_ROADS,
     ROAD_COST,
     SETTLEMENT_COST,
@@ -68,7 +64,6 @@ from engine.events import (
     Event,
     GameWon,
     LargestArmyChanged,
-    LongestRoadChanged,
     MaritimeTraded,
     MonopolyTaken,
     Produced,
@@ -84,6 +79,8 @@ from engine.events import (
     TurnStarted,
     YearOfPlentyTaken,
 )
+from engine.longest import award_longest_road, longest_road, road_length_after
+from engine.pieces import place_road, place_settlement, upgrade_city
 from engine.rng import draw, draw_two
 from engine.state import Answer, GameState, Phase
 from engine.tables import SeatActions
@@ -712,32 +709,56 @@ def advance(state: GameState, action: Action) -> None:
 
 
 def _run(state: GameState, a: Action, events: Events) -> None:
-    """Run the action's handler. The kinds are compared commonest first with ``Final``
-    aliases of their classes, so that compiled code calls each handler directly (the
-    casts only inform the type checker)."""
+    """Run the action's handler: the one dispatch on an action's kind, shared by :func:`apply`
+    and :func:`advance`. The kinds are compared commonest first with ``Final`` aliases of
+    their classes, so that compiled code calls each handler directly (a call through a
+    table costs the compiled build a generic call per action; the casts only inform the
+    type checker)."""
     kind = type(a)
-    if kind is _END_TURN:
+    if kind is _END_TURN_KIND:
         _do_end_turn(state, cast(EndTurn, a), events)
-    elif kind is _ROLL_DICE:
+    elif kind is _ROLL_DICE_KIND:
         _do_roll(state, cast(RollDice, a), events)
-    elif kind is _MARITIME_TRADE:
+    elif kind is _MARITIME_TRADE_KIND:
         _do_maritime(state, cast(MaritimeTrade, a), events)
-    elif kind is _DISCARD_CARDS:
+    elif kind is _DISCARD_KIND:
         _do_discard(state, cast(Discard, a), events)
-    elif kind is _BUILD_ROAD:
+    elif kind is _BUILD_ROAD_KIND:
         _do_build_road(state, cast(BuildRoad, a), events)
-    elif kind is _MOVE_ROBBER_TO:
+    elif kind is _MOVE_ROBBER_KIND:
         _do_move_robber(state, cast(MoveRobber, a), events)
-    elif kind is _BUILD_SETTLEMENT:
+    elif kind is _BUILD_SETTLEMENT_KIND:
         _do_build_settlement(state, cast(BuildSettlement, a), events)
-    elif kind is _BUILD_CITY:
+    elif kind is _BUILD_CITY_KIND:
         _do_build_city(state, cast(BuildCity, a), events)
-    elif kind is _BUY_DEV_CARD:
+    elif kind is _BUY_DEV_CARD_KIND:
         _do_buy_dev(state, cast(BuyDevCard, a), events)
-    elif kind is _PLAY_KNIGHT:
+    elif kind is _PLAY_KNIGHT_KIND:
         _do_knight(state, cast(PlayKnight, a), events)
+    elif kind is _PLACE_SETTLEMENT_KIND:
+        _do_place_settlement(state, cast(PlaceSettlement, a), events)
+    elif kind is _PLACE_ROAD_KIND:
+        _do_place_road(state, cast(PlaceRoad, a), events)
+    elif kind is _PLAY_ROAD_BUILDING_KIND:
+        _do_road_building(state, cast(PlayRoadBuilding, a), events)
+    elif kind is _PLAY_YEAR_OF_PLENTY_KIND:
+        _do_plenty(state, cast(PlayYearOfPlenty, a), events)
+    elif kind is _PLAY_MONOPOLY_KIND:
+        _do_monopoly(state, cast(PlayMonopoly, a), events)
+    elif kind is _OFFER_TRADE_KIND:
+        _do_offer(state, cast(OfferTrade, a), events)
+    elif kind is _ACCEPT_TRADE_KIND:
+        _do_accept(state, cast(AcceptTrade, a), events)
+    elif kind is _DECLINE_TRADE_KIND:
+        _do_decline(state, cast(DeclineTrade, a), events)
+    elif kind is _COUNTER_TRADE_KIND:
+        _do_counter(state, cast(CounterTrade, a), events)
+    elif kind is _CONFIRM_TRADE_KIND:
+        _do_confirm(state, cast(ConfirmTrade, a), events)
+    elif kind is _CANCEL_TRADE_KIND:
+        _do_cancel(state, cast(CancelTrade, a), events)
     else:
-        _HANDLERS[kind](state, a, events)
+        raise _refuse("unknown_action", f"{_kind_of(a)} is not an action of this game")
 
 
 def _five(counts: list[int], base: int) -> int:
@@ -762,31 +783,9 @@ def _pay(state: GameState, seat: Seat, cost: tuple[int, ...]) -> None:
             bank[r] = bank[r] + c
 
 
-def _occupy_vertex(state: GameState, seat: Seat, v: int) -> None:
-    state.vowner[v] = seat
-    state.vlevel[v] = 1
-    blocked = state.vblocked
-    blocked[v] = blocked[v] + 1
-    for w in state.topo.vertex_vertices[v]:
-        blocked[w] = blocked[w] + 1
-    state.pbuild[seat].append(v)
-    state.settlements_left[seat] = state.settlements_left[seat] - 1
-    state.vp[seat] = state.vp[seat] + 1
-    kind = state.board.vertex_harbour[v]
-    if kind >= 0:
-        ratio = state.ratio
-        base = seat * _R
-        if kind == HARBOUR_GENERIC:
-            for r in range(_R):
-                if ratio[base + r] > GENERIC_HARBOUR_RATIO:
-                    ratio[base + r] = GENERIC_HARBOUR_RATIO
-        else:
-            ratio[base + kind] = RESOURCE_HARBOUR_RATIO
-
-
 def _do_place_settlement(state: GameState, a: PlaceSettlement, events: Events) -> None:
     seat, v = a.seat, a.vertex
-    _occupy_vertex(state, seat, v)
+    place_settlement(state, seat, v)
     state.last_vertex = v
     state.phase = _SETUP_ROAD
     if events is not None:
@@ -807,18 +806,12 @@ def _do_place_settlement(state: GameState, a: PlaceSettlement, events: Events) -
             )
 
 
-def _lay_road(state: GameState, seat: Seat, e: int) -> None:
-    state.eowner[e] = seat
-    state.proads[seat].append(e)
-    state.roads_left[seat] = state.roads_left[seat] - 1
-
-
 def _do_place_road(state: GameState, a: PlaceRoad, events: Events) -> None:
     seat = a.seat
-    _lay_road(state, seat, a.edge)
+    place_road(state, seat, a.edge)
     if events is not None:
         events.append(RoadBuilt(seat, a.edge, True))
-    state.road_len[seat] = _road_len_after(state, seat, a.edge)
+    state.road_len[seat] = road_length_after(state, seat, a.edge)
     state.setup_step += 1
     order_len = 2 * state.n
     if state.setup_step < order_len:
@@ -959,11 +952,11 @@ def _do_build_road(state: GameState, a: BuildRoad, events: Events) -> None:
     free = state.phase == _ROAD_BUILDING
     if not free:
         _pay(state, seat, ROAD_COST)
-    _lay_road(state, seat, a.edge)
+    place_road(state, seat, a.edge)
     if events is not None:
         events.append(RoadBuilt(seat, a.edge, free))
-    state.road_len[seat] = _road_len_after(state, seat, a.edge)
-    _award_longest_road(state, events)
+    state.road_len[seat] = road_length_after(state, seat, a.edge)
+    award_longest_road(state, events)
     if free:
         state.free_roads -= 1
         if state.free_roads <= 0 or not state.roads_left[seat] or not road_spots(state, seat):
@@ -975,7 +968,7 @@ def _do_build_road(state: GameState, a: BuildRoad, events: Events) -> None:
 def _do_build_settlement(state: GameState, a: BuildSettlement, events: Events) -> None:
     seat, v = a.seat, a.vertex
     _pay(state, seat, SETTLEMENT_COST)
-    _occupy_vertex(state, seat, v)
+    place_settlement(state, seat, v)
     if events is not None:
         events.append(SettlementBuilt(seat, v, False))
     # A settlement may cut an opponent's road that runs through this vertex.
@@ -984,17 +977,14 @@ def _do_build_settlement(state: GameState, a: BuildSettlement, events: Events) -
     if cut:
         for q in cut:
             state.road_len[q] = longest_road(state, q)
-        _award_longest_road(state, events)
+        award_longest_road(state, events)
     _check_win(state, events)
 
 
 def _do_build_city(state: GameState, a: BuildCity, events: Events) -> None:
     seat, v = a.seat, a.vertex
     _pay(state, seat, CITY_COST)
-    state.vlevel[v] = 2
-    state.cities_left[seat] = state.cities_left[seat] - 1
-    state.settlements_left[seat] = state.settlements_left[seat] + 1
-    state.vp[seat] = state.vp[seat] + 1
+    upgrade_city(state, seat, v)
     if events is not None:
         events.append(CityBuilt(seat, v))
     _check_win(state, events)
@@ -1206,258 +1196,32 @@ def _check_win(state: GameState, events: Events) -> None:
 
 
 # ======================================================================================
-# Longest road
-# ======================================================================================
-
-
-def _road_len_after(state: GameState, seat: Seat, e: int) -> int:
-    """``seat``'s longest road once its new road ``e`` is laid (``road_len`` holds the length
-    before). When one end of ``e`` is a dead end, every new trail ends there, so only trails
-    from the other end need searching; otherwise the whole network is searched again."""
-    topo = state.topo
-    vowner = state.vowner
-    eowner = state.eowner
-    a, b = topo.edge_vertices[e]
-    for end, other in ((b, a), (a, b)):
-        o = vowner[end]
-        if (o >= 0 and o != seat) or all(
-            eowner[f] != seat for f in topo.vertex_edges[end] if f != e
-        ):
-            o = vowner[other]
-            if o >= 0 and o != seat:
-                return max(state.road_len[seat], 1)
-            return max(state.road_len[seat], 1 + _trail_from(state, seat, other, e))
-    return longest_road(state, seat)
-
-
-def _trail_from(state: GameState, seat: Seat, start: int, skip: int) -> int:
-    """Longest trail of ``seat``'s roads starting at ``start``, not using edge ``skip``
-    (-1 for none) and not passing through an opponent's building."""
-    topo = state.topo
-    used = [False] * len(topo.edge_vertices)
-    if skip >= 0:
-        used[skip] = True
-    return _walk(
-        topo.vertex_edges, topo.edge_vertices, state.eowner, state.vowner, seat, start, used, 0
-    )
-
-
-def _walk(
-    vedges: tuple[tuple[int, ...], ...],
-    ev: tuple[tuple[int, int], ...],
-    eowner: list[int],
-    vowner: list[int],
-    seat: Seat,
-    v: int,
-    used: list[bool],
-    length: int,
-) -> int:
-    """Depth-first search for :func:`_trail_from`: the length of the longest trail that
-    extends the current one, ``length`` roads long, ending at ``v``, with its edges marked
-    in ``used`` (marks added on the way are removed on return)."""
-    best = length
-    if length:
-        o = vowner[v]
-        if o >= 0 and o != seat:
-            return best
-    for f in vedges[v]:
-        if eowner[f] == seat and not used[f]:
-            x, y = ev[f]
-            used[f] = True
-            d = _walk(vedges, ev, eowner, vowner, seat, y if x == v else x, used, length + 1)
-            used[f] = False
-            if d > best:
-                best = d
-    return best
-
-
-def longest_road(state: GameState, seat: Seat) -> int:
-    """Length of the longest trail of ``seat``'s roads, not passing through an opponent's
-    building (a trail may start or end at one)."""
-    roads = state.proads[seat]
-    m = len(roads)
-    if m <= 1:
-        return m
-    ev = state.topo.edge_vertices
-    vowner = state.vowner
-    # Road graph with every opponent's building split into one dead end per road.
-    adj: dict[int, list[int]] = {}
-    for e in roads:
-        a, b = ev[e]
-        o = vowner[a]
-        ka = a if o < 0 or o == seat else -1 - 2 * e
-        o = vowner[b]
-        kb = b if o < 0 or o == seat else -2 - 2 * e
-        la = adj.get(ka)
-        if la is None:
-            adj[ka] = [kb]
-        else:
-            la.append(kb)
-        lb = adj.get(kb)
-        if lb is None:
-            adj[kb] = [ka]
-        else:
-            lb.append(ka)
-    # A forest (the usual case): the longest trail is the largest tree diameter.
-    seen: set[int] = set()
-    best = 0
-    parts = 0
-    for root in adj:
-        if root in seen:
-            continue
-        parts += 1
-        far, _, part = _farthest(adj, root)
-        seen |= part
-        _, d, _ = _farthest(adj, far)
-        if d > best:
-            best = d
-    if m == len(adj) - parts:
-        return best
-    # Roads with a loop (rare): a longest trail starts somewhere; try every vertex.
-    for v in {v for e in roads for v in ev[e]}:
-        best = max(best, _trail_from(state, seat, v, -1))
-        if best == m:
-            break
-    return best
-
-
-def _farthest(adj: dict[int, list[int]], start: int) -> tuple[int, int, set[int]]:
-    """Breadth-first search: the farthest node, its distance, and every node reached."""
-    seen = {start}
-    frontier = [start]
-    last = start
-    depth = 0
-    while True:
-        nxt = []
-        for x in frontier:
-            for y in adj[x]:
-                if y not in seen:
-                    seen.add(y)
-                    nxt.append(y)
-        if not nxt:
-            return last, depth, seen
-        depth += 1
-        last = nxt[0]
-        frontier = nxt
-
-
-def _award_longest_road(state: GameState, events: Events) -> None:
-    """Give the longest road card by the rulebook: the holder keeps it on a tie; after a
-    break, a single longest road of 5+ takes it and a tie for longest sets it aside."""
-    lengths = state.road_len
-    holder = state.longest_holder
-    top = max(lengths)
-    if holder >= 0 and lengths[holder] >= LONGEST_ROAD_MIN and lengths[holder] == top:
-        return
-    new = -1
-    if top >= LONGEST_ROAD_MIN:
-        leaders = [q for q in range(state.n) if lengths[q] == top]
-        if len(leaders) == 1:
-            new = leaders[0]
-    if new == holder:
-        return
-    if holder >= 0:
-        state.vp[holder] = state.vp[holder] - SPECIAL_CARD_POINTS
-    if new >= 0:
-        state.vp[new] = state.vp[new] + SPECIAL_CARD_POINTS
-    state.longest_holder = new
-    if events is not None:
-        events.append(LongestRoadChanged(None if new < 0 else new, top if new >= 0 else 0))
-
-
-# ======================================================================================
-# Default actions
-# ======================================================================================
-
-
-def default_action(state: GameState, seat: Seat) -> Action:
-    """A legal, reasonable action for a seat that must act and has not (turn timer,
-    disconnected player). Raises :class:`IllegalActionError` when the seat owes nothing."""
-    if seat not in seats_to_act(state):
-        raise _refuse("not_your_turn", f"seat {seat} has nothing to do now")
-    t = state.acts[seat]
-    phase = state.phase
-    board = state.board
-    if phase == _SETUP_SETTLEMENT:
-        spots = setup_settlement_spots(state)
-        return t.place_settlement[max(spots, key=lambda v: (_vertex_dots(state, v), -v))]
-    if phase == _SETUP_ROAD:
-        options = legal_actions(state, seat)
-        return options[0]
-    if phase == _PRE_ROLL:
-        return t.roll
-    if phase == _DISCARD:
-        # Everything owed at once, always from the largest pile.
-        left = list(state.hand_of(seat))
-        give = [0] * _R
-        for _ in range(state.owed[seat]):
-            r = max(range(_R), key=lambda r: (left[r], -r))
-            left[r] = left[r] - 1
-            give[r] = give[r] + 1
-        return Discard(seat, _as_counts(tuple(give)))
-    if phase == _MOVE_ROBBER:
-        moves: list[MoveRobber] = [
-            a for a in legal_actions(state, seat) if isinstance(a, MoveRobber)
-        ]
-
-        def harm(a: MoveRobber) -> tuple[int, int, int]:
-            own = any(state.vowner[v] == seat for v in state.topo.hex_vertices[a.hex])
-            victim_pts = state.vp[a.victim] if a.victim is not None else -1
-            return (0 if own else 1, victim_pts, board.dots(a.hex))
-
-        return max(moves, key=harm)
-    if phase == _ROAD_BUILDING:
-        return legal_actions(state, seat)[0]
-    if phase == _TRADE:
-        return t.cancel if seat == state.current else t.decline
-    return t.end_turn
-
-
-def _vertex_dots(state: GameState, v: int) -> int:
-    board = state.board
-    return sum(board.dots(h) for h in state.topo.vertex_hexes[v])
-
-
-# ======================================================================================
 # Dispatch tables
 # ======================================================================================
 
-# ``Final`` aliases of the commonest action classes, for :func:`_run`: compiled code reads a
-# ``Final`` name as a C static, where an imported class is looked up by name at each use.
-_END_TURN: Final = EndTurn
-_ROLL_DICE: Final = RollDice
-_MARITIME_TRADE: Final = MaritimeTrade
-_DISCARD_CARDS: Final = Discard
-_BUILD_ROAD: Final = BuildRoad
-_MOVE_ROBBER_TO: Final = MoveRobber
-_BUILD_SETTLEMENT: Final = BuildSettlement
-_BUILD_CITY: Final = BuildCity
-_BUY_DEV_CARD: Final = BuyDevCard
-_PLAY_KNIGHT: Final = PlayKnight
-
-_HANDLERS: Final[dict[type, Callable[[GameState, object, Events], None]]] = {
-    PlaceSettlement: _do_place_settlement,  # type: ignore[dict-item]
-    PlaceRoad: _do_place_road,  # type: ignore[dict-item]
-    RollDice: _do_roll,  # type: ignore[dict-item]
-    Discard: _do_discard,  # type: ignore[dict-item]
-    MoveRobber: _do_move_robber,  # type: ignore[dict-item]
-    BuildRoad: _do_build_road,  # type: ignore[dict-item]
-    BuildSettlement: _do_build_settlement,  # type: ignore[dict-item]
-    BuildCity: _do_build_city,  # type: ignore[dict-item]
-    BuyDevCard: _do_buy_dev,  # type: ignore[dict-item]
-    PlayKnight: _do_knight,  # type: ignore[dict-item]
-    PlayRoadBuilding: _do_road_building,  # type: ignore[dict-item]
-    PlayYearOfPlenty: _do_plenty,  # type: ignore[dict-item]
-    PlayMonopoly: _do_monopoly,  # type: ignore[dict-item]
-    MaritimeTrade: _do_maritime,  # type: ignore[dict-item]
-    OfferTrade: _do_offer,  # type: ignore[dict-item]
-    AcceptTrade: _do_accept,  # type: ignore[dict-item]
-    DeclineTrade: _do_decline,  # type: ignore[dict-item]
-    CounterTrade: _do_counter,  # type: ignore[dict-item]
-    ConfirmTrade: _do_confirm,  # type: ignore[dict-item]
-    CancelTrade: _do_cancel,  # type: ignore[dict-item]
-    EndTurn: _do_end_turn,  # type: ignore[dict-item]
-}
+# ``Final`` aliases of the action classes, for :func:`_run`: compiled code reads a ``Final``
+# name as a C static, where an imported class is looked up by name at each use.
+_END_TURN_KIND: Final = EndTurn
+_ROLL_DICE_KIND: Final = RollDice
+_MARITIME_TRADE_KIND: Final = MaritimeTrade
+_DISCARD_KIND: Final = Discard
+_BUILD_ROAD_KIND: Final = BuildRoad
+_MOVE_ROBBER_KIND: Final = MoveRobber
+_BUILD_SETTLEMENT_KIND: Final = BuildSettlement
+_BUILD_CITY_KIND: Final = BuildCity
+_BUY_DEV_CARD_KIND: Final = BuyDevCard
+_PLAY_KNIGHT_KIND: Final = PlayKnight
+_PLACE_SETTLEMENT_KIND: Final = PlaceSettlement
+_PLACE_ROAD_KIND: Final = PlaceRoad
+_PLAY_ROAD_BUILDING_KIND: Final = PlayRoadBuilding
+_PLAY_YEAR_OF_PLENTY_KIND: Final = PlayYearOfPlenty
+_PLAY_MONOPOLY_KIND: Final = PlayMonopoly
+_OFFER_TRADE_KIND: Final = OfferTrade
+_ACCEPT_TRADE_KIND: Final = AcceptTrade
+_DECLINE_TRADE_KIND: Final = DeclineTrade
+_COUNTER_TRADE_KIND: Final = CounterTrade
+_CONFIRM_TRADE_KIND: Final = ConfirmTrade
+_CANCEL_TRADE_KIND: Final = CancelTrade
 
 _CHECKERS: Final[dict[type, Callable[[GameState, object], None]]] = {
     PlaceSettlement: _check_place_settlement,  # type: ignore[dict-item]
@@ -1487,10 +1251,8 @@ __all__ = [
     "advance",
     "apply",
     "check",
-    "default_action",
     "is_legal",
     "legal_actions",
-    "longest_road",
     "road_spots",
     "robber_victims",
     "seats_to_act",

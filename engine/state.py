@@ -314,6 +314,14 @@ def new_game(config: GameConfig, seed: int) -> GameState:
         board = config.make_board(seed)
     except BoardError as exc:  # pragma: no cover - generators only yield legal boards
         raise ConfigError(str(exc)) from exc
+    return empty_state(config, board, seed)
+
+
+def empty_state(config: GameConfig, board: Board, seed: int) -> GameState:
+    """A game of ``config`` on ``board`` with nothing placed yet: every piece and card in
+    the supply, the robber on the desert, the first seat to place its first settlement and
+    the chances to come drawn from ``seed``. :func:`new_game`, the rebuild from a view and
+    the position notation all start from it."""
     topo = board.topo
     n = config.players
     s = GameState.__new__(GameState)
