@@ -20,6 +20,8 @@ from typing import Final
 from engine.board import Board
 from engine.constants import (
     CITIES_PER_PLAYER,
+    HARBOUR_LAYOUT,
+    HARBOUR_LAYOUTS,
     N_DEV_KINDS,
     N_RESOURCES,
     ROADS_PER_PLAYER,
@@ -102,7 +104,8 @@ def _board_text(board: Board, robber: int) -> str:
             TERRAIN_LETTERS[int(t)] + (str(token) if token else "") + ("*" if h == robber else "")
         )
     harbours = "".join(HARBOUR_LETTERS[k] for k in board.harbours)
-    return "".join(hexes) + "/" + (harbours or "-")
+    layout = "" if board.harbour_layout == HARBOUR_LAYOUT else f"/{board.harbour_layout}"
+    return "".join(hexes) + "/" + (harbours or "-") + layout
 
 
 def _pieces_text(buildings: list[list[tuple[int, int]]], roads: list[list[int]]) -> str:
@@ -341,9 +344,16 @@ def _fields(text: str) -> list[_Field]:
 
 def _parse_board(f: _Field) -> tuple[Board, int]:
     """The board and the robber's hex (-1 for none)."""
-    if f.text.count("/") != 1:
-        raise f.error(0, "write the hexes, a /, then the harbours")
-    hexes, harbours_text = f.text.split("/")
+    if f.text.count("/") not in (1, 2):
+        raise f.error(0, "write the hexes, a /, then the harbours (and a / and their layout)")
+    hexes, harbours_text, *rest = f.text.split("/")
+    layout = HARBOUR_LAYOUT
+    if rest:
+        at = len(hexes) + len(harbours_text) + 2
+        if not rest[0].isdigit() or int(rest[0]) not in HARBOUR_LAYOUTS:
+            known = ", ".join(map(str, HARBOUR_LAYOUTS))
+            raise f.error(at, f"unknown harbour layout {rest[0]!r} (one of {known})")
+        layout = int(rest[0])
     terrain: list[int] = []
     tokens: list[int] = []
     robber = -1
@@ -381,7 +391,7 @@ def _parse_board(f: _Field) -> tuple[Board, int]:
                 raise f.error(base + i, f"unknown harbour {letter!r} (one of {HARBOUR_LETTERS})")
             harbours.append(k)
     try:
-        board = Board.from_layout(terrain, tokens, harbours, radius)
+        board = Board.from_layout(terrain, tokens, harbours, radius, harbour_layout=layout)
     except EngineError as exc:
         raise f.error(0, str(exc)) from exc
     return board, robber

@@ -245,3 +245,20 @@ def test_the_set_up_the_rules_tests_write_is_the_one_played() -> None:
     )
     written.rng = played.rng
     _same_state(played, written)
+
+
+@pytest.mark.parametrize("edition", [1, 2])
+def test_a_board_reads_back_on_its_own_harbour_layout(edition: int) -> None:
+    live = new_game(GameConfig(players=3, setup_edition=edition), 7)
+    board_text = format_position(live).split(" ")[0]
+    assert board_text.endswith("/1") == (live.board.harbour_layout == 1)
+    read = parse_position(format_position(live))
+    assert read.board.harbour_layout == live.board.harbour_layout
+    assert read.board.harbour_slots == live.board.harbour_slots
+    _same_state(live, read)
+
+
+def test_an_unknown_harbour_layout_is_refused() -> None:
+    board_text = EXAMPLE.split(" ")[0]
+    with pytest.raises(NotationError, match=r"\(board\): unknown harbour layout '9'"):
+        parse_position(_broken(0, board_text + "/9"))
