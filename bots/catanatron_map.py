@@ -35,7 +35,14 @@ from catanatron.models.map import (
 )
 
 from engine.board import Board
-from engine.constants import HARBOUR_GENERIC, N_RESOURCES, STANDARD_RADIUS, DevCard, Terrain
+from engine.constants import (
+    HARBOUR_GENERIC,
+    HARBOUR_LAYOUT,
+    N_RESOURCES,
+    STANDARD_RADIUS,
+    DevCard,
+    Terrain,
+)
 from engine.topology import Topology, topology
 
 Coordinate = tuple[int, int, int]
@@ -143,9 +150,10 @@ def _corner(dx: float, dy: float) -> NodeRef:
 
 
 @cache
-def board_map() -> BoardMap:
-    """The mapping of the standard island (built once). Raises AssertionError if the two
-    numberings do not describe the same island (they do for catanatron 3.x)."""
+def board_map(harbour_layout: int = HARBOUR_LAYOUT) -> BoardMap:
+    """The mapping of the standard island with its harbours on the slots of
+    ``harbour_layout`` (built once each). Raises AssertionError if the two numberings do not
+    describe the same island (they do for catanatron 3.x)."""
     topo = topology(STANDARD_RADIUS)
     tiles = _base_tiles()
     hex_coord = tuple((q, -q - r, r) for q, r in topo.hex_coords)
@@ -165,7 +173,7 @@ def board_map() -> BoardMap:
     for e, (a, b) in enumerate(edge_pair):
         pair_edge[(a, b)] = pair_edge[(b, a)] = e
     slot_port: list[tuple[Coordinate, Direction]] = []
-    for e in topo.harbour_slots:
+    for e in topo.harbour_slots_of(harbour_layout):
         ends = set(edge_pair[e])
         [land] = [h for h in range(topo.n_hexes) if e in topo.hex_edges[h]]
         found = [
@@ -210,7 +218,7 @@ def catan_map(board: Board) -> CatanMap:
     """``board`` as a catanatron map: the same terrain, number tokens and harbours on
     catanatron's numbering. Raises :class:`UnsupportedBoard`."""
     check_board(board)
-    bm = board_map()
+    bm = board_map(board.harbour_layout)
     base = BASE_MAP_TEMPLATE.topology
     layout: dict[Coordinate, Any] = {}
     for coord in base:

@@ -126,10 +126,12 @@ def test_adjacency_agrees() -> None:
         }
 
 
+@pytest.mark.parametrize("edition", [1, 2])
 @pytest.mark.parametrize("seed", [1, 2, 3])
-def test_a_board_keeps_its_terrain_tokens_and_harbours(seed: int) -> None:
-    board = engine.new_game(engine.GameConfig(), seed).board
-    bm = board_map()
+def test_a_board_keeps_its_terrain_tokens_and_harbours(seed: int, edition: int) -> None:
+    """On either harbour layout: a game stored before the printed frame keeps its slots."""
+    board = engine.new_game(engine.GameConfig(setup_edition=edition), seed).board
+    bm = board_map(board.harbour_layout)
     cmap = catan_map(board)
     for h in range(19):
         tile = cmap.land_tiles[bm.hex_coord[h]]
