@@ -129,7 +129,7 @@ class SearchConfig:
     player's priorities and rules; :func:`bots.playout.policy_move`), where it has a rule.
     About half of a tree's visits pass through other seats' nodes, where plain UCT expects
     each seat's best reply for itself; against players who follow such rules, their one
-    move is the truer forecast. It did not make ``medium`` stronger (README)."""
+    move is the truer forecast. It did not make ``medium`` stronger (docs/results.md)."""
     rollout_turns: int = 0
     """Beyond the paper: end a rollout after this many turns and score the position (points
     and production; see :func:`position_rewards`) instead of playing to the end (0)."""
