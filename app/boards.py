@@ -14,7 +14,7 @@ import time
 from typing import Any
 
 from boards.balance import balance_of, combined_index
-from boards.errors import BoardLabError
+from boards.errors import BoardLabError, ORToolsMissing
 from boards.fairness import RESOURCE_NAMES, FairnessParams, FairnessScorer, player_score
 from boards.files import board_json, check_output, load_board, write_output
 from boards.options import BalanceOptions
@@ -335,7 +335,10 @@ def _ignored_by_generate(args: argparse.Namespace) -> str | None:
 
 
 def _generate(args: argparse.Namespace) -> int:
-    from boards.constraint import count_layouts, generate_board
+    try:
+        from boards.constraint import count_layouts, generate_board
+    except ORToolsMissing as exc:
+        return _fail(str(exc))
 
     ignored = _ignored_by_generate(args)
     if ignored:

@@ -2,7 +2,8 @@
 searches over random boards, and pictures.
 
 Built on the engine's boards and topology; the engine itself knows nothing of it (and
-nothing here is needed to play). OR-Tools is imported only by :mod:`boards.constraint`.
+nothing here is needed to play). OR-Tools (the ``boards`` extra) is imported only by
+:mod:`boards.constraint`, and only when a balanced board is asked for.
 
 - :mod:`boards.constraint`: the CP-SAT model; :func:`~boards.constraint.generate_board`,
   :func:`~boards.constraint.count_layouts`

@@ -23,9 +23,12 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ortools.sat.python import cp_model
+from boards.errors import InvalidBoard, NoBoardFound, ORToolsMissing
 
-from boards.errors import InvalidBoard, NoBoardFound
+try:
+    from ortools.sat.python import cp_model
+except ModuleNotFoundError as missing:  # the boards extra is not installed
+    raise ORToolsMissing from missing
 from boards.options import (
     DESERT_TOKEN_VALUE,
     SEA_TOKEN_VALUE,

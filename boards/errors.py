@@ -7,6 +7,18 @@ class BoardLabError(Exception):
     """Root of every error the board lab raises."""
 
 
+ORTOOLS_HINT = "OR-Tools is not installed; add it with pip install '.[boards]' in Hexhaven's clone"
+"""What a command that needs the constraint model says when OR-Tools is missing."""
+
+
+class ORToolsMissing(BoardLabError, ImportError):
+    """The constraint model needs OR-Tools, which the ``boards`` extra installs; the message
+    says how to add it."""
+
+    def __init__(self) -> None:
+        super().__init__(f"balanced boards need the constraint model: {ORTOOLS_HINT}")
+
+
 class NoBoardFound(BoardLabError):
     """The constraint model has no solution, or none was found within the time limit."""
 

@@ -17,8 +17,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from boards.constraint import generate_board
-from boards.errors import BoardLabError, NoBoardFound
+from boards.errors import BoardLabError, NoBoardFound, ORToolsMissing
 from boards.fairness import FairnessParams, FairnessScorer
 from boards.options import BalanceOptions
 from boards.presets import load_preset, preset_names
@@ -103,6 +102,10 @@ def board_for_game(
     own = board_seed(seed)
     if kind == "balanced":
         options = balance or BalanceOptions.for_radius(radius)
+        try:
+            from boards.constraint import generate_board
+        except ORToolsMissing as exc:
+            raise BoardUnavailable(str(exc)) from None
         try:
             return ChosenBoard(generate_board(own, radius, options, time_limit=BALANCED_TIME_LIMIT))
         except NoBoardFound as exc:

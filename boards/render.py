@@ -30,7 +30,7 @@ _UNIT = 56.0  # pixels per hex size (centre to corner)
 _SQRT3 = math.sqrt(3.0)
 PICTURE_SUFFIXES = (".svg", ".png")
 """The kinds of picture :func:`write_picture` writes, by file name ending."""
-_NO_CAIROSVG = "PNG needs cairosvg (pip install 'hexhaven[png]'); write .svg instead"
+_NO_CAIROSVG = "PNG needs cairosvg (pip install '.[png]'); write .svg instead"
 
 
 def _centre(q: int, r: int) -> tuple[float, float]:

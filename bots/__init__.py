@@ -56,7 +56,7 @@ def make_agent(
         except ImportError as exc:
             raise ValueError(
                 f"the catanatron bot needs the catanatron package ({exc}); "
-                "pip install 'hexhaven[catanatron]'"
+                "pip install '.[catanatron]'"
             ) from exc
         return CatanatronAgent.from_params(params, seed)
     raise ValueError(f"unknown bot kind {kind!r}; known kinds: {', '.join(KINDS)}")

@@ -79,7 +79,7 @@ STRENGTHS: dict[str, SearchConfig] = {
     "medium": _MEDIUM,
     # medium's play with three times the search, over two processes: it won 69.5% of 200
     # games against three heuristic players, where the 10,000-cut-rollout ensemble that was
-    # `hard` before won 58.0% of the same games (README)
+    # `hard` before won 58.0% of the same games (docs/results.md)
     "hard": replace(_MEDIUM, rollouts=3000, processes=2, setup_rollouts=1000),
 }
 """Named configurations (``strength=NAME``); other parameters adjust them."""

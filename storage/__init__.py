@@ -21,7 +21,7 @@ from contextlib import asynccontextmanager, contextmanager, suppress
 from pathlib import Path
 from typing import Any, TypeVar
 
-POSTGRES_EXTRA = "pip install 'hexhaven[postgres]'"
+POSTGRES_EXTRA = "pip install '.[postgres]'"
 """How to install the PostgreSQL driver, for the sentence that says it is missing."""
 
 

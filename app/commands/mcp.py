@@ -62,7 +62,7 @@ def _mcp(args: argparse.Namespace) -> int:
         from clients.mcp import serve
     except ImportError as exc:  # the mcp extra is not installed
         print(
-            f"hexhaven mcp: needs the mcp library ({exc}): pip install 'hexhaven[mcp]'",
+            f"hexhaven mcp: needs the mcp library ({exc}): pip install '.[mcp]'",
             file=sys.stderr,
         )
         return 2

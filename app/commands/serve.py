@@ -159,7 +159,7 @@ def register(sub: Any) -> None:
         "--db",
         default="hexhaven.db",
         help="the games database: a SQLite file (created; default ./hexhaven.db) or a "
-        "postgresql://USER:PASSWORD@HOST/DB URL (pip install 'hexhaven[postgres]')",
+        "postgresql://USER:PASSWORD@HOST/DB URL (pip install '.[postgres]')",
     )
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning"])
     serve.add_argument(

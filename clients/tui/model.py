@@ -631,9 +631,9 @@ class GameModel:
     narrated: int = 0
     """The state id the log has told the game up to."""
     clock: dict[int, float] = field(default_factory=dict)
-    """Seat -> when (time.monotonic) its time to act runs out, from the last ``clock``."""
+    """Seat -> when (``now``) its time to act runs out, from the last ``clock``."""
     now: Callable[[], float] = time.monotonic
-    """The clock that measures how long the game has waited (a test's own)."""
+    """The clock that measures deadlines and how long the game has waited (a test's own)."""
     moved_at: float | None = None
     """When (``now``) the game last moved: a view, events or a prompt came."""
     _pending_chat: list[m.ChatAt] = field(default_factory=list)
@@ -664,7 +664,7 @@ class GameModel:
         """Seconds left to answer the prompt, if the game has a turn timer."""
         if self.prompt is None or self.prompt.deadline is None:
             return None
-        return max(0.0, self.prompt.deadline - (time.monotonic() - self.prompt_at))
+        return max(0.0, self.prompt.deadline - (self.now() - self.prompt_at))
 
     def waited(self) -> float:
         """Seconds since the game last moved (0 before it has)."""
@@ -675,7 +675,7 @@ class GameModel:
         if seat == self.seat and self.prompt is not None and self.prompt.deadline is not None:
             return self.deadline_left()
         deadline = self.clock.get(seat)
-        return None if deadline is None else max(0.0, deadline - time.monotonic())
+        return None if deadline is None else max(0.0, deadline - self.now())
 
     def _history(self, message: m.History) -> list[LogLine]:
         """The log lines of the actions (and chat) this client has not told yet."""
@@ -759,13 +759,13 @@ class GameModel:
                 out.extend(self._history(message))
             case m.Clock():
                 self.started = True  # clocks run in a started game only
-                now = time.monotonic()
+                now = self.now()
                 self.clock = {c.seat: now + c.left for c in message.seats}
             case m.Prompt():
                 if message.seat == self.seat:
                     self.started = True
                     self.prompt = message
-                    self.prompt_at = time.monotonic()
+                    self.prompt_at = self.now()
                     if message.view is not None:
                         self.view = LiveView.from_payload(message.view)
             case m.ChatMessage():

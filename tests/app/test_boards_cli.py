@@ -198,7 +198,7 @@ def test_render_png_without_cairosvg_is_one_line(
     target = tmp_path / "b.png"
     assert main(["render", "preset:balanced-227", "--out", str(target)]) == 2
     assert capsys.readouterr().err == (
-        "hexhaven board: PNG needs cairosvg (pip install 'hexhaven[png]'); write .svg instead\n"
+        "hexhaven board: PNG needs cairosvg (pip install '.[png]'); write .svg instead\n"
     )
     assert not target.exists()
 

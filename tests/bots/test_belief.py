@@ -269,10 +269,14 @@ GAMES = [
 ]
 
 
-def follow_game(cfg: GameConfig, seed: int, *, join_every: int = 0) -> Table:
+def follow_game(
+    cfg: GameConfig, seed: int, *, join_every: int = 0, whole_game: bool = True
+) -> Table:
     """Play a random game with trackers on every seat, checking them after every action;
     resync them now and then (a resync after no missed event changes nothing); with
-    ``join_every``, start extra trackers mid-game from a view and check them too."""
+    ``join_every``, start extra trackers mid-game from a view and check them too. With
+    ``whole_game`` the game must end within the random player's 3,000 actions (true of the
+    fixed seeds); without it, a game that runs longer is checked that far."""
     state = new_game(cfg, seed)
     table = Table(state)
     rng = random.Random(seed)
@@ -301,7 +305,7 @@ def follow_game(cfg: GameConfig, seed: int, *, join_every: int = 0) -> Table:
             tracker = HandTracker(view(state, step.index % state.n))
             check_joined(state, tracker)
             joined.append(tracker)
-    assert state.is_over
+    assert state.is_over or not whole_game
     return table
 
 
@@ -349,7 +353,7 @@ def test_the_seeded_games_exercise_hidden_steals_trades_and_monopolies() -> None
 @settings(max_examples=5, deadline=None)
 @given(seed=st.integers(0, 2**32), players=st.integers(2, 4))
 def test_trackers_hold_the_truth_in_any_seeded_game(seed: int, players: int) -> None:
-    follow_game(GameConfig(players=players), seed, join_every=120)
+    follow_game(GameConfig(players=players), seed, join_every=120, whole_game=False)
 
 
 # ======================================================================================

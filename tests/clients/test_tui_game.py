@@ -20,12 +20,10 @@ SIZE = (100, 30)
 
 
 async def shown(pilot: Any, condition: Any) -> None:
-    """Let the app run until ``condition()`` holds (at most 10 s)."""
-    for _ in range(500):
-        if condition():
-            return
-        await pilot.pause(0.02)
-    assert condition()
+    """Let the app run until ``condition()`` holds (a minute at most: a hung test fails)."""
+    async with asyncio.timeout(60):
+        while not condition():
+            await pilot.pause(0.02)
 
 
 def footer_of(app: HexhavenApp) -> str:

@@ -15,7 +15,9 @@ from protocol import SUBPROTOCOL_MSGPACK, Codec
 from protocol import messages as m
 from protocol.payloads import WireModel, event_to_engine
 
-TIMEOUT = 10.0
+TIMEOUT = 60.0
+"""How long a message may take before the test fails as hung: long enough for a loaded machine
+to start bot processes and a database (no test waits it out when things work)."""
 
 
 class Client:

@@ -27,7 +27,9 @@ async def test_an_abandoned_game_expires_and_is_not_resumed() -> None:
         assert [g.game for g in (await host.expect(m.GameList)).games] == [game]
         await host.close()
 
-        await asyncio.sleep(0.8)
+        async with asyncio.timeout(30):  # idle for 0.2 s, then closed
+            while game in srv.rooms:
+                await asyncio.sleep(0.02)
         other = await Client.open(port, SUBPROTOCOL_JSON)
         await other.hello()
         await other.send(m.ListGames())

@@ -25,6 +25,8 @@ from tests.server.client import Client
 from tests.server.test_play import seated_game
 
 ROOT = Path(__file__).resolve().parents[2]
+START_TIMEOUT = 60.0
+"""How long a server (and its database) may take to answer before the test fails as hung."""
 
 
 def free_port() -> int:
@@ -47,15 +49,15 @@ async def server_process(
         stderr=subprocess.DEVNULL,
     )
     try:
-        for _ in range(100):
-            try:
-                c = await Client.open(port)
-                await c.close()
-                break
-            except OSError:
-                await asyncio.sleep(0.1)
-        else:
-            raise RuntimeError("the server did not start")
+        async with asyncio.timeout(START_TIMEOUT):
+            while True:
+                assert proc.poll() is None, "the server exited as it started"
+                try:
+                    c = await Client.open(port)
+                    await c.close()
+                    break
+                except OSError:
+                    await asyncio.sleep(0.1)  # polled until it answers
         yield proc
     finally:
         if proc.poll() is None:
@@ -74,6 +76,21 @@ def finished_as_replayed(db: Path | str, game: str, over: m.GameOver) -> StoredG
     assert state.is_over and state.winner == over.winner
     assert [state.victory_points(q) for q in range(state.n)] == over.points
     return stored
+
+
+async def rejoin(c: Client, game: str, token: str) -> m.Joined:
+    """Take the seat back; on PostgreSQL a restarted server plays the game only once the killed
+    one's lease has lapsed (until then it answers ``moved`` or ``moving``: ask again)."""
+    while True:
+        await c.send(m.Rejoin(game=game, token=token))
+        while True:
+            message = await c.recv()
+            if isinstance(message, m.Joined):
+                return message
+            if isinstance(message, m.Error):
+                assert message.code == m.ErrorCode.MOVED or message.detail == "moving", message
+                break
+        await asyncio.sleep(0.2)  # polled until the lease lapses (seconds)
 
 
 async def play_until(c: Client, game: str, seed: int, stop_at: int) -> None:
@@ -110,8 +127,7 @@ async def test_killed_server_resumes_and_the_game_verifies(db: str) -> None:
         back = [await Client.open(port) for _ in range(4)]
         for c, token in zip(back, tokens, strict=True):
             await c.hello()
-            await c.send(m.Rejoin(game=game, token=token))
-            await c.expect(m.Joined)
+            await rejoin(c, game, token)
             view = (await c.expect(m.GameView)).view
             assert view.state_id >= 150
         overs = await asyncio.gather(*(c.play_randomly(game, 100 + i) for i, c in enumerate(back)))
@@ -181,8 +197,7 @@ async def test_a_restarted_server_plays_its_bot_seats_again(db: str) -> None:
     async with server_process(db, port):
         back = await Client.open(port)
         await back.hello()
-        await back.send(m.Rejoin(game=game, token=token))
-        assert (await back.expect(m.Joined)).token == token
+        assert (await rejoin(back, game, token)).token == token
         over = await back.play_randomly(game, 8)
         assert over.winner is not None
         rosters = [x.players for x in back.received if isinstance(x, m.Players)]

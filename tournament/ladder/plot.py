@@ -35,9 +35,7 @@ def plot_ratings(
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
     except ImportError as exc:
-        raise ImportError(
-            "plotting ratings needs matplotlib: pip install 'hexhaven[plot]'"
-        ) from exc
+        raise ImportError("plotting ratings needs matplotlib: pip install '.[plot]'") from exc
 
     fig = Figure(figsize=FIGSIZE, dpi=DPI, layout="constrained")
     FigureCanvasAgg(fig)

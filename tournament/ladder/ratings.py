@@ -271,7 +271,7 @@ def format_leaderboard(rows: Sequence[Row]) -> list[str]:
 
 
 def leaderboard_markdown(rows: Sequence[Row]) -> str:
-    """The leaderboard as a Markdown table (for README), rows numbered from 1 in the order
+    """The leaderboard as a Markdown table (for docs/results.md), rows numbered from 1 in the order
     given, ending in a newline."""
     lines = [
         "| # | entrant | budget | games | wins | win rate [95% CI] | mean VP | mean rank "

@@ -121,7 +121,7 @@ def _ray_backend(
     try:
         import ray
     except ImportError as exc:
-        raise LadderError("the ray backend needs Ray: pip install 'hexhaven[ray]'") from exc
+        raise LadderError("the ray backend needs Ray: pip install '.[ray]'") from exc
     started = False
     if not ray.is_initialized():
         if address:

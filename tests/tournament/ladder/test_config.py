@@ -263,9 +263,9 @@ def test_the_example_ladders_are_valid(path: Path) -> None:
     ids=lambda p: f"{p.parent.name}/{p.name}",
 )
 def test_the_table_ladders_play_the_arena_games_their_comment_names(path: Path) -> None:
-    """Each README row kept as a ladder is one uct entrant against three heuristic players
-    (the 10,000-rollout column at 10,000 rollouts), and the arena command in its comment
-    plays the same games (the same spec, seed and count)."""
+    """Each row of docs/results.md kept as a ladder is one uct entrant against three
+    heuristic players (the 10,000-rollout column at 10,000 rollouts), and the arena command
+    in its comment plays the same games (the same spec, seed and count)."""
     config = load_config(path)
     assert [e.bot for e in config.entrant] == ["uct", "heuristic", "heuristic", "heuristic"]
     if path.parent.name == "table1-10k":

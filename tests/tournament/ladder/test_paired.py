@@ -209,7 +209,7 @@ def test_the_command_names_what_it_cannot_compare(
 def test_the_kept_ten_thousand_rollout_rows_are_the_same_games(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """README compares the Table I rows at 10,000 rollouts game by game."""
+    """docs/results.md compares the Table I rows at 10,000 rollouts game by game."""
     root = Path(__file__).resolve().parents[3] / "ladders" / "table1-10k" / "results"
     pair_of = [str(root / "mp-uct.jsonl"), str(root / "mp-ensemble.jsonl")]
     assert main(["ladder", "paired", *pair_of, "--json"]) == 0
