@@ -649,7 +649,7 @@ class HexhavenServer:
             room_queue=waiting,
             store_queue=self.store.waiting(),
             store_reachable=self.store.reachable,
-            bot_processes=sum(len(bots) for bots in self._bots.values()),
+            bot_seats=sum(len(bots) for bots in self._bots.values()),
             leases=self._leases_held,
         )
 

@@ -40,7 +40,7 @@ class Census:
     store_queue: int = 0
     """Jobs waiting for the store's writer."""
     store_reachable: bool = True
-    bot_processes: int = 0
+    bot_seats: int = 0
     leases: int = 0
     """Games whose leases the process held at its last renewal (PostgreSQL)."""
 
@@ -77,9 +77,9 @@ class _Live(Collector):
             value=int(now.store_reachable),
         )
         yield GaugeMetricFamily(
-            "hexhaven_bot_processes",
+            "hexhaven_bot_seats",
             "Bot seats the server plays (in its bot host, or a process each).",
-            value=now.bot_processes,
+            value=now.bot_seats,
         )
         yield GaugeMetricFamily(
             "hexhaven_leases_held",

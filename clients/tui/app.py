@@ -529,6 +529,10 @@ class HexhavenApp(App[None]):
         hint.update(out)
 
     def _tick(self) -> None:
+        """Once a second: the clocks, and how long the game has waited. Nothing once the
+        game's widgets are gone (a tick may still come while the app closes)."""
+        if not self.query(BoardView):
+            return
         if self.model.deadline_left() is not None or self.model.clock:
             self.refresh_status()
             self.query_one(PlayersPanel).redraw()

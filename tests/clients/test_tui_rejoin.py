@@ -281,3 +281,16 @@ async def test_the_help_shows_the_way_back_to_the_seat_even_at_80x24() -> None:
         box = app.screen.query_one(".dialog").region
         assert box.bottom <= 24 and shown.region.bottom <= box.bottom
         assert app.screen.query_one(".dialog-keys").region.bottom <= box.bottom
+
+
+async def test_a_tick_while_the_app_closes_changes_nothing() -> None:
+    """The once-a-second tick may come after the game's widgets are gone (the app closing);
+    it must not look for them."""
+    state = engine.new_game(engine.GameConfig(players=3), SEED)
+    transport = OfflineTransport(taken(state, 1, seats(3, started=True)))
+    app = HexhavenApp(transport)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.waiting  # seat 0 places first; this seat waits for it
+        await app.screen.query("*").remove()
+        app._tick()  # the timer's callback, as it runs

@@ -86,6 +86,7 @@ async def test_one_host_plays_the_bots_of_several_games_to_their_ends() -> None:
                 rooms.append(srv.rooms[game])
             await until(lambda: all(connected(r) for r in rooms) or any(r.over for r in rooms))
             assert srv.bot_host is not None and srv.bot_host.seats() == 9
+            assert srv.census().bot_seats == 9  # hexhaven_bot_seats on /metrics
             await until(lambda: all(r.over for r in rooms))
             assert all(r.state.winner is not None for r in rooms)
             for room in rooms:
