@@ -201,9 +201,8 @@ class Board:
             out["reds_may_touch"] = True
         return out
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Board):
-            return NotImplemented
+    def _key(self) -> tuple[int, tuple[Terrain, ...], tuple[int, ...], tuple[int, ...], bool, int]:
+        """What makes two boards the same board."""
         return (
             self.radius,
             self.terrain,
@@ -211,26 +210,15 @@ class Board:
             self.harbours,
             self.reds_may_touch,
             self.harbour_layout,
-        ) == (
-            other.radius,
-            other.terrain,
-            other.tokens,
-            other.harbours,
-            other.reds_may_touch,
-            other.harbour_layout,
         )
 
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Board):
+            return NotImplemented
+        return self._key() == other._key()
+
     def __hash__(self) -> int:
-        return hash(
-            (
-                self.radius,
-                self.terrain,
-                self.tokens,
-                self.harbours,
-                self.reds_may_touch,
-                self.harbour_layout,
-            )
-        )
+        return hash(self._key())
 
 
 def check_board(board: Board, *, standard_contents: bool = True) -> None:
