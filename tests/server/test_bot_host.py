@@ -20,6 +20,7 @@ from protocol import messages as m
 from server.app import HexhavenServer
 from server.room import GameRoom
 from tests.server.client import Client
+from tests.server.test_bots import game_with_me
 
 WAIT = 180.0
 """Seconds a test waits for a condition before it fails (the machine may be loaded)."""
@@ -99,19 +100,6 @@ async def test_one_host_plays_the_bots_of_several_games_to_their_ends() -> None:
     assert not [e for e in logs if e["event"] in ("bot.failed", "bot_host.exited")]
 
 
-async def _game_with_me(port: int, bots: list[m.BotSeat]) -> tuple[Client, str]:
-    """A started game with a person at seat 0 (who acts first) and ``bots``."""
-    me = await Client.open(port, SUBPROTOCOL_JSON)
-    await me.hello()
-    options = m.GameOptions(players=1 + len(bots), victory_points=4, bots=bots)
-    await me.send(m.CreateGame(options=options))
-    game = (await me.expect(m.GameCreated)).game
-    await me.send(m.JoinGame(game=game, name="me"))
-    await me.expect(m.Joined)
-    await me.send(m.StartGame(game=game))
-    return me, game
-
-
 async def test_a_killed_host_is_started_again_and_its_seats_rejoin_with_their_tokens(
     monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
 ) -> None:
@@ -129,7 +117,7 @@ async def test_a_killed_host_is_started_again_and_its_seats_rejoin_with_their_to
     bots = [m.BotSeat(kind="heuristic"), m.BotSeat(kind="uct", strength="easy")]
     with capture_logs() as logs:
         async with hosting() as (srv, port):
-            me, game = await _game_with_me(port, bots)
+            me, game = await game_with_me(port, bots, victory_points=4)
             room = srv.rooms[game]
             await until(lambda: connected(room))  # seat 0 acts first: the bots wait
             host = srv.bot_host
@@ -164,7 +152,9 @@ async def test_a_killed_search_worker_is_replaced_and_the_game_goes_on(
     workers, the seat answers in time (its search again, or the heuristic's move), never
     loses its seat, and the game is played to its end."""
     async with hosting() as (srv, port):
-        me, game = await _game_with_me(port, [m.BotSeat(kind="uct", strength="easy")])
+        me, game = await game_with_me(
+            port, [m.BotSeat(kind="uct", strength="easy")], victory_points=4
+        )
         room = srv.rooms[game]
         await until(lambda: connected(room))
         host = srv.bot_host

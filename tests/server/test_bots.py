@@ -74,10 +74,13 @@ def test_bot_command_keeps_values_that_start_with_a_dash_and_reads_its_token() -
     )
 
 
-async def _one_person_with_bots(port: int) -> tuple[Client, str]:
+async def game_with_me(
+    port: int, bots: list[m.BotSeat], victory_points: int = 10
+) -> tuple[Client, str]:
+    """A started game with a person at seat 0 (who acts first) and ``bots``."""
     me = await Client.open(port, SUBPROTOCOL_JSON)
     await me.hello()
-    options = m.GameOptions(players=3, bots=[m.BotSeat(kind="random")] * 2)
+    options = m.GameOptions(players=1 + len(bots), victory_points=victory_points, bots=bots)
     await me.send(m.CreateGame(options=options))
     game = (await me.expect(m.GameCreated)).game
     await me.send(m.JoinGame(game=game, name="me"))
@@ -103,7 +106,7 @@ async def test_bot_processes_get_their_tokens_on_standard_input_not_their_comman
     srv = HexhavenServer(bot_launcher="process")
     with capture_logs() as logs:
         async with srv.running("127.0.0.1", 0) as ws_server:
-            me, game = await _one_person_with_bots(srv.port_of(ws_server))
+            me, game = await game_with_me(srv.port_of(ws_server), [m.BotSeat(kind="random")] * 2)
             room = srv.rooms[game]
             async with asyncio.timeout(30):  # seat 0 acts first: the bots wait, connected
                 while not all(s is not None and s.owners() for s in room.seats):
@@ -130,7 +133,7 @@ async def test_bot_processes_that_keep_failing_are_retried_then_played_by_the_se
     monkeypatch.setattr(app_module, "bot_command", failing)
     srv = HexhavenServer(bot_launcher="process")
     async with srv.running("127.0.0.1", 0) as ws_server:
-        me, game = await _one_person_with_bots(srv.port_of(ws_server))
+        me, game = await game_with_me(srv.port_of(ws_server), [m.BotSeat(kind="random")] * 2)
         over = await me.play_randomly(game, seed=4)
         assert over.winner is not None
         room = srv.rooms[game]
