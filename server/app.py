@@ -19,7 +19,7 @@ import socket
 import sys
 import time
 from collections import OrderedDict, deque
-from collections.abc import AsyncIterator, Awaitable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from http import HTTPStatus
 
@@ -370,6 +370,7 @@ class HexhavenServer:
         bot_workers: int | None = None,
         bot_launcher: str = "host",
         bot_search_seconds: float | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if bot_launcher not in BOT_LAUNCHERS:
             raise ValueError(
@@ -417,6 +418,8 @@ class HexhavenServer:
         """Seconds a seat may stay disconnected before the server plays it."""
         self.idle_timeout = idle_timeout
         """Seconds a game with nobody connected may sit untouched before it is closed."""
+        self.clock = clock
+        """The games' clock (turn timers, grace periods, idleness), in seconds."""
         self._rooms_tasks: dict[str, asyncio.Task[None]] = {}
         self._bots: dict[str, set[asyncio.Task[None]]] = {}
         """Each game's bot processes (the tasks that run them)."""
@@ -502,7 +505,7 @@ class HexhavenServer:
     def _resume(self, stored: StoredGame, room: GameRoom | None = None) -> GameRoom:
         """Open a room for a stored game, at the state its actions lead to (``room``, if
         it is restored already)."""
-        room = room if room is not None else GameRoom.restore(stored, self.store)
+        room = room if room is not None else GameRoom.restore(stored, self.store, self.clock)
         room.away_grace = self.away_grace
         room.launcher = self._launch_bot
         room.chat_limit = self.limits.chat_per_game
@@ -1027,6 +1030,7 @@ class HexhavenServer:
             away_grace=self.away_grace,
             launcher=self._launch_bot,
             chat_limit=self.limits.chat_per_game,
+            clock=self.clock,
         )
         # Stored first (with its lease, on PostgreSQL); `game_created` once it is.
         if self.store.postgres:
@@ -1165,7 +1169,7 @@ class HexhavenServer:
         finished games once their players are gone. Closed games stay in the store."""
         while True:
             await asyncio.sleep(min(60.0, max(0.05, self.idle_timeout / 4)))
-            now = time.monotonic()
+            now = self.clock()
             for address, allowance in list(self._addresses.items()):
                 if allowance.is_full():  # nothing spent lately: a fresh one is the same
                     del self._addresses[address]

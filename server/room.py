@@ -143,10 +143,6 @@ CHAT_PER_GAME = 2000
 """Chat lines a game takes by default (the server's ``chat_per_game`` limit)."""
 
 
-def _now() -> float:
-    return time.monotonic()
-
-
 class GameRoom:
     """A game and its seats. Only :meth:`run` touches the state; everything else reaches
     it through :meth:`submit`. (The store's word that a write is committed arrives on the
@@ -166,8 +162,12 @@ class GameRoom:
         away_grace: float = 30.0,
         launcher: Callable[[str, str, str, str], None] | None = None,
         chat_limit: int = CHAT_PER_GAME,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.id = game_id
+        self._now = clock
+        """Seconds, for turn timers, grace periods and idleness; one that jumps (a test's)
+        is followed by :meth:`wake`."""
         self.chat_limit = chat_limit
         """Chat lines the game takes; later ones are refused."""
         self.chat_lines = 0
@@ -196,7 +196,7 @@ class GameRoom:
         self.away: set[int] = set()  # seats the server plays until their owner returns
         self.disconnected_at: dict[int, float | None] = {}
         self.away_grace = away_grace
-        self.last_active = _now()
+        self.last_active = self._now()
         self.launcher = launcher
         """Starts a bot for a seat (in the server's bot host, or a process of its own):
         (game, token, kind, name); its end comes back as :class:`ProcessExited` naming the
@@ -223,12 +223,14 @@ class GameRoom:
         self.log = structlog.get_logger("hexhaven.room").bind(game=game_id)
 
     @classmethod
-    def restore(cls, stored: StoredGame, store: Store) -> GameRoom:
+    def restore(
+        cls, stored: StoredGame, store: Store, clock: Callable[[], float] = time.monotonic
+    ) -> GameRoom:
         """A room for a stored game, at the state its recorded actions lead to. Its seats
         wait for the tokens whose hashes the store holds (a bot seat gets a fresh one when
         :meth:`launch_bots` starts its process); after a restart any seated player may
         start the game."""
-        room = cls(stored.id, stored.options, stored.seed, None, store, stored.invite)
+        room = cls(stored.id, stored.options, stored.seed, None, store, stored.invite, clock=clock)
         room.table = Table.replay(
             stored.id, room.table.config, stored.seed, stored.actions, max_actions=MAX_ACTIONS
         )
@@ -295,9 +297,20 @@ class GameRoom:
             self.inbox.put_nowait((peer, message))
             return
         self._take(peer, message)
-        wait = self._next_deadline()  # the message may have started or ended a turn's timer
+        self._reschedule(timer)  # the message may have started or ended a turn's timer
+
+    def wake(self) -> None:
+        """Read the clock again: what ran out meanwhile is played at once. (The room's own
+        waits follow the clock as it runs; one that jumps, as a test's does, calls this.)"""
+        timer = self._timer
+        if timer is not None and not timer.expired():
+            self._reschedule(timer)
+
+    def _reschedule(self, timer: asyncio.Timeout) -> None:
+        """Move the wait's timeout to the next deadline by the room's clock."""
+        wait = self._next_deadline()
         loop = asyncio.get_running_loop()
-        timer.reschedule(None if wait is None else loop.time() + max(0.0, wait - _now()))
+        timer.reschedule(None if wait is None else loop.time() + max(0.0, wait - self._now()))
 
     async def run(self) -> None:
         """Handle queued messages one by one until cancelled, and play the default action
@@ -310,7 +323,7 @@ class GameRoom:
                 wait = self._next_deadline()
                 try:
                     async with asyncio.timeout(
-                        None if wait is None else max(0.0, wait - _now())
+                        None if wait is None else max(0.0, wait - self._now())
                     ) as self._timer:
                         peer, message = await self.inbox.get()
                 except TimeoutError:
@@ -322,7 +335,7 @@ class GameRoom:
 
     def _take(self, peer: Peer, message: Any) -> None:
         """Handle one message; a failure is logged and reported to its sender."""
-        self.last_active = _now()
+        self.last_active = self._now()
         self._busy = True
         try:
             self._handle(peer, message)
@@ -349,7 +362,7 @@ class GameRoom:
         """Seats out of time get the engine's default action; repeat offenders, and seats
         disconnected past the grace period, are marked away (played by the server until
         their owner returns)."""
-        now = _now()
+        now = self._now()
         for seat, t in list(self.disconnected_at.items()):
             if t is not None and t + self.away_grace <= now:
                 self.disconnected_at[seat] = None
@@ -382,7 +395,7 @@ class GameRoom:
                 else:
                     token = new_token()
                     slot.standin_hash = hash_token(token)
-                    slot.launched_at = _now()
+                    slot.launched_at = self._now()
                     self.launcher(self.id, token, STANDIN_KIND, f"{slot.name}-bot")
         else:
             self.away.discard(seat)
@@ -561,7 +574,7 @@ class GameRoom:
             self._set_away(seat, True)  # the server's own bot: played by the server at once
             self._autoplay()
         elif self.started and not slot.owners() and not self.over:
-            self.disconnected_at[seat] = _now()  # away if not back within the grace period
+            self.disconnected_at[seat] = self._now()  # away if not back within the grace period
         self._broadcast_players()
 
     def _process_exited(self, msg: ProcessExited) -> None:
@@ -602,7 +615,7 @@ class GameRoom:
             self.log.warning("room.bot_given_up", seat=seat, launches=slot.launches)
             return
         slot.launches += 1
-        slot.launched_at = _now()
+        slot.launched_at = self._now()
         self._launch(seat)
 
     def _is_host(self, peer: Peer) -> bool:
@@ -649,7 +662,7 @@ class GameRoom:
             self._store(seat_set(self.id, seat, slot.token_hash, slot.name, spec))
         for seat, held in enumerate(self.seats):
             if held is not None and held.bot is None and not held.owners():
-                self.disconnected_at[seat] = _now()  # lost in the lobby: away after the grace
+                self.disconnected_at[seat] = self._now()  # lost in the lobby: away after the grace
         self.started = True
         self._store(game_started(self.id))
         self.log.info("room.started", players=len(self.seats), bots=len(empty))
@@ -772,7 +785,7 @@ class GameRoom:
         for seat in list(self.deadlines):
             if seat not in to_act:
                 del self.deadlines[seat]
-        now = _now()
+        now = self._now()
         for seat in to_act:
             slot = self.seats[seat]
             if slot is None:
@@ -954,7 +967,7 @@ class GameRoom:
         """Who must act and their time left, in a game with a turn timer."""
         if self.options.turn_timer is None or not self.started or self.over:
             return None
-        now = _now()
+        now = self._now()
         seats = [
             m.SeatClock(seat=seat, left=max(0.0, deadline - now))
             for seat, deadline in sorted(self.deadlines.items())

@@ -127,53 +127,101 @@ async def test_an_away_seat_is_played_by_a_bot_until_its_owner_returns(
         await c.close()
 
 
+class ManualClock:
+    """The games' clock for a test: seconds pass only when the test moves it."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+async def clocked() -> AsyncIterator[tuple[HexhavenServer, ManualClock, int]]:
+    clock = ManualClock()
+    srv = HexhavenServer(clock=clock)
+    async with srv.running("127.0.0.1", 0) as ws_server:
+        yield srv, clock, srv.port_of(ws_server)
+
+
+def advance(srv: HexhavenServer, clock: ManualClock, seconds: float) -> None:
+    """Move the games' clock on, and let every room see it."""
+    clock.now += seconds
+    for room in srv.rooms.values():
+        room.wake()
+
+
+async def prompt_for(c: Client, seat: int) -> m.Prompt:
+    while True:
+        message = await c.recv()
+        if isinstance(message, m.Prompt) and message.seat == seat:
+            return message
+
+
+TIMER = 60.0
+
+
 async def test_the_timer_is_per_action_and_a_timeout_leaves_the_next_one_whole(
-    quick_server: int,
+    clocked: tuple[HexhavenServer, ManualClock, int],
 ) -> None:
-    timer = 0.6
-    game, clients = await table(quick_server, m.GameOptions(players=3, turn_timer=timer))
+    srv, clock, port = clocked
+    game, clients = await table(port, m.GameOptions(players=3, turn_timer=TIMER))
     first, _, silent = clients
     # Seat 0 takes half its time over its first settlement; its road still gets the whole
     # timer, not what was left of the first.
     placing = await first.expect(m.Prompt)
-    await asyncio.sleep(timer / 2)
+    assert placing.deadline == TIMER
+    advance(srv, clock, TIMER / 2)
     await first.send(m.Act(game=game, state_id=placing.state_id, action=placing.actions[0]))
     road = await first.expect(m.Prompt)
-    assert road.state_id == placing.state_id + 1
-    assert road.deadline is not None and road.deadline > 0.8 * timer
+    assert (road.state_id, road.deadline) == (placing.state_id + 1, TIMER)
     await first.send(m.Act(game=game, state_id=road.state_id, action=road.actions[0]))
 
-    # Seat 2 says nothing: its settlement times out and is played, and its road (due at
+    # Seat 2 says nothing: its settlement runs out and is played, and its road (due at
     # once after, by the same seat) again gets the whole timer rather than none.
-    overs = await asyncio.gather(
-        first.play_randomly(game, 1), clients[1].play_randomly(game, 2), listen_until_over(silent)
-    )
-    assert overs[0] == overs[2]
-    mine = [x for x in silent.received if isinstance(x, m.Prompt) and x.seat == 2]
-    assert [p.deadline is not None and p.deadline > 0.8 * timer for p in mine[:2]] == [True, True]
-    assert mine[1].state_id == mine[0].state_id + 1  # the road right after the settlement
+    others = [asyncio.create_task(c.play_randomly(game, i)) for i, c in enumerate(clients[:2])]
+    settlement = await prompt_for(silent, 2)
+    assert settlement.deadline == TIMER
+    advance(srv, clock, TIMER - 1)  # not yet out of time
+    advance(srv, clock, 1)
+    its_road = await prompt_for(silent, 2)
+    assert (its_road.state_id, its_road.deadline) == (settlement.state_id + 1, TIMER)
+    played = [e for e in silent.events() if isinstance(e, SettlementBuilt) and e.seat == 2]
+    assert len(played) == 1  # by the server, for the silent seat
+    await silent.send(m.Act(game=game, state_id=its_road.state_id, action=its_road.actions[0]))
+    over = await silent.play_randomly(game, 3)
+    assert await asyncio.gather(*others) == [over, over]
     for c in clients:
         await c.close()
 
 
 async def test_a_seat_is_away_after_timeouts_in_a_row_not_after_any_two(
-    quick_server: int,
+    clocked: tuple[HexhavenServer, ManualClock, int],
 ) -> None:
-    game, clients = await table(quick_server, m.GameOptions(players=3, turn_timer=0.3))
+    srv, clock, port = clocked
+    game, clients = await table(port, m.GameOptions(players=3, turn_timer=TIMER))
     others = [asyncio.create_task(c.play_randomly(game, i)) for i, c in enumerate(clients[:2])]
     seat2 = clients[2]
     # Seat 2's set-up: settlement (let run out), road (played), settlement (let run out),
     # then its second road's prompt: one timeout, an action, one timeout: not away.
-    prompts = 0
-    while prompts < 4:
-        message = await seat2.recv()
-        if not isinstance(message, m.Prompt) or message.seat != 2:
-            continue
-        prompts += 1
-        if prompts == 2:
-            await seat2.send(m.Act(game=game, state_id=message.state_id, action=message.actions[0]))
+    for n in range(1, 4):
+        prompt = await prompt_for(seat2, 2)
+        if n == 2:
+            await seat2.send(m.Act(game=game, state_id=prompt.state_id, action=prompt.actions[0]))
+        else:
+            advance(srv, clock, TIMER)
+    await prompt_for(seat2, 2)
     rosters = [x for x in seat2.received if isinstance(x, m.Players)]
     assert not any(p.away for x in rosters for p in x.players if p.seat == 2)
+    assert srv.rooms[game].timeouts[2] == 1
+    # This one runs out too: two in a row, and the seat is away.
+    advance(srv, clock, TIMER)
+    async with asyncio.timeout(30):
+        while 2 not in srv.rooms[game].away:
+            await seat2.recv()
+    roster = [x for x in seat2.received if isinstance(x, m.Players)][-1]
+    assert [p.away for p in roster.players if p.seat == 2] == [True]
     for task in others:
         task.cancel()
     await asyncio.gather(*others, return_exceptions=True)
