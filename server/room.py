@@ -300,11 +300,19 @@ class GameRoom:
         self._reschedule(timer)  # the message may have started or ended a turn's timer
 
     def wake(self) -> None:
-        """Read the clock again: what ran out meanwhile is played at once. (The room's own
-        waits follow the clock as it runs; one that jumps, as a test's does, calls this.)"""
+        """Read the clock again: what ran out meanwhile is played now, before this returns
+        when the room's task is waiting (else that task reads the clock when it next
+        waits). The room's own waits follow the clock as it runs; one that jumps, as a
+        test's does, calls this."""
         timer = self._timer
-        if timer is not None and not timer.expired():
-            self._reschedule(timer)
+        if timer is None or timer.expired() or self._busy or not self.inbox.empty():
+            return
+        self._busy = True
+        try:
+            self._expire()
+        finally:
+            self._busy = False
+        self._reschedule(timer)
 
     def _reschedule(self, timer: asyncio.Timeout) -> None:
         """Move the wait's timeout to the next deadline by the room's clock."""

@@ -66,7 +66,9 @@ async def test_the_event_loop_runs_while_the_agent_thinks() -> None:
         release = threading.Event()
         agent = SlowAgent(release)
         host, game = await _against_a_random_bot(srv, srv.port_of(ws_server), agent)
-        await asyncio.sleep(0.3)  # runs only if the agent's thinking leaves the loop free
+        async with asyncio.timeout(30):  # this loop runs only if the thinking leaves it free
+            while not agent.thinking:
+                await asyncio.sleep(0.01)
         assert agent.decisions == 0 and not game.done()
         release.set()
         over = await asyncio.wait_for(game, 180)

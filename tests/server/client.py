@@ -14,10 +14,29 @@ from engine import Event
 from protocol import SUBPROTOCOL_MSGPACK, Codec
 from protocol import messages as m
 from protocol.payloads import WireModel, event_to_engine
+from server.app import HexhavenServer
 
 TIMEOUT = 60.0
 """How long a message may take before the test fails as hung: long enough for a loaded machine
 to start bot processes and a database (no test waits it out when things work)."""
+
+
+class ManualClock:
+    """The games' clock for a test (``HexhavenServer(clock=...)``): seconds pass only when
+    the test moves it, with :func:`advance`."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def advance(srv: HexhavenServer, clock: ManualClock, seconds: float) -> None:
+    """Move the games' clock on; every waiting room plays what ran out before this returns."""
+    clock.now += seconds
+    for room in list(srv.rooms.values()):
+        room.wake()
 
 
 class Client:

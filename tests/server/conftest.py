@@ -5,6 +5,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from server.app import HexhavenServer
+from tests.server.client import ManualClock
 
 
 @pytest.fixture
@@ -13,3 +14,13 @@ async def server_port() -> AsyncIterator[int]:
     srv = HexhavenServer()
     async with srv.running("127.0.0.1", 0) as ws_server:
         yield srv.port_of(ws_server)
+
+
+@pytest.fixture
+async def clocked() -> AsyncIterator[tuple[HexhavenServer, ManualClock, int]]:
+    """A real server whose games' clock the test moves (:func:`tests.server.client.advance`),
+    and its port."""
+    clock = ManualClock()
+    srv = HexhavenServer(clock=clock)
+    async with srv.running("127.0.0.1", 0) as ws_server:
+        yield srv, clock, srv.port_of(ws_server)

@@ -11,7 +11,7 @@ import pytest
 
 from protocol import messages as m
 from server.app import HexhavenServer
-from tests.server.client import Client
+from tests.server.client import Client, ManualClock, advance
 
 
 @pytest.fixture
@@ -139,13 +139,21 @@ async def test_a_seat_lost_in_the_lobby_is_played_once_the_game_starts(port: int
         await c.close()
 
 
-async def test_who_comes_after_the_end_is_told_the_game_is_over(port: int) -> None:
+async def test_who_comes_after_the_end_is_told_the_game_is_over(
+    clocked: tuple[HexhavenServer, ManualClock, int],
+) -> None:
+    srv, clock, port = clocked
     game, clients = await _lobby(port, 3, 3)
     token = clients[2].token()
     await clients[0].send(m.StartGame(game=game))
     overs = await asyncio.gather(*(c.play_randomly(game, i) for i, c in enumerate(clients)))
     await clients[2].close()
-    await asyncio.sleep(0.6)  # past the grace: a seat gone after the end is not marked away
+    seat = srv.rooms[game].seats[2]
+    async with asyncio.timeout(10):
+        while seat is not None and seat.peers:
+            await asyncio.sleep(0.01)
+    advance(srv, clock, srv.away_grace)  # past the grace: a seat gone after the end...
+    assert 2 not in srv.rooms[game].away  # ... is not marked away
     await clients[0].send(m.Ping(nonce=1))
     await clients[0].expect(m.Pong)
     after = clients[0].received[clients[0].received.index(overs[0]) :]

@@ -13,7 +13,8 @@ from engine import SettlementBuilt
 from protocol import SUBPROTOCOL_MSGPACK
 from protocol import messages as m
 from server.app import HexhavenServer
-from tests.server.client import Client
+from server.room import PROCESS_WAIT
+from tests.server.client import Client, ManualClock, advance
 
 
 @pytest.fixture
@@ -127,31 +128,6 @@ async def test_an_away_seat_is_played_by_a_bot_until_its_owner_returns(
         await c.close()
 
 
-class ManualClock:
-    """The games' clock for a test: seconds pass only when the test moves it."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-@pytest.fixture
-async def clocked() -> AsyncIterator[tuple[HexhavenServer, ManualClock, int]]:
-    clock = ManualClock()
-    srv = HexhavenServer(clock=clock)
-    async with srv.running("127.0.0.1", 0) as ws_server:
-        yield srv, clock, srv.port_of(ws_server)
-
-
-def advance(srv: HexhavenServer, clock: ManualClock, seconds: float) -> None:
-    """Move the games' clock on, and let every room see it."""
-    clock.now += seconds
-    for room in srv.rooms.values():
-        room.wake()
-
-
 async def prompt_for(c: Client, seat: int) -> m.Prompt:
     while True:
         message = await c.recv()
@@ -217,10 +193,8 @@ async def test_a_seat_is_away_after_timeouts_in_a_row_not_after_any_two(
     assert srv.rooms[game].timeouts[2] == 1
     # This one runs out too: two in a row, and the seat is away.
     advance(srv, clock, TIMER)
-    async with asyncio.timeout(30):
-        while 2 not in srv.rooms[game].away:
-            await seat2.recv()
-    roster = [x for x in seat2.received if isinstance(x, m.Players)][-1]
+    assert 2 in srv.rooms[game].away
+    roster = await seat2.expect(m.Players)  # and everyone is told
     assert [p.away for p in roster.players if p.seat == 2] == [True]
     for task in others:
         task.cancel()
@@ -230,12 +204,30 @@ async def test_a_seat_is_away_after_timeouts_in_a_row_not_after_any_two(
 
 
 def _launches_held(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, clock: ManualClock
 ) -> tuple[HexhavenServer, list[tuple[str, str, str, str]]]:
-    """A server whose bot processes are recorded, not started: the test plays them."""
+    """A server on ``clock`` whose bot processes are recorded, not started: the test plays
+    them."""
     launched: list[tuple[str, str, str, str]] = []
     monkeypatch.setattr(HexhavenServer, "_launch_bot", lambda self, *args: launched.append(args))
-    return HexhavenServer(away_grace=0.2), launched
+    return HexhavenServer(clock=clock), launched
+
+
+async def _gone_away(srv: HexhavenServer, clock: ManualClock, game: str, seat: int) -> None:
+    """Once the room knows ``seat`` disconnected, let its grace period run out."""
+    room = srv.rooms[game]
+    async with asyncio.timeout(10):
+        while room.disconnected_at.get(seat) is None:
+            await asyncio.sleep(0.01)
+    advance(srv, clock, srv.away_grace)
+    assert seat in room.away
+
+
+async def _due(srv: HexhavenServer, game: str, seat: int) -> None:
+    room = srv.rooms[game]
+    async with asyncio.timeout(30):
+        while seat not in engine.seats_to_act(room.state):
+            await asyncio.sleep(0.01)
 
 
 async def test_an_away_seat_waits_for_its_stand_in_instead_of_playing_defaults(
@@ -243,20 +235,20 @@ async def test_an_away_seat_waits_for_its_stand_in_instead_of_playing_defaults(
 ) -> None:
     """The others play on at once; when the game reaches the away seat it waits for the
     stand-in started for it, which then makes that seat's moves itself."""
-    srv, launched = _launches_held(monkeypatch)
+    clock = ManualClock()
+    srv, launched = _launches_held(monkeypatch, clock)
     async with srv.running("127.0.0.1", 0) as ws_server:
         port = srv.port_of(ws_server)
         game, clients = await table(port, m.GameOptions(players=3))
         room = srv.rooms[game]
         await clients[2].close()
-        players = [asyncio.create_task(c.play_randomly(game, i)) for i, c in enumerate(clients[:2])]
-        async with asyncio.timeout(10):
-            while 2 not in engine.seats_to_act(room.state) or 2 not in room.away:
-                await asyncio.sleep(0.01)
+        await _gone_away(srv, clock, game, 2)
         (_, token, kind, name) = launched[-1]
         assert (kind, name) == ("heuristic", "p2-bot")
+        players = [asyncio.create_task(c.play_randomly(game, i)) for i, c in enumerate(clients[:2])]
+        await _due(srv, game, 2)
         taken = room.state.actions_taken
-        await asyncio.sleep(0.5)  # the seat's move is due: the server waits for the stand-in
+        advance(srv, clock, PROCESS_WAIT - 1)  # the seat's move is due: the server waits
         assert room.state.actions_taken == taken and not any(p.done() for p in players)
 
         stand_in = await Client.open(port, SUBPROTOCOL_MSGPACK)
@@ -273,17 +265,19 @@ async def test_an_away_seat_waits_for_its_stand_in_instead_of_playing_defaults(
 async def test_a_stand_in_that_never_comes_leaves_the_seat_to_the_server(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import server.room
-
-    monkeypatch.setattr(server.room, "PROCESS_WAIT", 0.3)
-    srv, launched = _launches_held(monkeypatch)
+    clock = ManualClock()
+    srv, launched = _launches_held(monkeypatch, clock)
     async with srv.running("127.0.0.1", 0) as ws_server:
         game, clients = await table(srv.port_of(ws_server), m.GameOptions(players=3))
+        room = srv.rooms[game]
         await clients[2].close()
-        async with asyncio.timeout(60):  # waited PROCESS_WAIT, then played by defaults
-            overs = await asyncio.gather(
-                *(c.play_randomly(game, i) for i, c in enumerate(clients[:2]))
-            )
+        await _gone_away(srv, clock, game, 2)
+        players = [asyncio.create_task(c.play_randomly(game, i)) for i, c in enumerate(clients[:2])]
+        await _due(srv, game, 2)
+        taken = room.state.actions_taken
+        advance(srv, clock, PROCESS_WAIT)  # it did not come: the server plays the seat
+        assert room.state.actions_taken > taken
+        overs = await asyncio.gather(*players)
         assert overs[0] == overs[1] and launched
         for c in clients[:2]:
             await c.close()
