@@ -19,9 +19,8 @@ from typing import TextIO
 
 DIST = "hexhaven"
 NOTICE = (
-    "hexhaven: the engine runs as pure Python, about half as fast; installing again "
-    "(pip install . in the clone) where a C compiler and Python's headers work "
-    "(Debian: apt install gcc python3-dev) compiles it"
+    "hexhaven: the engine runs as pure Python, about half as fast; `pip install .` again "
+    "where a C compiler works (Debian: apt install gcc python3-dev) compiles it"
 )
 
 
