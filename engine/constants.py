@@ -52,6 +52,14 @@ class DevCard(IntEnum):
 
 N_DEV_KINDS: Final = 5
 
+
+class Award(IntEnum):
+    """The two cards worth points to whoever holds them (:data:`SPECIAL_CARD_POINTS`)."""
+
+    LONGEST_ROAD = 0
+    LARGEST_ARMY = 1
+
+
 HARBOUR_GENERIC: Final = 5
 """Harbour kind of a 3:1 harbour; kinds 0-4 are the 2:1 harbours of that resource."""
 

@@ -6,11 +6,15 @@ position notation call them.
 
 from __future__ import annotations
 
-from engine.constants import LONGEST_ROAD_MIN, SPECIAL_CARD_POINTS, Seat
+from typing import Final
+
+from engine.constants import LONGEST_ROAD_MIN, Award, Seat
 from engine.events import Event, LongestRoadChanged
+from engine.pieces import set_award
 from engine.state import GameState
 
 _Events = list[Event] | None
+_LONGEST_ROAD: Final = int(Award.LONGEST_ROAD)
 
 
 def road_length_after(state: GameState, seat: Seat, e: int) -> int:
@@ -159,10 +163,6 @@ def award_longest_road(state: GameState, events: _Events) -> None:
             new = leaders[0]
     if new == holder:
         return
-    if holder >= 0:
-        state.vp[holder] = state.vp[holder] - SPECIAL_CARD_POINTS
-    if new >= 0:
-        state.vp[new] = state.vp[new] + SPECIAL_CARD_POINTS
-    state.longest_holder = new
+    set_award(state, _LONGEST_ROAD, new)
     if events is not None:
         events.append(LongestRoadChanged(None if new < 0 else new, top if new >= 0 else 0))

@@ -26,13 +26,13 @@ from engine.constants import (
     N_RESOURCES,
     ROADS_PER_PLAYER,
     SETTLEMENTS_PER_PLAYER,
-    SPECIAL_CARD_POINTS,
+    Award,
     DevCard,
     Terrain,
 )
 from engine.errors import EngineError
 from engine.longest import longest_road
-from engine.pieces import place_road, place_settlement, upgrade_city
+from engine.pieces import place_road, place_settlement, set_award, upgrade_city
 from engine.rebuild import config_of
 from engine.rng import seed_state
 from engine.rules import setup_order
@@ -708,9 +708,9 @@ def _parse_awards(f: _Field, state: GameState) -> None:
                 f"{key} is missing",
             )
     at, value = keys["L"]
-    state.longest_holder = f.seat(at, value, "the longest road's holder", n)
+    longest = f.seat(at, value, "the longest road's holder", n)
     at, value = keys["A"]
-    state.army_holder = f.seat(at, value, "the largest army's holder", n)
+    army = f.seat(at, value, "the largest army's holder", n)
     at, value = keys["K"]
     knights = f.parts(".", at, value)
     if len(knights) != n:
@@ -720,9 +720,8 @@ def _parse_awards(f: _Field, state: GameState) -> None:
     if "W" in keys:
         at, value = keys["W"]
         state.winner = f.seat(at, value, "the winner", n)
-    for holder in (state.longest_holder, state.army_holder):
-        if holder >= 0:
-            state.vp[holder] += SPECIAL_CARD_POINTS
+    set_award(state, Award.LONGEST_ROAD, longest)
+    set_award(state, Award.LARGEST_ARMY, army)
 
 
 def _settle_setup(f: _Field, state: GameState, roads: int) -> None:

@@ -7,6 +7,10 @@ trade ratios, its public points and the pieces it has left. :func:`place_settlem
 (:mod:`engine.rules`), the rebuild from a view (:mod:`engine.rebuild`) and the position
 notation (:mod:`engine.notation`) all build through them. They do not check legality, pay
 costs, record events or measure roads: the callers do.
+
+The longest road and the largest army change hands through :func:`set_award`, which moves
+their points with them; the rules, the longest road's award (:mod:`engine.longest`), the
+rebuild and the notation all call it.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ from engine.constants import (
     HARBOUR_GENERIC,
     N_RESOURCES,
     RESOURCE_HARBOUR_RATIO,
+    SPECIAL_CARD_POINTS,
+    Award,
     Seat,
 )
 from engine.state import GameState
@@ -26,6 +32,7 @@ _R: Final = N_RESOURCES
 _HARBOUR_GENERIC: Final = HARBOUR_GENERIC
 _GENERIC_RATIO: Final = GENERIC_HARBOUR_RATIO
 _RESOURCE_RATIO: Final = RESOURCE_HARBOUR_RATIO
+_LONGEST_ROAD: Final = int(Award.LONGEST_ROAD)
 
 
 def place_settlement(state: GameState, seat: Seat, v: int) -> None:
@@ -68,3 +75,23 @@ def place_road(state: GameState, seat: Seat, e: int) -> None:
     state.eowner[e] = seat
     state.proads[seat].append(e)
     state.roads_left[seat] = state.roads_left[seat] - 1
+
+
+def set_award(state: GameState, award: int, seat: Seat) -> None:
+    """Make ``seat`` (-1: nobody) the holder of ``award`` (an :class:`Award`): the holder's
+    field, and the award's points taken from the old holder and given to the new one. Giving
+    an award to its holder changes nothing. Whether ``seat`` has earned it is the caller's
+    to decide."""
+    if award == _LONGEST_ROAD:
+        old = state.longest_holder
+        state.longest_holder = seat
+    else:
+        old = state.army_holder
+        state.army_holder = seat
+    if old == seat:
+        return
+    vp = state.vp
+    if old >= 0:
+        vp[old] = vp[old] - SPECIAL_CARD_POINTS
+    if seat >= 0:
+        vp[seat] = vp[seat] + SPECIAL_CARD_POINTS

@@ -14,8 +14,8 @@ from functools import lru_cache
 from typing import Any, cast
 
 from engine.board import Board
-from engine.constants import HARBOUR_LAYOUT, SPECIAL_CARD_POINTS
-from engine.pieces import place_road, place_settlement, upgrade_city
+from engine.constants import HARBOUR_LAYOUT, Award
+from engine.pieces import place_road, place_settlement, set_award, upgrade_city
 from engine.state import Answer, GameConfig, GameState, Phase, empty_state
 from engine.view import View
 
@@ -97,11 +97,8 @@ def state_from_view(
     seats = view.seats
     s.knights = [p.knights for p in seats]
     s.road_len = [p.longest_road for p in seats]
-    s.longest_holder = next((p.seat for p in seats if p.has_longest_road), -1)
-    s.army_holder = next((p.seat for p in seats if p.has_largest_army), -1)
-    for holder in (s.longest_holder, s.army_holder):
-        if holder >= 0:
-            s.vp[holder] += SPECIAL_CARD_POINTS
+    set_award(s, Award.LONGEST_ROAD, next((p.seat for p in seats if p.has_longest_road), -1))
+    set_award(s, Award.LARGEST_ARMY, next((p.seat for p in seats if p.has_largest_army), -1))
     s.robber = view.robber
     phase = Phase[view.phase.upper()]
     s.phase = phase

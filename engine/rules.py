@@ -47,8 +47,8 @@ from engine.constants import (
     ROAD_BUILDING_ROADS,
     ROAD_COST,
     SETTLEMENT_COST,
-    SPECIAL_CARD_POINTS,
     YEAR_OF_PLENTY_CARDS,
+    Award,
     DevCard,
     Resource,
     Seat,
@@ -80,7 +80,7 @@ from engine.events import (
     YearOfPlentyTaken,
 )
 from engine.longest import award_longest_road, longest_road, road_length_after
-from engine.pieces import place_road, place_settlement, upgrade_city
+from engine.pieces import place_road, place_settlement, set_award, upgrade_city
 from engine.rng import draw, draw_two
 from engine.state import Answer, GameState, Phase
 from engine.tables import SeatActions
@@ -99,6 +99,7 @@ _ROAD_BUILDING: Final = int(Phase.ROAD_BUILDING)
 _TRADE: Final = int(Phase.TRADE)
 _GAME_OVER: Final = int(Phase.GAME_OVER)
 _KNIGHT: Final = int(DevCard.KNIGHT)
+_LARGEST_ARMY: Final = int(Award.LARGEST_ARMY)
 _VP_CARD: Final = int(DevCard.VICTORY_POINT)
 _ROAD_BUILDING_CARD: Final = int(DevCard.ROAD_BUILDING)
 _PLENTY: Final = int(DevCard.YEAR_OF_PLENTY)
@@ -1022,10 +1023,7 @@ def _do_knight(state: GameState, a: PlayKnight, events: Events) -> None:
     k = state.knights[seat]
     holder = state.army_holder
     if holder != seat and k >= LARGEST_ARMY_MIN and (holder < 0 or k > state.knights[holder]):
-        if holder >= 0:
-            state.vp[holder] = state.vp[holder] - SPECIAL_CARD_POINTS
-        state.vp[seat] = state.vp[seat] + SPECIAL_CARD_POINTS
-        state.army_holder = seat
+        set_award(state, _LARGEST_ARMY, seat)
         if events is not None:
             events.append(LargestArmyChanged(seat, k))
     state.phase = _MOVE_ROBBER

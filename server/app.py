@@ -266,6 +266,7 @@ def bot_command(
     kind, _, strength = kind.partition(":")
     return [
         sys.executable,
+        "-P",  # Hexhaven as installed (compiled), not the sources in the working directory
         "-m",
         "app.cli",
         "bot",

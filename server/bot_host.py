@@ -47,6 +47,7 @@ def host_command(
     input. Over TLS it trusts exactly the certificate in the file ``server_cert``."""
     return [
         sys.executable,
+        "-P",  # Hexhaven as installed (compiled), not the sources in the working directory
         "-m",
         "app.cli",
         "bot-host",

@@ -104,6 +104,7 @@ _STARTS: dict[str, tuple[str, ...]] = {
     "agents/test_mcp.py": ("server", "subprocess"),
     "agents/test_sdk_play.py": ("server",),
     "app/test_cli_errors.py": ("server", "subprocess"),
+    "app/test_install.py": ("subprocess",),
     "app/test_position_cli.py": ("subprocess",),
     "app/test_tokens.py": ("server", "subprocess"),
     "bots/test_catanatron_agent.py": ("server",),

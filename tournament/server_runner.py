@@ -37,6 +37,7 @@ def bot_command(url: str, invite: str, entrant: Entrant, seed: int) -> list[str]
     so none is taken for an option)."""
     return [
         sys.executable,
+        "-P",  # Hexhaven as installed (compiled), not the sources in the working directory
         "-m",
         "app.cli",
         "bot",

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from app.commands.common import listen_problem, name_values, open_store, port
+from app.engine_build import warn_if_interpreted
 
 GC_THRESHOLDS = (10_000, 20, 100)
 """The garbage collector's thresholds in a server: young objects collected after 10,000
@@ -72,6 +73,7 @@ def _serve(args: argparse.Namespace) -> int:
         except TLSError as exc:
             print(f"hexhaven serve: {exc}", file=sys.stderr)
             return 2
+    warn_if_interpreted()
     configure_logging(args.log_level)
     made = not is_postgres(args.db) and not Path(args.db).exists()
     store = open_store("serve", args.db)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from app.board_choice import BOARD_HELP
 from app.commands.common import add_cafile, bad_url, client_tls
+from app.engine_build import warn_if_interpreted
 
 if TYPE_CHECKING:
     import ssl
@@ -57,6 +58,7 @@ def _play(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"hexhaven play: {exc}", file=sys.stderr)
         return 2
+    warn_if_interpreted()
     db = Path(args.db) if args.db else None
     return play(options=options, name=args.name, resume=args.resume, db=db)
 

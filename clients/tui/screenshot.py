@@ -19,14 +19,17 @@ from typing import Any
 import engine
 from clients.tui.app import HexhavenApp
 from clients.tui.offline import OfflineTransport
+from engine.constants import SETUP_EDITION
 from protocol import messages as m
-from protocol.options import seed_hash
+from protocol.options import game_config, seed_hash
 from protocol.payloads import action_from_engine
 from protocol.table import Table
 
 GAME = "demo"
 NAMES = ("Ana", "Bo", "Cy", "Di")
 SIZE = (100, 30)
+OPTIONS = m.GameOptions(players=4, setup_edition=SETUP_EDITION)
+"""The games' options, the board dealt as the server deals a new game's."""
 
 
 def _random_action(table: Table, rnd: random.Random) -> engine.Action:
@@ -39,7 +42,7 @@ def _random_action(table: Table, rnd: random.Random) -> engine.Action:
 def _position(seed: int, turns: int) -> tuple[Table, list[m.Events]]:
     """A game played by random builders until seat 0's main phase after ``turns`` turns,
     with the events of the last actions in seat 0's form."""
-    table = Table(GAME, engine.GameConfig(players=4), seed)
+    table = Table(GAME, game_config(OPTIONS), seed)
     rnd = random.Random(seed)
     history: list[m.Events] = []
     while True:
@@ -73,7 +76,7 @@ def _messages(table: Table, history: list[m.Events]) -> list[Any]:
 
 def _finished(seed: int) -> m.GameRecord:
     """The record of a game played to its end by random builders."""
-    table = Table(GAME, engine.GameConfig(players=4), seed)
+    table = Table(GAME, game_config(OPTIONS), seed)
     rnd = random.Random(seed)
     actions: list[m.RecordedAction] = []
     while not table.over:
@@ -84,7 +87,7 @@ def _finished(seed: int) -> m.GameRecord:
     over = table.game_over()
     return m.GameRecord(
         game=GAME,
-        options=m.GameOptions(players=4),
+        options=OPTIONS,
         seed=seed,
         seed_hash=seed_hash(seed),
         seats=[m.SeatRecord(seat=q, name=NAMES[q], bot=q != 0) for q in range(4)],

@@ -5,6 +5,7 @@ dialog and the replay fit too."""
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 
 import pytest
 from textual.app import App
@@ -17,7 +18,7 @@ from clients.tui.board import layout
 from clients.tui.dialogs import CardDialog
 from clients.tui.offline import OfflineTransport
 from clients.tui.replay import ReplayApp, ReplayGame, Slider
-from clients.tui.screenshot import NAMES, _messages, _position
+from clients.tui.screenshot import NAMES, _messages, _position, save
 from clients.tui.widgets import (
     SIDE_WIDE,
     BoardView,
@@ -356,3 +357,19 @@ async def test_the_log_wraps_at_its_whole_width_after_a_resize_too(size: tuple[i
         await settle(pilot)
         drawn, room = widest()
         assert room >= 62 and room - 8 <= drawn <= room
+
+
+async def test_the_screenshots_are_made(tmp_path: Path) -> None:
+    """``python -m clients.tui.screenshot`` saves its five pictures; the finished game it
+    replays was played on the board its record's options deal."""
+    saved = await save(tmp_path)
+    assert sorted(p.name for p in saved) == [
+        "large.svg",
+        "narrow.svg",
+        "offer.svg",
+        "play.svg",
+        "replay.svg",
+    ]
+    for path in saved:
+        assert path.parent == tmp_path and path.read_text().startswith("<svg")
+    assert "Replay" in (tmp_path / "replay.svg").read_text()

@@ -44,7 +44,8 @@ from engine import (
     view,
 )
 from engine.actions import Action
-from engine.constants import CITY_COST, ROAD_COST, SETTLEMENT_COST
+from engine.constants import CITY_COST, ROAD_COST, SETTLEMENT_COST, Award
+from engine.pieces import set_award
 from engine.rules import robber_victims
 from engine.state import GameState
 from tests.engine.positions import (
@@ -299,6 +300,21 @@ def test_largest_army_changes_hands_only_when_exceeded() -> None:
     assert events[-1] == LargestArmyChanged(1, 4)
     assert state.army_holder == 1
     assert state.vp == [2, 4, 2, 2]
+
+
+def test_set_award_moves_the_holder_and_the_points_together() -> None:
+    state = road_game()
+    assert state.vp == [2, 2, 2, 2]
+    set_award(state, Award.LONGEST_ROAD, 2)
+    assert (state.longest_holder, state.army_holder, state.vp) == (2, -1, [2, 2, 4, 2])
+    set_award(state, Award.LARGEST_ARMY, 2)
+    assert (state.longest_holder, state.army_holder, state.vp) == (2, 2, [2, 2, 6, 2])
+    set_award(state, Award.LARGEST_ARMY, 2)  # to its holder: nothing changes
+    assert (state.army_holder, state.vp) == (2, [2, 2, 6, 2])
+    set_award(state, Award.LONGEST_ROAD, 0)
+    assert (state.longest_holder, state.army_holder, state.vp) == (0, 2, [4, 2, 4, 2])
+    set_award(state, Award.LARGEST_ARMY, -1)  # set aside
+    assert (state.longest_holder, state.army_holder, state.vp) == (0, -1, [4, 2, 2, 2])
 
 
 # --------------------------------------------------------------------------------------

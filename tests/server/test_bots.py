@@ -63,8 +63,8 @@ def test_bot_command_keeps_values_that_start_with_a_dash_and_reads_its_token() -
     """The bot's command line must not let argparse take a value that starts with '-' for
     an option; it carries no token, only where to read one: standard input."""
     command = bot_command("ws://127.0.0.1:1", "g1", "random", "-name")
-    assert command[1:3] == ["-m", "app.cli"]
-    args = build_parser().parse_args(command[3:])
+    assert command[1:4] == ["-P", "-m", "app.cli"]  # the installed package, not the sources
+    args = build_parser().parse_args(command[4:])
     assert (args.url, args.game, args.token_file, args.kind, args.name) == (
         "ws://127.0.0.1:1",
         "g1",

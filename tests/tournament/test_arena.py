@@ -130,8 +130,8 @@ def test_repeated_specs_are_separate_entrants_with_their_own_labels() -> None:
 def test_the_bot_command_carries_kind_seed_and_parameters() -> None:
     (entrant,) = make_entrants(["uct:rollouts=100,c=0.5"])
     command = bot_command("ws://127.0.0.1:1", "ABC123", entrant, 42)
-    assert command[1:4] == ["-m", "app.cli", "bot"]
-    assert command[4:] == [
+    assert command[1:5] == ["-P", "-m", "app.cli", "bot"]
+    assert command[5:] == [
         "--url=ws://127.0.0.1:1",
         "--invite=ABC123",
         "--kind=uct",

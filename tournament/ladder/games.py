@@ -239,6 +239,7 @@ def seat_command(spec: SeatSpec, url: str, invite: str, seed: int) -> list[str]:
     if spec.way == "command":
         return [
             sys.executable,
+            "-P",  # Hexhaven as installed (compiled), not the sources in the working directory
             "-m",
             "app.cli",
             "agent",
