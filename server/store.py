@@ -933,9 +933,10 @@ def _scrub(db: Database) -> None:
 class _Writer:
     """The thread that holds a store's connection while :meth:`Store.writing` runs. It takes
     every job queued so far, in order: the writes between two other jobs go in one
-    transaction (group commit, whatever their games), then each future is settled on the
-    event loop. A batch that fails is tried again write by write, so only the games whose
-    own writes fail are hurt; a game with a failed write has no later write stored."""
+    transaction (group commit, whatever their games), then each room whose writes it held is
+    told once, on the event loop (one hand-over to the loop for the batch). A batch that
+    fails is tried again write by write, so only the games whose own writes fail are hurt;
+    a game with a failed write has no later write stored."""
 
     def __init__(self, store: Store, loop: asyncio.AbstractEventLoop) -> None:
         self._store = store
@@ -1046,7 +1047,7 @@ class _Writer:
         return stops
 
     def _commit(self, writes: list[_Queued]) -> None:
-        """Commit ``writes`` as one transaction and settle their futures. If the database
+        """Commit ``writes`` as one transaction and tell their listeners. If the database
         server was lost, the whole batch is tried again once it is back, unless it took
         (:meth:`_surely`). If it fails otherwise, each write is tried alone, in order; a
         write that fails alone is logged with its game and fails, and so does every later
