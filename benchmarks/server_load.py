@@ -12,9 +12,11 @@ Every server is ``python -m app.cli serve`` on 127.0.0.1 with a fresh SQLite fil
 starts. The clients run in ``--clients-procs`` processes, each holding many websocket
 connections in asyncio (msgpack, compression as the SDK negotiates it); they read frames
 with msgpack alone and answer every prompt with a uniformly random listed action, so they
-cost far less than the server. Four clients play each game, from a loopback address of the
-game's own (127.x.y.z: the server limits what one address may ask, as it would limit one
-person); a finished game is replaced.
+cost far less than the server. They stand for people on machines of their own, so their
+garbage collector does not run during a run (its pauses, 80 ms and more with a few hundred
+games, would show in the round trips as the server's). Four clients play each game, from a
+loopback address of the game's own (127.x.y.z: the server limits what one address may ask,
+as it would limit one person); a finished game is replaced.
 
 1. **Saturation.** ``--games`` games whose clients act as soon as prompted. After a
    warm-up, the server's CPU time (user + sys of every thread, from /proc) over the next
@@ -50,6 +52,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import math
 import multiprocessing as mp
 import os
@@ -260,7 +263,16 @@ def _worker(pipe: Pipe, stop: Event, ready: Synchronized[int], seed: int, net: i
             return
         url, games, think, stagger = order
         clients = Clients(url, think, random.Random(seed * 1000 + runs), ready)
-        pipe.send(asyncio.run(clients.play(games, stagger, stop, net)))
+        # The clients stand for people on machines of their own: a pause of this process's
+        # garbage collector would show in the server's round trips, so it does not collect
+        # during a run (what the run leaves is collected after it).
+        gc.collect()
+        gc.disable()
+        try:
+            pipe.send(asyncio.run(clients.play(games, stagger, stop, net)))
+        finally:
+            gc.enable()
+            gc.collect()
         runs += 1
 
 

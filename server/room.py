@@ -216,10 +216,13 @@ class GameRoom:
         turn's end), moved when a message handled meanwhile changes it."""
         self._busy = False
         """Whether a message is being handled (one handed in meanwhile waits its turn)."""
-        self._unstored: asyncio.Future[None] | None = None
-        """The last write queued, until it is known to be committed."""
-        self._held: deque[tuple[asyncio.Future[None] | None, Peer, WireModel | None]] = deque()
-        """Messages (None: a close) waiting for the write queued before them, in order."""
+        self._queued = 0
+        """Writes queued for the store's writer so far..."""
+        self._committed = 0
+        """...and how many of them it has committed (the first queued first)."""
+        self._held: deque[tuple[int, Peer, WireModel | None]] = deque()
+        """Messages (None: a close) waiting for the writes queued before them, in order,
+        each with how many writes had been queued when it was made."""
         self.log = structlog.get_logger("hexhaven.room").bind(game=game_id)
 
     @classmethod
@@ -824,42 +827,36 @@ class GameRoom:
         if self.stopped:
             return
         try:
-            stored = self.store.queue(write)
+            queued = self.store.queue(write, self)
         except Exception as exc:  # no writer runs, and writing at once failed
             self._stop(exc)
             raise
-        if stored is not None:  # None: written at once (no writer runs)
-            self._unstored = stored
-            stored.add_done_callback(self._stored)
+        if queued:  # else written at once (no writer runs): nothing to wait for
+            self._queued += 1
 
     def _send(self, peer: Peer, message: WireModel | None) -> None:
         """Send ``message`` to ``peer`` (None: close it after what it was sent), after what
         the room sent before and once every write queued before it is committed."""
         if self.stopped:
             return
-        pending = self._unstored
-        if self._held or (pending is not None and not _is_stored(pending)):
-            self._held.append((pending, peer, message))
+        if self._held or self._committed < self._queued:
+            self._held.append((self._queued, peer, message))
         else:
             _out(peer, message)
 
-    def _stored(self, stored: asyncio.Future[None]) -> None:
-        """A write's commit is known (on the event loop): send what waited for it, in
-        order; a failed write stops the game."""
-        if not _is_stored(stored):
-            self._stop(_failure(stored))
+    def stored(self, count: int, failure: WriteFailed | None) -> None:
+        """The store's word on a group commit (on the event loop): ``count`` more of the
+        room's writes are committed, so what waited for them is sent, in order; a
+        ``failure`` stops the game."""
+        if self.stopped:
             return
-        if stored is self._unstored:
-            self._unstored = None
-        while self._held:
-            after, peer, message = self._held[0]
-            if after is not None and not after.done():
-                return
-            if after is not None and not _is_stored(after):
-                self._stop(_failure(after))
-                return
-            self._held.popleft()
+        self._committed += count
+        held = self._held
+        while held and held[0][0] <= self._committed:
+            _, peer, message = held.popleft()
             _out(peer, message)
+        if failure is not None:
+            self._stop(failure)
 
     def _stop(self, error: BaseException) -> None:
         """A write was not stored (``error`` says why): drop what waits to be sent, tell
@@ -1003,20 +1000,6 @@ class GameRoom:
             ],
             started=self.started,
         )
-
-
-def _is_stored(write: asyncio.Future[None]) -> bool:
-    """Whether a queued write is committed (done, and not failed)."""
-    return write.done() and not write.cancelled() and write.exception() is None
-
-
-def _failure(write: asyncio.Future[None]) -> BaseException:
-    """Why a queued write that is done was not stored."""
-    if write.cancelled():
-        return asyncio.CancelledError("the write was cancelled")
-    error = write.exception()
-    assert error is not None
-    return error
 
 
 def _out(peer: Peer, message: WireModel | None) -> None:

@@ -48,7 +48,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, NamedTuple, ParamSpec, Protocol, TypeVar
 
 import structlog
 from pydantic import TypeAdapter
@@ -80,6 +80,7 @@ __all__ = [
     "StoredGame",
     "Write",
     "WriteFailed",
+    "WriteListener",
     "action_played",
     "chat_said",
     "game_abandoned",
@@ -605,16 +606,18 @@ class Store:
         everything queued (the caller waits). Raises the database's error."""
         self._on_connection(lambda: self._execute(write.sql, write.params))
 
-    def queue(self, write: Write) -> asyncio.Future[None] | None:
-        """Queue ``write`` for the writer's next group commit, on the event loop the writer
-        runs on; the future is done once it is committed, or fails with
-        :class:`WriteFailed` (logged by the writer). Without a writer it is stored at once
-        (None; the database's error is raised)."""
+    def queue(self, write: Write, listener: WriteListener | None = None) -> bool:
+        """Queue ``write`` for the writer's next group commit; once that commit is made (or
+        has failed: :class:`WriteFailed`, logged by the writer), ``listener`` is told on
+        the event loop the writer runs on, with every other write of it the commit held
+        (:meth:`WriteListener.stored`). True: queued. Without a writer it is stored at once
+        (False; the database's error is raised, and ``listener`` is told nothing)."""
         writer = self._writer
         if writer is None:
             self.write(write)
-            return None
-        return writer.queue(write)
+            return False
+        writer.queue(write, listener)
+        return True
 
     async def call(self, fn: Callable[_P, _T], *args: _P.args, **kwargs: _P.kwargs) -> _T:
         """``fn(*args, **kwargs)`` on the connection (a read such as :meth:`load`), awaited:
@@ -870,12 +873,21 @@ class Store:
                 yield game
 
 
-@dataclass(frozen=True)
-class _Queued:
-    """A write for the next group commit, and the future its room waits on."""
+class WriteListener(Protocol):
+    """Who is told of the commits of the writes it queued (a room): once per group
+    commit, on the event loop, for all of its writes that commit held."""
+
+    def stored(self, count: int, failure: WriteFailed | None) -> None:
+        """``count`` of its writes are committed, the first queued first; then, with
+        ``failure``, the next one was not stored (nor is any later write of its game: a
+        game's record never has a gap)."""
+
+
+class _Queued(NamedTuple):
+    """A write for the next group commit, and who is told of its commit."""
 
     write: Write
-    stored: asyncio.Future[None]
+    listener: WriteListener | None
 
 
 @dataclass(frozen=True)
@@ -896,21 +908,17 @@ class _Stop:
 _Job = _Queued | _Call | _Stop
 
 
-def _observe(stored: asyncio.Future[None]) -> None:
-    """Mark a write's failure seen: the writer has logged it, whoever waits or not."""
-    if not stored.cancelled():
-        stored.exception()
-
-
-def _settle(outcomes: list[tuple[asyncio.Future[None], BaseException | None]]) -> None:
-    """On the event loop: finish the futures of a batch, in order."""
-    for stored, error in outcomes:
-        if stored.done():
-            continue
-        if error is None:
-            stored.set_result(None)
-        else:
-            stored.set_exception(error)
+def _acknowledge(
+    counts: dict[WriteListener, int], failures: dict[WriteListener, WriteFailed]
+) -> None:
+    """On the event loop: tell each listener of a batch's writes what became of them (one
+    call each, for the whole batch). One listener's failure to hear is logged and keeps no
+    other from hearing."""
+    for listener, count in counts.items():
+        try:
+            listener.stored(count, failures.get(listener))
+        except Exception:
+            _log.exception("store.listener_failed", listener=repr(listener))
 
 
 def _scrub(db: Database) -> None:
@@ -925,9 +933,10 @@ def _scrub(db: Database) -> None:
 class _Writer:
     """The thread that holds a store's connection while :meth:`Store.writing` runs. It takes
     every job queued so far, in order: the writes between two other jobs go in one
-    transaction (group commit, whatever their games), then each future is settled on the
-    event loop. A batch that fails is tried again write by write, so only the games whose
-    own writes fail are hurt; a game with a failed write has no later write stored."""
+    transaction (group commit, whatever their games), then each room whose writes it held is
+    told once, on the event loop (one hand-over to the loop for the batch). A batch that
+    fails is tried again write by write, so only the games whose own writes fail are hurt;
+    a game with a failed write has no later write stored."""
 
     def __init__(self, store: Store, loop: asyncio.AbstractEventLoop) -> None:
         self._store = store
@@ -955,12 +964,9 @@ class _Writer:
         """Whether the caller is the writer's thread."""
         return threading.current_thread() is self._thread
 
-    def queue(self, write: Write) -> asyncio.Future[None]:
-        """Queue ``write``; the future is settled on the loop once its batch is committed."""
-        stored: asyncio.Future[None] = self._loop.create_future()
-        stored.add_done_callback(_observe)
-        self._jobs.put(_Queued(write, stored))
-        return stored
+    def queue(self, write: Write, listener: WriteListener | None) -> None:
+        """Queue ``write``; ``listener`` is told on the loop once its batch is committed."""
+        self._jobs.put(_Queued(write, listener))
 
     def call(self, fn: Callable[[], _T]) -> concurrent.futures.Future[_T]:
         """Run ``fn`` on the thread after every job queued before it."""
@@ -1041,7 +1047,7 @@ class _Writer:
         return stops
 
     def _commit(self, writes: list[_Queued]) -> None:
-        """Commit ``writes`` as one transaction and settle their futures. If the database
+        """Commit ``writes`` as one transaction and tell their listeners. If the database
         server was lost, the whole batch is tried again once it is back, unless it took
         (:meth:`_surely`). If it fails otherwise, each write is tried alone, in order; a
         write that fails alone is logged with its game and fails, and so does every later
@@ -1066,10 +1072,10 @@ class _Writer:
                     games=sorted({w.game for w in live}),
                     error=repr(exc),
                 )
-        outcomes: list[tuple[asyncio.Future[None], BaseException | None]] = []
-        for queued in writes:
-            write = queued.write
-            error: BaseException | None = None
+        counts: dict[WriteListener, int] = {}
+        failures: dict[WriteListener, WriteFailed] = {}
+        for write, listener in writes:
+            error: WriteFailed | None = None
             if write.game in self._failed:
                 error = WriteFailed(write, "an earlier write of the game was not stored")
                 _log.error("store.write_refused", game=write.game, write=write.what)
@@ -1077,10 +1083,15 @@ class _Writer:
                 error = LeaseLost(write, lost[write.game])
             elif not whole:
                 error = self._alone(write)
-            outcomes.append((queued.stored, error))
+            if listener is None or listener in failures:
+                continue  # nobody to tell; or told of an earlier failure, all it needs
+            counts[listener] = counts.get(listener, 0) + (error is None)
+            if error is not None:
+                failures[listener] = error
         self._lose(lost)
-        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits any more
-            self._loop.call_soon_threadsafe(_settle, outcomes)
+        if counts:
+            with contextlib.suppress(RuntimeError):  # the loop is closed: nobody listens
+                self._loop.call_soon_threadsafe(_acknowledge, counts, failures)
 
     def _reconnect(self) -> bool:
         """Wait for a lost database server to be back, trying again and again with a

@@ -28,6 +28,7 @@ from tests.server.test_failover import rejoin
 from tests.server.test_play import seated_game
 from tests.server.test_restart import finished_as_replayed
 from tests.server.test_store_writer import (
+    Heard,
     HeldStore,
     _action_of,
     _stored_actions,
@@ -79,28 +80,28 @@ async def test_a_commit_writes_only_the_games_whose_lease_is_held(postgres_url: 
     set_lease(postgres_url, "lapsed", "me:1", "ws://me", -1)
     with capture_logs() as logs:
         async with store.writing():
-            said = [
-                store.queue(chat_said(game, 0, "p0", f"{game} 1"))
-                for game in ("held", "taken", "lapsed", "none")
-            ]
-            outcomes = await asyncio.gather(*(f for f in said if f), return_exceptions=True)
-            later = store.queue(chat_said("taken", 0, "p0", "taken 2"))
-            assert later is not None
-            refused = await asyncio.gather(later, return_exceptions=True)
+            said = {game: Heard() for game in ("held", "taken", "lapsed", "none")}
+            for game, heard in said.items():
+                store.queue(chat_said(game, 0, "p0", f"{game} 1"), heard)
+            outcomes = [await heard.settled() for heard in said.values()]
+            later = Heard()
+            store.queue(chat_said("taken", 0, "p0", "taken 2"), later)
+            refused = await later.settled()
             set_lease(postgres_url, "taken", "me:1", "ws://me", 60)
             assert await store.call(store.take, "taken") is not None
-            again = store.queue(chat_said("taken", 0, "p0", "taken 3"))
-            lease = store.queue(lease_taken("new", "me:1", "ws://me", 60))
-            assert again is not None and lease is not None
-            await asyncio.gather(again, lease)  # the lease in a commit before the game's
-            created = store.queue(game_created("new", options, 2, "h", None))
-            assert created is not None
-            await created
+            again, lease = Heard(), Heard()
+            store.queue(chat_said("taken", 0, "p0", "taken 3"), again)
+            store.queue(lease_taken("new", "me:1", "ws://me", 60), lease)
+            # the lease in a commit before the game's
+            assert await again.settled() is None and await lease.settled() is None
+            created = Heard()
+            store.queue(game_created("new", options, 2, "h", None), created)
+            assert await created.settled() is None
     assert outcomes[0] is None
     lost = outcomes[1:]
     assert all(isinstance(e, LeaseLost) for e in lost)
     assert [e.url for e in lost if isinstance(e, LeaseLost)] == [ELSEWHERE, None, None]
-    assert isinstance(refused[0], WriteFailed) and "earlier write" in str(refused[0])
+    assert isinstance(refused, WriteFailed) and "earlier write" in str(refused)
     assert chat_lines(postgres_url) == [("held", "held 1"), ("taken", "taken 3")]
     assert store.load("new") is not None
     store.close()

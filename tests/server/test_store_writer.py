@@ -19,7 +19,7 @@ import engine
 from protocol import SUBPROTOCOL_MSGPACK
 from protocol import messages as m
 from server.app import HexhavenServer
-from server.store import Store, Write, WriteFailed, game_created
+from server.store import Store, Write, WriteFailed, WriteListener, game_created, seat_freed
 from storage import connect
 from tests.server.client import Client
 from tests.server.test_play import seated_game
@@ -61,10 +61,10 @@ class HeldStore(Store):
     def release(self) -> None:
         self.gate.set()
 
-    def queue(self, write: Write) -> asyncio.Future[None] | None:
+    def queue(self, write: Write, listener: WriteListener | None = None) -> bool:
         self.queued.append(write)
         self._news.set()
-        return super().queue(write)
+        return super().queue(write, listener)
 
     def _commit(self, writes: Sequence[Write], lost: dict[str, str | None]) -> None:
         if not self.gate.is_set():
@@ -86,6 +86,35 @@ class HeldStore(Store):
     async def until_held(self) -> None:
         """Wait until the writer waits at the gate with a batch."""
         assert await asyncio.to_thread(self.at_gate.wait, WAIT)
+
+
+class Heard:
+    """A listener of the store's commits, as a room is, that remembers what it is told."""
+
+    def __init__(self) -> None:
+        self.told: list[tuple[int, WriteFailed | None]] = []
+        self._news = asyncio.Event()
+
+    def stored(self, count: int, failure: WriteFailed | None) -> None:
+        self.told.append((count, failure))
+        self._news.set()
+
+    @property
+    def committed(self) -> int:
+        return sum(count for count, _ in self.told)
+
+    @property
+    def failure(self) -> WriteFailed | None:
+        return next((f for _, f in self.told if f is not None), None)
+
+    async def settled(self, writes: int = 1) -> WriteFailed | None:
+        """Wait until ``writes`` writes of it are committed, or one has failed; the
+        failure, if any."""
+        async with asyncio.timeout(WAIT):
+            while self.committed < writes and self.failure is None:
+                self._news.clear()
+                await self._news.wait()
+        return self.failure
 
 
 def _action_of(game: str, index: int) -> Callable[[list[Write]], bool]:
@@ -160,14 +189,19 @@ async def test_the_writer_commits_what_has_queued_in_one_transaction() -> None:
     options = m.GameOptions(players=2)
     async with store.writing():
         store.hold()
-        first = store.queue(game_created("g0", options, 1, "h", None))
+        first = Heard()
+        assert store.queue(game_created("g0", options, 1, "h", None), first)
         await store.until_held()
-        rest = [store.queue(game_created(f"g{i}", options, i, "h", None)) for i in (1, 2, 3)]
+        rest = Heard()
+        for i in (1, 2, 3):
+            assert store.queue(game_created(f"g{i}", options, i, "h", None), rest)
         seen = asyncio.ensure_future(store.call(store.load, "g3"))
-        assert not seen.done() and not any(f is None or f.done() for f in rest)
+        assert not seen.done() and not first.told and not rest.told
         store.release()
-        await asyncio.gather(*(f for f in (first, *rest) if f is not None))
+        assert await first.settled() is None and await rest.settled(3) is None
         assert (await seen) is not None
+        assert first.told == [(1, None)]
+        assert rest.told == [(3, None)]  # one word for the whole batch
         assert [sorted(w.game for w in b) for b in store.batches] == [
             ["g0"],
             ["g1", "g2", "g3"],
@@ -367,18 +401,101 @@ async def test_a_failed_write_is_never_followed_by_another_of_its_game() -> None
     store = Store(":memory:")
     options = m.GameOptions(players=2)
     async with store.writing():
-        ok = store.queue(game_created("g1", options, 1, "h", None))
-        assert ok is not None
-        await ok
-        again = store.queue(game_created("g1", options, 1, "h", None))  # the id is taken
-        after = store.queue(Write("g1", "a seat", "DELETE FROM seats WHERE game=?", ("g1",)))
-        other = store.queue(game_created("g2", options, 2, "h", None))
-        assert again is not None and after is not None and other is not None
-        results = await asyncio.gather(again, after, other, return_exceptions=True)
+        ok, again, after, other = Heard(), Heard(), Heard(), Heard()
+        store.queue(game_created("g1", options, 1, "h", None), ok)
+        assert await ok.settled() is None
+        store.queue(game_created("g1", options, 1, "h", None), again)  # the id is taken
+        store.queue(Write("g1", "a seat", "DELETE FROM seats WHERE game=?", ("g1",)), after)
+        store.queue(game_created("g2", options, 2, "h", None), other)
+        results = [await heard.settled() for heard in (again, after, other)]
     assert isinstance(results[0], WriteFailed) and "the game was not stored" in str(results[0])
     assert isinstance(results[1], WriteFailed) and "earlier write" in str(results[1])
     assert results[2] is None
+    assert again.told == [(0, results[0])]
     store.close()
+
+
+async def test_a_listener_hears_once_a_batch_up_to_its_first_failure() -> None:
+    """Writes of two listeners in one commit, one of whose writes fails: each listener is
+    told once, the first of how many of its writes were stored before the failure and of
+    the failure (none after it is counted), the other of all of its writes."""
+    store = HeldStore(":memory:")
+    options = m.GameOptions(players=2)
+    async with store.writing():
+        store.hold()
+        busy = Heard()
+        store.queue(game_created("g0", options, 1, "h", None), busy)
+        await store.until_held()
+        failing, fine = Heard(), Heard()
+        store.queue(game_created("g1", options, 1, "h", None), failing)
+        store.queue(game_created("g2", options, 2, "h", None), fine)
+        store.queue(game_created("g1", options, 1, "h", None), failing)  # the id is taken
+        store.queue(seat_freed("g1", 0), failing)
+        store.queue(seat_freed("g2", 0), fine)
+        store.release()
+        failure = await failing.settled(3)
+        assert await fine.settled(2) is None
+    assert failing.told == [(1, failure)]
+    assert failure is not None and "g1: the game was not stored" in str(failure)
+    assert fine.told == [(2, None)]
+    assert busy.told == [(1, None)]
+    assert store.load("g1") is not None and store.load("g2") is not None
+    store.close()
+
+
+async def test_one_commit_releases_what_each_room_held_in_order(db: str) -> None:
+    """Two games' actions, each followed by a chat line, wait for one commit: once it is
+    made each room hears of it once, for both its writes, and each player gets the
+    action's events and then the chat line."""
+    store = HeldStore(db)
+    async with serving(store) as (srv, port):
+        game_a, table_a = await seated_game(port, SUBPROTOCOL_MSGPACK, players=2)
+        game_b, table_b = await seated_game(port, SUBPROTOCOL_MSGPACK, players=2)
+        actor_a, act_a = await first_prompt(srv, game_a, table_a)
+        actor_b, act_b = await first_prompt(srv, game_b, table_b)
+        heard: dict[str, list[tuple[int, WriteFailed | None]]] = {}
+        for game in (game_a, game_b):
+            heard[game] = _overheard(srv.rooms[game])
+        store.hold()
+        await table_a[0].send(m.Chat(game=game_a, text="the writer is busy with this"))
+        await store.until_held()
+        for actor, act, game in ((actor_a, act_a, game_a), (actor_b, act_b, game_b)):
+            await actor.send(act)
+            await actor.send(m.Chat(game=game, text=f"after the move in {game}"))
+        await store.until_queued(
+            lambda ws: sum(w.game in (game_a, game_b) and w.what == "a chat line" for w in ws) == 3
+        )
+        store.release()
+        for game, table in ((game_a, table_a), (game_b, table_b)):
+            for c in table:
+                while (await c.expect(m.ChatMessage)).text != f"after the move in {game}":
+                    pass
+                said = [
+                    x.type if isinstance(x, m.Events) else x.text
+                    for x in c.received
+                    if isinstance(x, m.Events | m.ChatMessage)
+                ]
+                assert said[-2:] == ["events", f"after the move in {game}"]
+        assert heard[game_a] == [(1, None), (2, None)]  # the busy batch, then the next
+        assert heard[game_b] == [(2, None)]
+        [batch] = [b for b in store.batches if _action_of(game_a, 0)(b)]
+        assert _action_of(game_b, 0)(batch)
+        for c in (*table_a, *table_b):
+            await c.close()
+    store.close()
+
+
+def _overheard(room: Any) -> list[tuple[int, WriteFailed | None]]:
+    """What the store tells ``room`` of its commits from now on (the room still hears it)."""
+    heard: list[tuple[int, WriteFailed | None]] = []
+    told = room.stored
+
+    def stored(count: int, failure: WriteFailed | None) -> None:
+        heard.append((count, failure))
+        told(count, failure)
+
+    room.stored = stored
+    return heard
 
 
 async def test_a_stopped_game_ends_its_bot_processes(db: str) -> None:
