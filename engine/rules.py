@@ -149,33 +149,67 @@ def setup_order(players: int) -> tuple[Seat, ...]:
 def road_spots(state: GameState, seat: Seat) -> list[int]:
     """Edges where ``seat`` may build a road now: free, touching its network at a vertex
     that no opponent's building occupies."""
+    return _ascending(_road_candidates(state, seat))
+
+
+def _road_candidates(state: GameState, seat: Seat) -> list[int]:
+    """The edges of :func:`road_spots`, in no order and some more than once (a list
+    costs less than a set)."""
     sides = state.topo.edge_sides
     vowner = state.vowner
     eowner = state.eowner
-    seen: set[int] = set()
+    spots: list[int] = []
     for e in state.proads[seat]:
         for v, others in sides[e]:
             o = vowner[v]
             if o < 0 or o == seat:
                 for f in others:
                     if eowner[f] < 0:
-                        seen.add(f)
-    return sorted(seen)
+                        spots.append(f)
+    return spots
 
 
 def settlement_spots(state: GameState, seat: Seat) -> list[int]:
     """Vertices where ``seat`` may build a settlement now: at the end of one of its roads,
     with no building on or next to it."""
+    return _ascending(_settlement_candidates(state, seat))
+
+
+def _settlement_candidates(state: GameState, seat: Seat) -> list[int]:
+    """The vertices of :func:`settlement_spots`, in no order and some more than once."""
     ev = state.topo.edge_vertices
     blocked = state.vblocked
-    seen: set[int] = set()
+    spots: list[int] = []
     for e in state.proads[seat]:
         a, b = ev[e]
         if not blocked[a]:
-            seen.add(a)
+            spots.append(a)
         if not blocked[b]:
-            seen.add(b)
-    return sorted(seen)
+            spots.append(b)
+    return spots
+
+
+def _ascending(spots: list[int]) -> list[int]:
+    """The candidate ``spots`` in ascending order, once each (sorts ``spots`` in place)."""
+    spots.sort()
+    out: list[int] = []
+    last = -1
+    for x in spots:
+        if x != last:
+            out.append(x)
+            last = x
+    return out
+
+
+def _add_spots(out: list[Action], table: tuple[Action, ...], spots: list[int]) -> None:
+    """Append ``table``'s action for each of ``spots`` (candidates, sorted here in place),
+    in ascending order and once each."""
+    spots.sort()
+    last = -1
+    for x in spots:
+        if x != last:
+            out.append(table[x])
+            last = x
 
 
 def setup_settlement_spots(state: GameState) -> list[int]:
@@ -200,7 +234,7 @@ def _victim_masks(state: GameState, thief: Seat) -> list[int]:
             bit = 1 << q
             for v in state.pbuild[q]:
                 for h in vertex_hexes[v]:
-                    masks[h] |= bit
+                    masks[h] = masks[h] | bit
     return masks
 
 
@@ -260,7 +294,7 @@ def _add_dev_card_actions(state: GameState, p: Seat, t: SeatActions, out: list[A
         if (
             dev[base + _ROAD_BUILDING_CARD] > new[_ROAD_BUILDING_CARD]
             and state.roads_left[p]
-            and road_spots(state, p)
+            and _road_candidates(state, p)
         ):
             out.append(t.road_building)
         if dev[base + _PLENTY] > new[_PLENTY]:
@@ -271,20 +305,39 @@ def _add_dev_card_actions(state: GameState, p: Seat, t: SeatActions, out: list[A
 
 def _discard_actions(state: GameState, seat: Seat | None) -> list[Action]:
     out: list[Action] = []
-    hand = state.hand
+    if seat is not None:
+        if state.owed[seat]:
+            _add_discards(state, seat, out)
+        return out
     owed = state.owed
-    for q in range(state.n) if seat is None else (seat,):
+    for q in range(state.n):
         if owed[q]:
-            one = state.acts[q].discard_one
-            b = q * _R
-            out.extend([one[r] for r in range(_R) if hand[b + r]])
+            _add_discards(state, q, out)
     return out
+
+
+def _add_discards(state: GameState, q: Seat, out: list[Action]) -> None:
+    """Append ``q``'s discards of one card, one per resource it holds."""
+    one = state.acts[q].discard_one
+    hand = state.hand
+    b = q * _R
+    if hand[b]:
+        out.append(one[0])
+    if hand[b + 1]:
+        out.append(one[1])
+    if hand[b + 2]:
+        out.append(one[2])
+    if hand[b + 3]:
+        out.append(one[3])
+    if hand[b + 4]:
+        out.append(one[4])
 
 
 def _free_road_actions(state: GameState, seat: Seat | None) -> list[Action]:
     p = state.current
-    br = state.acts[p].build_road
-    return [br[e] for e in road_spots(state, p)]
+    out: list[Action] = []
+    _add_spots(out, state.acts[p].build_road, _road_candidates(state, p))
+    return out
 
 
 def _setup_settlement_actions(state: GameState, seat: Seat | None) -> list[Action]:
@@ -311,15 +364,15 @@ def _main_actions(state: GameState, seat: Seat | None) -> list[Action]:
     out: list[Action] = [t.end_turn]
     if b and lu:
         if state.roads_left[p]:
-            br = t.build_road
-            out.extend([br[e] for e in road_spots(state, p)])
+            _add_spots(out, t.build_road, _road_candidates(state, p))
         if w and g and state.settlements_left[p]:
-            bs = t.build_settlement
-            out.extend([bs[v] for v in settlement_spots(state, p)])
+            _add_spots(out, t.build_settlement, _settlement_candidates(state, p))
     if g >= 2 and o >= 3 and state.cities_left[p]:
         bc = t.build_city
         vlevel = state.vlevel
-        out.extend([bc[v] for v in state.pbuild[p] if vlevel[v] == 1])
+        for v in state.pbuild[p]:
+            if vlevel[v] == 1:
+                out.append(bc[v])
     if w and g and o and _five(state.deck, 0):
         out.append(t.buy_dev)
     _add_dev_card_actions(state, p, t, out)
@@ -357,7 +410,16 @@ def _robber_actions(state: GameState, seat: Seat | None) -> list[Action]:
     p = state.current
     table = state.acts[p].robber_moves  # [hex][victim mask] -> the moves
     robber = state.robber
-    return [a for h, m in enumerate(_victim_masks(state, p)) if h != robber for a in table[h][m]]
+    masks = _victim_masks(state, p)
+    out: list[Action] = []
+    for h in range(len(masks)):
+        if h != robber:
+            moves = table[h][masks[h]]
+            if len(moves) == 1:
+                out.append(moves[0])
+            else:
+                out.extend(moves)
+    return out
 
 
 def _trade_actions(state: GameState, seat: Seat | None) -> list[Action]:
@@ -589,7 +651,7 @@ def _check_knight(state: GameState, a: PlayKnight) -> None:
 def _check_road_building(state: GameState, a: PlayRoadBuilding) -> None:
     _check_turn(state, a, _PRE_ROLL, _MAIN)
     _check_dev_card(state, a.seat, _ROAD_BUILDING_CARD)
-    if not state.roads_left[a.seat] or not road_spots(state, a.seat):
+    if not state.roads_left[a.seat] or not _road_candidates(state, a.seat):
         raise _refuse("no_road_spot", f"seat {a.seat} has no road it could build")
 
 
@@ -857,6 +919,12 @@ def _do_roll(state: GameState, a: RollDice, events: Events) -> None:
 
 
 def _produce(state: GameState, total: int, events: Events) -> None:
+    if events is None:
+        # Pay everyone at once, with no list of who is owed what; a bank left short of
+        # something (rare) takes the payment back and rations it below.
+        if _pay_out(state, total, 1):
+            return
+        _pay_out(state, total, -1)
     vlevel = state.vlevel
     robber = state.robber
     due: list[tuple[int, int, int]] = []  # (seat, resource, cards)
@@ -896,6 +964,24 @@ def _produce(state: GameState, total: int, events: Events) -> None:
             for b in range(0, state.n * _R, _R)
         )
         events.append(Produced(gains, tuple(short)))
+
+
+def _pay_out(state: GameState, total: int, sign: int) -> bool:
+    """Pay (``sign`` 1) or take back (-1) every building's cards for a roll of ``total``;
+    True when the bank covered them all."""
+    vlevel = state.vlevel
+    vowner = state.vowner
+    robber = state.robber
+    hand = state.hand
+    bank = state.bank
+    for h, r, v in state.board.producing[total]:
+        level = vlevel[v]
+        if level and h != robber:
+            d = sign * level
+            i = vowner[v] * _R + r
+            hand[i] = hand[i] + d
+            bank[r] = bank[r] - d
+    return bank[0] >= 0 and bank[1] >= 0 and bank[2] >= 0 and bank[3] >= 0 and bank[4] >= 0
 
 
 def _ration(
@@ -959,7 +1045,7 @@ def _do_build_road(state: GameState, a: BuildRoad, events: Events) -> None:
     award_longest_road(state, events)
     if free:
         state.free_roads -= 1
-        if state.free_roads <= 0 or not state.roads_left[seat] or not road_spots(state, seat):
+        if state.free_roads <= 0 or not state.roads_left[seat] or not _road_candidates(state, seat):
             state.free_roads = 0
             state.phase = _MAIN if state.rolled else _PRE_ROLL
     _check_win(state, events)
@@ -1069,14 +1155,20 @@ def _do_monopoly(state: GameState, a: PlayMonopoly, events: Events) -> None:
 
 
 def _do_maritime(state: GameState, a: MaritimeTrade, events: Events) -> None:
-    base = a.seat * _R
-    give, get, k = a.give, a.get, a.ratio
-    state.hand[base + give] = state.hand[base + give] - k
-    state.bank[give] = state.bank[give] + k
-    state.hand[base + get] = state.hand[base + get] + 1
-    state.bank[get] = state.bank[get] - 1
+    seat: int = a.seat
+    # Plain ints: arithmetic on the ``Resource`` members goes through the interpreter.
+    give: int = a.give
+    get: int = a.get
+    k: int = a.ratio
+    hand = state.hand
+    bank = state.bank
+    base = seat * _R
+    hand[base + give] = hand[base + give] - k
+    bank[give] = bank[give] + k
+    hand[base + get] = hand[base + get] + 1
+    bank[get] = bank[get] - 1
     if events is not None:
-        events.append(MaritimeTraded(a.seat, _RES[give], k, _RES[get]))
+        events.append(MaritimeTraded(seat, _RES[give], k, _RES[get]))
 
 
 def _do_offer(state: GameState, a: OfferTrade, events: Events) -> None:
