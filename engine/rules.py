@@ -81,7 +81,7 @@ from engine.events import (
 )
 from engine.longest import award_longest_road, longest_road, road_length_after
 from engine.pieces import place_road, place_settlement, upgrade_city
-from engine.rng import draw, draw_two
+from engine.rng import draw_split, draw_two_split
 from engine.state import Answer, GameState, Phase
 from engine.tables import SeatActions
 
@@ -830,7 +830,7 @@ def _five(counts: list[int], base: int) -> int:
 
 
 def _draw(state: GameState, n: int) -> int:
-    state.rng, out = draw(state.rng, n)
+    state.rng_hi, state.rng_lo, out = draw_split(state.rng_hi, state.rng_lo, n)
     return out
 
 
@@ -889,7 +889,7 @@ def _do_place_road(state: GameState, a: PlaceRoad, events: Events) -> None:
 
 
 def _do_roll(state: GameState, a: RollDice, events: Events) -> None:
-    state.rng, a1, a2 = draw_two(state.rng, 6)
+    state.rng_hi, state.rng_lo, a1, a2 = draw_two_split(state.rng_hi, state.rng_lo, 6)
     d1 = a1 + 1
     d2 = a2 + 1
     state.dice = (d1, d2)
@@ -929,11 +929,13 @@ def _produce(state: GameState, total: int, events: Events) -> None:
     robber = state.robber
     due: list[tuple[int, int, int]] = []  # (seat, resource, cards)
     cards = 0
-    for h, r, v in state.board.producing[total]:
-        level = vlevel[v]
-        if level and h != robber:
-            due.append((state.vowner[v], r, level))
-            cards += level
+    for h, r, corners in state.board.producing[total]:
+        if h != robber:
+            for v in corners:
+                level = vlevel[v]
+                if level:
+                    due.append((state.vowner[v], r, level))
+                    cards += level
     short: list[Resource] = []
     if due:
         bank = state.bank
@@ -974,13 +976,15 @@ def _pay_out(state: GameState, total: int, sign: int) -> bool:
     robber = state.robber
     hand = state.hand
     bank = state.bank
-    for h, r, v in state.board.producing[total]:
-        level = vlevel[v]
-        if level and h != robber:
-            d = sign * level
-            i = vowner[v] * _R + r
-            hand[i] = hand[i] + d
-            bank[r] = bank[r] - d
+    for h, r, corners in state.board.producing[total]:
+        if h != robber:
+            for v in corners:
+                level = vlevel[v]
+                if level:
+                    d = sign * level
+                    i = vowner[v] * _R + r
+                    hand[i] = hand[i] + d
+                    bank[r] = bank[r] - d
     return bank[0] >= 0 and bank[1] >= 0 and bank[2] >= 0 and bank[3] >= 0 and bank[4] >= 0
 
 
