@@ -17,20 +17,31 @@ def road_length_after(state: GameState, seat: Seat, e: int) -> int:
     """``seat``'s longest road once its new road ``e`` is laid (``road_len`` holds the length
     before). When one end of ``e`` is a dead end, every new trail ends there, so only trails
     from the other end need searching; otherwise the whole network is searched again."""
-    topo = state.topo
-    vowner = state.vowner
-    eowner = state.eowner
-    a, b = topo.edge_vertices[e]
-    for end, other in ((b, a), (a, b)):
-        o = vowner[end]
-        if (o >= 0 and o != seat) or all(
-            eowner[f] != seat for f in topo.vertex_edges[end] if f != e
-        ):
-            o = vowner[other]
-            if o >= 0 and o != seat:
-                return max(state.road_len[seat], 1)
-            return max(state.road_len[seat], 1 + _trail_from(state, seat, other, e))
+    a, b = state.topo.edge_vertices[e]
+    if _is_dead_end(state, seat, b, e):
+        return _length_from(state, seat, a, e)
+    if _is_dead_end(state, seat, a, e):
+        return _length_from(state, seat, b, e)
     return longest_road(state, seat)
+
+
+def _is_dead_end(state: GameState, seat: Seat, end: int, e: int) -> bool:
+    """True when no trail of ``seat`` goes on through ``end`` past its new road ``e``: an
+    opponent's building stands there or no other road of ``seat`` meets it."""
+    o = state.vowner[end]
+    if o >= 0 and o != seat:
+        return True
+    eowner = state.eowner
+    return all(f == e or eowner[f] != seat for f in state.topo.vertex_edges[end])
+
+
+def _length_from(state: GameState, seat: Seat, other: int, e: int) -> int:
+    """``seat``'s longest road once ``e`` is laid with a dead end on the far side of
+    ``other``: the old longest, or a new trail from the dead end through ``other``."""
+    o = state.vowner[other]
+    if o >= 0 and o != seat:
+        return max(state.road_len[seat], 1)
+    return max(state.road_len[seat], 1 + _trail_from(state, seat, other, e))
 
 
 def _trail_from(state: GameState, seat: Seat, start: int, skip: int) -> int:
@@ -81,67 +92,28 @@ def longest_road(state: GameState, seat: Seat) -> int:
     m = len(roads)
     if m <= 1:
         return m
-    ev = state.topo.edge_vertices
-    vowner = state.vowner
-    # Road graph with every opponent's building split into one dead end per road.
-    adj: dict[int, list[int]] = {}
+    topo = state.topo
+    ev = topo.edge_vertices
+    # A longest trail starts somewhere on the network: walk every trail from every vertex
+    # (a few dozen roads at most), stopping early once one uses every road.
+    starts: list[int] = []
     for e in roads:
         a, b = ev[e]
-        o = vowner[a]
-        ka = a if o < 0 or o == seat else -1 - 2 * e
-        o = vowner[b]
-        kb = b if o < 0 or o == seat else -2 - 2 * e
-        la = adj.get(ka)
-        if la is None:
-            adj[ka] = [kb]
-        else:
-            la.append(kb)
-        lb = adj.get(kb)
-        if lb is None:
-            adj[kb] = [ka]
-        else:
-            lb.append(ka)
-    # A forest (the usual case): the longest trail is the largest tree diameter.
-    seen: set[int] = set()
+        starts.append(a)
+        starts.append(b)
+    starts.sort()
+    used = [False] * len(ev)
     best = 0
-    parts = 0
-    for root in adj:
-        if root in seen:
-            continue
-        parts += 1
-        far, _, part = _farthest(adj, root)
-        seen |= part
-        _, d, _ = _farthest(adj, far)
-        if d > best:
-            best = d
-    if m == len(adj) - parts:
-        return best
-    # Roads with a loop (rare): a longest trail starts somewhere; try every vertex.
-    for v in {v for e in roads for v in ev[e]}:
-        best = max(best, _trail_from(state, seat, v, -1))
-        if best == m:
-            break
+    last = -1
+    for v in starts:
+        if v != last:
+            last = v
+            d = _walk(topo.vertex_edges, ev, state.eowner, state.vowner, seat, v, used, 0)
+            if d > best:
+                best = d
+                if best == m:
+                    break
     return best
-
-
-def _farthest(adj: dict[int, list[int]], start: int) -> tuple[int, int, set[int]]:
-    """Breadth-first search: the farthest node, its distance, and every node reached."""
-    seen = {start}
-    frontier = [start]
-    last = start
-    depth = 0
-    while True:
-        nxt = []
-        for x in frontier:
-            for y in adj[x]:
-                if y not in seen:
-                    seen.add(y)
-                    nxt.append(y)
-        if not nxt:
-            return last, depth, seen
-        depth += 1
-        last = nxt[0]
-        frontier = nxt
 
 
 def award_longest_road(state: GameState, events: _Events) -> None:
@@ -149,7 +121,10 @@ def award_longest_road(state: GameState, events: _Events) -> None:
     break, a single longest road of 5+ takes it and a tie for longest sets it aside."""
     lengths = state.road_len
     holder = state.longest_holder
-    top = max(lengths)
+    top = 0
+    for x in lengths:  # max(lengths), without the call
+        if x > top:
+            top = x
     if holder >= 0 and lengths[holder] >= LONGEST_ROAD_MIN and lengths[holder] == top:
         return
     new = -1

@@ -82,9 +82,14 @@ def _step_split(state_hi: int, state_lo: int) -> tuple[int, int, int, int]:
 
 
 def _mod(hi: int, lo: int, n: int) -> int:
-    """``(hi * 2**32 + lo) % n`` for halves below 2**32 and ``0 < n < 2**31``."""
-    wrap = (0x10000 % n) * (0x10000 % n) % n  # 2**32 % n
-    return ((hi % n) * wrap + lo) % n
+    """``(hi * 2**32 + lo) % n`` for halves below 2**32 and ``0 < n < 2**31`` (in native
+    ints when compiled: no value here reaches 2**63)."""
+    m: i64 = n
+    part: i64 = 0x10000 % m
+    wrap: i64 = part * part % m  # 2**32 % n
+    h: i64 = hi
+    low: i64 = lo
+    return int((h % m * wrap + low) % m)
 
 
 def _mod_shifted(hi: int, lo: int, n: int) -> int:

@@ -112,6 +112,8 @@ _R: Final = N_RESOURCES
 # Hands and development cards are both 5-wide count vectors, so ``seat * _R`` indexes both.
 assert N_DEV_KINDS == N_RESOURCES
 _RES: Final = tuple(Resource)
+_DICE: Final = tuple((d1, d2) for d1 in range(1, 7) for d2 in range(1, 7))
+"""Every roll of the two dice, made once: ``_DICE[(d1 - 1) * 6 + d2 - 1] == (d1, d2)``."""
 _DEVS: Final = tuple(DevCard)
 
 Events = list[Event] | None
@@ -378,25 +380,37 @@ def _main_actions(state: GameState, seat: Seat | None) -> list[Action]:
     _add_dev_card_actions(state, p, t, out)
     if b < 2 and lu < 2 and w < 2 and g < 2 and o < 2:
         return out
+    # Maritime trades: every ratio is 2 or more, so only piles of 2 or more are looked at.
     ratio = state.ratio
     maritime = t.maritime
-    bank = state.bank
-    full_bank = bank[0] > 0 and bank[1] > 0 and bank[2] > 0 and bank[3] > 0 and bank[4] > 0
-    for r in range(_R):
-        held = hand[base + r]
-        if held >= 2:
-            k = ratio[base + r]
-            if held >= k:
-                if full_bank:
-                    out.extend(maritime[k][r])
-                else:
-                    out.extend([m for m in maritime[k][r] if bank[m.get]])
+    if b >= 2 and b >= ratio[base]:
+        _add_trades(state, maritime[ratio[base]][0], out)
+    if lu >= 2 and lu >= ratio[base + 1]:
+        _add_trades(state, maritime[ratio[base + 1]][1], out)
+    if w >= 2 and w >= ratio[base + 2]:
+        _add_trades(state, maritime[ratio[base + 2]][2], out)
+    if g >= 2 and g >= ratio[base + 3]:
+        _add_trades(state, maritime[ratio[base + 3]][3], out)
+    if o >= 2 and o >= ratio[base + 4]:
+        _add_trades(state, maritime[ratio[base + 4]][4], out)
     return out
+
+
+def _add_trades(state: GameState, trades: tuple[MaritimeTrade, ...], out: list[Action]) -> None:
+    """Append the maritime ``trades`` of one pile whose resource the bank can give."""
+    bank = state.bank
+    if bank[0] > 0 and bank[1] > 0 and bank[2] > 0 and bank[3] > 0 and bank[4] > 0:
+        out.extend(trades)
+    else:
+        out.extend([m for m in trades if bank[m.get]])
 
 
 def _plenty_actions(state: GameState, choices: tuple[PlayYearOfPlenty, ...]) -> list[Action]:
     bank = state.bank
-    total = sum(bank)
+    b0, b1, b2, b3, b4 = bank[0], bank[1], bank[2], bank[3], bank[4]
+    if b0 >= 2 and b1 >= 2 and b2 >= 2 and b3 >= 2 and b4 >= 2:  # any two cards
+        return list(choices)
+    total = b0 + b1 + b2 + b3 + b4
     if total >= YEAR_OF_PLENTY_CARDS:
         return [c for c in choices if all(bank[r] >= c.cards[r] for r in range(_R))]
     if total == 0:
@@ -834,15 +848,28 @@ def _draw(state: GameState, n: int) -> int:
     return out
 
 
-def _pay(state: GameState, seat: Seat, cost: tuple[int, ...]) -> None:
+def _pay(state: GameState, seat: Seat, cost: Counts) -> None:
+    # Five named counts: compiled, a fixed-length tuple travels unboxed, where indexing
+    # it by a variable would build a tuple object for every payment.
+    c0, c1, c2, c3, c4 = cost
     hand = state.hand
     bank = state.bank
     base = seat * _R
-    for r in range(_R):
-        c = cost[r]
-        if c:
-            hand[base + r] = hand[base + r] - c
-            bank[r] = bank[r] + c
+    if c0:
+        hand[base] = hand[base] - c0
+        bank[0] = bank[0] + c0
+    if c1:
+        hand[base + 1] = hand[base + 1] - c1
+        bank[1] = bank[1] + c1
+    if c2:
+        hand[base + 2] = hand[base + 2] - c2
+        bank[2] = bank[2] + c2
+    if c3:
+        hand[base + 3] = hand[base + 3] - c3
+        bank[3] = bank[3] + c3
+    if c4:
+        hand[base + 4] = hand[base + 4] - c4
+        bank[4] = bank[4] + c4
 
 
 def _do_place_settlement(state: GameState, a: PlaceSettlement, events: Events) -> None:
@@ -892,7 +919,7 @@ def _do_roll(state: GameState, a: RollDice, events: Events) -> None:
     state.rng_hi, state.rng_lo, a1, a2 = draw_two_split(state.rng_hi, state.rng_lo, 6)
     d1 = a1 + 1
     d2 = a2 + 1
-    state.dice = (d1, d2)
+    state.dice = _DICE[a1 * 6 + a2]
     state.rolled = True
     total = d1 + d2
     if events is not None:
@@ -1263,7 +1290,8 @@ def _do_cancel(state: GameState, a: CancelTrade, events: Events) -> None:
 
 def _do_end_turn(state: GameState, a: EndTurn, events: Events) -> None:
     dn = state.dev_new
-    dn[0] = dn[1] = dn[2] = dn[3] = dn[4] = 0
+    if dn[0] or dn[1] or dn[2] or dn[3] or dn[4]:
+        dn[0] = dn[1] = dn[2] = dn[3] = dn[4] = 0
     state.dev_played = False
     state.rolled = False
     state.dice = None
