@@ -6,11 +6,15 @@ position notation call them.
 
 from __future__ import annotations
 
+from typing import Final
+
 from engine.constants import LONGEST_ROAD_MIN, SPECIAL_CARD_POINTS, Seat
 from engine.events import Event, LongestRoadChanged
 from engine.state import GameState
 
 _Events = list[Event] | None
+_WALKED: Final = -2
+"""The owner :func:`_walk` gives the roads of the trail it follows, for the time it does."""
 
 
 def road_length_after(state: GameState, seat: Seat, e: int) -> int:
@@ -45,15 +49,14 @@ def _length_from(state: GameState, seat: Seat, other: int, e: int) -> int:
 
 
 def _trail_from(state: GameState, seat: Seat, start: int, skip: int) -> int:
-    """Longest trail of ``seat``'s roads starting at ``start``, not using edge ``skip``
-    (-1 for none) and not passing through an opponent's building."""
+    """Longest trail of ``seat``'s roads starting at ``start``, not using its road ``skip``
+    and not passing through an opponent's building."""
     topo = state.topo
-    used = [False] * len(topo.edge_vertices)
-    if skip >= 0:
-        used[skip] = True
-    return _walk(
-        topo.vertex_edges, topo.edge_vertices, state.eowner, state.vowner, seat, start, used, 0
-    )
+    eowner = state.eowner
+    eowner[skip] = _WALKED
+    best = _walk(topo.vertex_edges, topo.edge_vertices, eowner, state.vowner, seat, start, 0)
+    eowner[skip] = seat
+    return best
 
 
 def _walk(
@@ -63,23 +66,23 @@ def _walk(
     vowner: list[int],
     seat: Seat,
     v: int,
-    used: list[bool],
     length: int,
 ) -> int:
     """Depth-first search for :func:`_trail_from`: the length of the longest trail that
-    extends the current one, ``length`` roads long, ending at ``v``, with its edges marked
-    in ``used`` (marks added on the way are removed on return)."""
+    extends the current one, ``length`` roads long, ending at ``v``. The trail's roads are
+    marked as owned by :data:`_WALKED` while it goes on (each mark is undone on return),
+    so that no road is used twice and no list of marks is needed."""
     best = length
     if length:
         o = vowner[v]
         if o >= 0 and o != seat:
             return best
     for f in vedges[v]:
-        if eowner[f] == seat and not used[f]:
+        if eowner[f] == seat:
             x, y = ev[f]
-            used[f] = True
-            d = _walk(vedges, ev, eowner, vowner, seat, y if x == v else x, used, length + 1)
-            used[f] = False
+            eowner[f] = _WALKED
+            d = _walk(vedges, ev, eowner, vowner, seat, y if x == v else x, length + 1)
+            eowner[f] = seat
             if d > best:
                 best = d
     return best
@@ -102,13 +105,12 @@ def longest_road(state: GameState, seat: Seat) -> int:
         starts.append(a)
         starts.append(b)
     starts.sort()
-    used = [False] * len(ev)
     best = 0
     last = -1
     for v in starts:
         if v != last:
             last = v
-            d = _walk(topo.vertex_edges, ev, state.eowner, state.vowner, seat, v, used, 0)
+            d = _walk(topo.vertex_edges, ev, state.eowner, state.vowner, seat, v, 0)
             if d > best:
                 best = d
                 if best == m:

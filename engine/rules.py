@@ -789,7 +789,12 @@ def _run(state: GameState, a: Action, events: Events) -> None:
     and :func:`advance`. The kinds are compared commonest first with ``Final`` aliases of
     their classes, so that compiled code calls each handler directly (a call through a
     table costs the compiled build a generic call per action; the casts only inform the
-    type checker)."""
+    type checker).
+
+    Handlers of actions that only the seat to move may take read the seat as
+    ``state.current`` (equal to the action's, checked by :func:`check` or given by
+    :func:`legal_actions`): the compiled build reads an action's fields through the
+    interpreter."""
     kind = type(a)
     if kind is _END_TURN_KIND:
         _do_end_turn(state, cast(EndTurn, a), events)
@@ -1043,10 +1048,12 @@ def _do_discard(state: GameState, a: Discard, events: Events) -> None:
 
 
 def _do_move_robber(state: GameState, a: MoveRobber, events: Events) -> None:
-    state.robber = a.hex
+    seat = state.current
+    hex_id = a.hex
+    state.robber = hex_id
     victim = a.victim
     if events is not None:
-        events.append(RobberMoved(a.seat, a.hex, victim))
+        events.append(RobberMoved(seat, hex_id, victim))
     if victim is not None:
         hand = state.hand
         vb = victim * _R
@@ -1058,14 +1065,14 @@ def _do_move_robber(state: GameState, a: MoveRobber, events: Events) -> None:
                 k -= hand[vb + r]
                 r += 1
             hand[vb + r] = hand[vb + r] - 1
-            hand[a.seat * _R + r] = hand[a.seat * _R + r] + 1
+            hand[seat * _R + r] = hand[seat * _R + r] + 1
             if events is not None:
-                events.append(Stolen(a.seat, victim, _RES[r]))
+                events.append(Stolen(seat, victim, _RES[r]))
     state.phase = _MAIN if state.rolled else _PRE_ROLL
 
 
 def _do_build_road(state: GameState, a: BuildRoad, events: Events) -> None:
-    seat = a.seat
+    seat = state.current
     free = state.phase == _ROAD_BUILDING
     if not free:
         _pay(state, seat, ROAD_COST)
@@ -1083,7 +1090,7 @@ def _do_build_road(state: GameState, a: BuildRoad, events: Events) -> None:
 
 
 def _do_build_settlement(state: GameState, a: BuildSettlement, events: Events) -> None:
-    seat, v = a.seat, a.vertex
+    seat, v = state.current, a.vertex
     _pay(state, seat, SETTLEMENT_COST)
     place_settlement(state, seat, v)
     if events is not None:
@@ -1099,7 +1106,7 @@ def _do_build_settlement(state: GameState, a: BuildSettlement, events: Events) -
 
 
 def _do_build_city(state: GameState, a: BuildCity, events: Events) -> None:
-    seat, v = a.seat, a.vertex
+    seat, v = state.current, a.vertex
     _pay(state, seat, CITY_COST)
     upgrade_city(state, seat, v)
     if events is not None:
@@ -1108,7 +1115,7 @@ def _do_build_city(state: GameState, a: BuildCity, events: Events) -> None:
 
 
 def _do_buy_dev(state: GameState, a: BuyDevCard, events: Events) -> None:
-    seat = a.seat
+    seat = state.current
     _pay(state, seat, DEV_CARD_COST)
     deck = state.deck
     k = _draw(state, _five(deck, 0))
@@ -1133,7 +1140,7 @@ def _play_card(state: GameState, seat: Seat, card: int, events: Events) -> None:
 
 
 def _do_knight(state: GameState, a: PlayKnight, events: Events) -> None:
-    seat = a.seat
+    seat = state.current
     _play_card(state, seat, _KNIGHT, events)
     state.knights[seat] = state.knights[seat] + 1
     k = state.knights[seat]
@@ -1186,7 +1193,7 @@ def _do_monopoly(state: GameState, a: PlayMonopoly, events: Events) -> None:
 
 
 def _do_maritime(state: GameState, a: MaritimeTrade, events: Events) -> None:
-    seat: int = a.seat
+    seat = state.current
     # Plain ints: arithmetic on the ``Resource`` members goes through the interpreter.
     give: int = a.give
     get: int = a.get
@@ -1295,7 +1302,8 @@ def _do_end_turn(state: GameState, a: EndTurn, events: Events) -> None:
     state.dev_played = False
     state.rolled = False
     state.dice = None
-    state.current = (state.current + 1) % state.n
+    nxt = state.current + 1
+    state.current = 0 if nxt == state.n else nxt
     state.turn += 1
     state.phase = _PRE_ROLL
     if events is not None:
