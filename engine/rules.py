@@ -375,8 +375,10 @@ def _main_actions(state: GameState, seat: Seat | None) -> list[Action]:
         for v in state.pbuild[p]:
             if vlevel[v] == 1:
                 out.append(bc[v])
-    if w and g and o and _five(state.deck, 0):
-        out.append(t.buy_dev)
+    if w and g and o:
+        deck = state.deck
+        if deck[0] or deck[1] or deck[2] or deck[3] or deck[4]:
+            out.append(t.buy_dev)
     _add_dev_card_actions(state, p, t, out)
     if b < 2 and lu < 2 and w < 2 and g < 2 and o < 2:
         return out
