@@ -426,11 +426,10 @@ def _robber_actions(state: GameState, seat: Seat | None) -> list[Action]:
     p = state.current
     table = state.acts[p].robber_moves  # [hex][victim mask] -> the moves
     robber = state.robber
-    masks = _victim_masks(state, p)
     out: list[Action] = []
-    for h in range(len(masks)):
+    for h, mask in enumerate(_victim_masks(state, p)):
         if h != robber:
-            moves = table[h][masks[h]]
+            moves = table[h][mask]
             if len(moves) == 1:
                 out.append(moves[0])
             else:
