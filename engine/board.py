@@ -16,6 +16,8 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cache
+from typing import Final
 
 from engine.constants import (
     DICE_DOTS,
@@ -32,6 +34,7 @@ from engine.constants import (
     HexId,
     Resource,
     Terrain,
+    VertexId,
 )
 from engine.errors import BoardError
 from engine.rng import Rng
@@ -41,6 +44,7 @@ _NON_SEVEN = (2, 3, 4, 5, 6, 8, 9, 10, 11, 12)
 # Thesis 4.3.7: the five likeliest rolls, ties to the larger, and every roll but 2, 7 and 12.
 _FIVE_LIKELIEST = (5, 6, 8, 9, 10)
 _ALL_BUT_EXTREMES = (3, 4, 5, 6, 8, 9, 10, 11)
+_TERRAINS: Final = tuple(Terrain)
 
 
 def terrain_counts(radius: int) -> dict[Terrain, int]:
@@ -91,8 +95,10 @@ class Board:
     harbours: tuple[int, ...]
     topo: Topology = field(repr=False, compare=False)
     # derived tables, computed once per board
-    # per dice total: (hex, resource, vertex) for every vertex of every hex with that number
-    producing: tuple[tuple[tuple[HexId, int, int], ...], ...] = field(repr=False, compare=False)
+    # per dice total: (hex, resource, the hex's vertices) for every hex with that number
+    producing: tuple[tuple[tuple[HexId, int, tuple[VertexId, ...]], ...], ...] = field(
+        repr=False, compare=False
+    )
     vertex_harbour: tuple[int, ...] = field(repr=False, compare=False)
     reds_may_touch: bool = False
     """The board allows a 6 or an 8 next to another (a variant); :func:`check_board` then
@@ -133,7 +139,7 @@ class Board:
                 f"(one of {', '.join(map(str, HARBOUR_LAYOUTS))})"
             )
         try:
-            terr = tuple(Terrain(t) for t in terrain)
+            terr = tuple(_terrain(t) for t in terrain)
         except ValueError as exc:
             raise BoardError(f"unknown terrain: {exc}") from exc
         toks = tuple(int(x) for x in tokens)
@@ -145,10 +151,10 @@ class Board:
         for k in harbours:
             if not 0 <= k <= HARBOUR_GENERIC:
                 raise BoardError(f"unknown harbour kind {k}")
-        producing: list[list[tuple[int, int, int]]] = [[] for _ in range(13)]
+        producing: list[list[tuple[int, int, tuple[int, ...]]]] = [[] for _ in range(13)]
         for h, n in enumerate(toks):
             if n:
-                producing[n].extend((h, int(terr[h]), v) for v in topo.hex_vertices[h])
+                producing[n].append((h, int(terr[h]), topo.hex_vertices[h]))
         vertex_harbour = [-1] * topo.n_vertices
         for slot, kind in zip(topo.harbour_slots_of(harbour_layout), harbours, strict=True):
             for v in topo.edge_vertices[slot]:
@@ -221,6 +227,23 @@ class Board:
         return hash(self._key())
 
 
+def _terrain(t: int) -> Terrain:
+    """``Terrain(t)``, without the enum's call for the values it has."""
+    if isinstance(t, int) and 0 <= t < len(_TERRAINS):
+        return _TERRAINS[t]
+    return Terrain(t)
+
+
+@cache
+def _standard_contents(radius: int) -> tuple[list[Terrain], list[int], list[int]]:
+    """The terrain, number tokens and harbour kinds of a radius, each sorted (read only)."""
+    return (
+        sorted(t for t, c in terrain_counts(radius).items() for _ in range(c)),
+        sorted(token_counts(radius).elements()),
+        sorted(harbour_kinds(radius)),
+    )
+
+
 def check_board(board: Board, *, standard_contents: bool = True) -> None:
     """Check a board against the rules every set-up follows; raises :class:`BoardError`
     naming the first fault.
@@ -238,6 +261,13 @@ def check_board(board: Board, *, standard_contents: bool = True) -> None:
             f"({board.tokens[a]} and {board.tokens[b]})"
         )
     if not standard_contents:
+        return
+    terrain, tokens, harbours = _standard_contents(board.radius)
+    if (
+        sorted(board.terrain) == terrain
+        and sorted([n for n in board.tokens if n]) == tokens
+        and sorted(board.harbours) == harbours
+    ):
         return
     have_t = Counter(board.terrain)
     for t, want in sorted(terrain_counts(board.radius).items()):
@@ -370,6 +400,26 @@ def prepare_random_boards(radius: int) -> None:
     _red_counts(radius)
 
 
+@cache
+def _layout_pieces(
+    radius: int,
+) -> tuple[int, tuple[int, ...], tuple[int, ...], tuple[Terrain, ...]]:
+    """What :func:`_uniform_layout` lays, in order before shuffling: the number of deserts,
+    the 6s and 8s, the other tokens and the other terrain."""
+    counts = token_counts(radius)
+    return (
+        terrain_counts(radius).get(Terrain.DESERT, 0),
+        tuple(n for n in RED_TOKENS for _ in range(counts[n])),
+        tuple(n for n, c in sorted(counts.items()) if n not in RED_TOKENS for _ in range(c)),
+        tuple(
+            t
+            for t, c in sorted(terrain_counts(radius).items())
+            if t != Terrain.DESERT
+            for _ in range(c)
+        ),
+    )
+
+
 def _uniform_layout(radius: int, rng: Rng) -> tuple[list[Terrain], list[int]]:
     """Terrain and tokens drawn uniformly over every layout with no 6 or 8 next to another.
 
@@ -382,18 +432,12 @@ def _uniform_layout(radius: int, rng: Rng) -> tuple[list[Terrain], list[int]]:
     red_hexes = _red_counts(radius).draw(rng)
     red_set = set(red_hexes)
     free = [h for h in range(topo.n_hexes) if h not in red_set]
-    counts = token_counts(radius)
-    n_deserts = terrain_counts(radius).get(Terrain.DESERT, 0)
+    n_deserts, red_tokens, other_tokens, land_kinds = _layout_pieces(radius)
     rng.shuffle(free)
     desert_set = set(free[:n_deserts])
-    reds = [n for n in RED_TOKENS for _ in range(counts[n])]
-    others = [n for n, c in sorted(counts.items()) if n not in RED_TOKENS for _ in range(c)]
-    kinds = [
-        t
-        for t, c in sorted(terrain_counts(radius).items())
-        if t != Terrain.DESERT
-        for _ in range(c)
-    ]
+    reds = list(red_tokens)
+    others = list(other_tokens)
+    kinds = list(land_kinds)
     rng.shuffle(reds)
     rng.shuffle(others)
     rng.shuffle(kinds)

@@ -15,38 +15,50 @@ from engine.state import GameState
 
 _Events = list[Event] | None
 _LONGEST_ROAD: Final = int(Award.LONGEST_ROAD)
+_WALKED: Final = -2
+"""The owner :func:`_walk` gives the roads of the trail it follows, for the time it does."""
 
 
 def road_length_after(state: GameState, seat: Seat, e: int) -> int:
     """``seat``'s longest road once its new road ``e`` is laid (``road_len`` holds the length
     before). When one end of ``e`` is a dead end, every new trail ends there, so only trails
     from the other end need searching; otherwise the whole network is searched again."""
-    topo = state.topo
-    vowner = state.vowner
-    eowner = state.eowner
-    a, b = topo.edge_vertices[e]
-    for end, other in ((b, a), (a, b)):
-        o = vowner[end]
-        if (o >= 0 and o != seat) or all(
-            eowner[f] != seat for f in topo.vertex_edges[end] if f != e
-        ):
-            o = vowner[other]
-            if o >= 0 and o != seat:
-                return max(state.road_len[seat], 1)
-            return max(state.road_len[seat], 1 + _trail_from(state, seat, other, e))
+    a, b = state.topo.edge_vertices[e]
+    if _is_dead_end(state, seat, b, e):
+        return _length_from(state, seat, a, e)
+    if _is_dead_end(state, seat, a, e):
+        return _length_from(state, seat, b, e)
     return longest_road(state, seat)
 
 
+def _is_dead_end(state: GameState, seat: Seat, end: int, e: int) -> bool:
+    """True when no trail of ``seat`` goes on through ``end`` past its new road ``e``: an
+    opponent's building stands there or no other road of ``seat`` meets it."""
+    o = state.vowner[end]
+    if o >= 0 and o != seat:
+        return True
+    eowner = state.eowner
+    return all(f == e or eowner[f] != seat for f in state.topo.vertex_edges[end])
+
+
+def _length_from(state: GameState, seat: Seat, other: int, e: int) -> int:
+    """``seat``'s longest road once ``e`` is laid with a dead end on the far side of
+    ``other``: the old longest, or a new trail from the dead end through ``other``."""
+    o = state.vowner[other]
+    if o >= 0 and o != seat:
+        return max(state.road_len[seat], 1)
+    return max(state.road_len[seat], 1 + _trail_from(state, seat, other, e))
+
+
 def _trail_from(state: GameState, seat: Seat, start: int, skip: int) -> int:
-    """Longest trail of ``seat``'s roads starting at ``start``, not using edge ``skip``
-    (-1 for none) and not passing through an opponent's building."""
+    """Longest trail of ``seat``'s roads starting at ``start``, not using its road ``skip``
+    and not passing through an opponent's building."""
     topo = state.topo
-    used = [False] * len(topo.edge_vertices)
-    if skip >= 0:
-        used[skip] = True
-    return _walk(
-        topo.vertex_edges, topo.edge_vertices, state.eowner, state.vowner, seat, start, used, 0
-    )
+    eowner = state.eowner
+    eowner[skip] = _WALKED
+    best = _walk(topo.vertex_edges, topo.edge_vertices, eowner, state.vowner, seat, start, 0)
+    eowner[skip] = seat
+    return best
 
 
 def _walk(
@@ -56,23 +68,23 @@ def _walk(
     vowner: list[int],
     seat: Seat,
     v: int,
-    used: list[bool],
     length: int,
 ) -> int:
     """Depth-first search for :func:`_trail_from`: the length of the longest trail that
-    extends the current one, ``length`` roads long, ending at ``v``, with its edges marked
-    in ``used`` (marks added on the way are removed on return)."""
+    extends the current one, ``length`` roads long, ending at ``v``. The trail's roads are
+    marked as owned by :data:`_WALKED` while it goes on (each mark is undone on return),
+    so that no road is used twice and no list of marks is needed."""
     best = length
     if length:
         o = vowner[v]
         if o >= 0 and o != seat:
             return best
     for f in vedges[v]:
-        if eowner[f] == seat and not used[f]:
+        if eowner[f] == seat:
             x, y = ev[f]
-            used[f] = True
-            d = _walk(vedges, ev, eowner, vowner, seat, y if x == v else x, used, length + 1)
-            used[f] = False
+            eowner[f] = _WALKED
+            d = _walk(vedges, ev, eowner, vowner, seat, y if x == v else x, length + 1)
+            eowner[f] = seat
             if d > best:
                 best = d
     return best
@@ -85,67 +97,27 @@ def longest_road(state: GameState, seat: Seat) -> int:
     m = len(roads)
     if m <= 1:
         return m
-    ev = state.topo.edge_vertices
-    vowner = state.vowner
-    # Road graph with every opponent's building split into one dead end per road.
-    adj: dict[int, list[int]] = {}
+    topo = state.topo
+    ev = topo.edge_vertices
+    # A longest trail starts somewhere on the network: walk every trail from every vertex
+    # (a few dozen roads at most), stopping early once one uses every road.
+    starts: list[int] = []
     for e in roads:
         a, b = ev[e]
-        o = vowner[a]
-        ka = a if o < 0 or o == seat else -1 - 2 * e
-        o = vowner[b]
-        kb = b if o < 0 or o == seat else -2 - 2 * e
-        la = adj.get(ka)
-        if la is None:
-            adj[ka] = [kb]
-        else:
-            la.append(kb)
-        lb = adj.get(kb)
-        if lb is None:
-            adj[kb] = [ka]
-        else:
-            lb.append(ka)
-    # A forest (the usual case): the longest trail is the largest tree diameter.
-    seen: set[int] = set()
+        starts.append(a)
+        starts.append(b)
+    starts.sort()
     best = 0
-    parts = 0
-    for root in adj:
-        if root in seen:
-            continue
-        parts += 1
-        far, _, part = _farthest(adj, root)
-        seen |= part
-        _, d, _ = _farthest(adj, far)
-        if d > best:
-            best = d
-    if m == len(adj) - parts:
-        return best
-    # Roads with a loop (rare): a longest trail starts somewhere; try every vertex.
-    for v in {v for e in roads for v in ev[e]}:
-        best = max(best, _trail_from(state, seat, v, -1))
-        if best == m:
-            break
+    last = -1
+    for v in starts:
+        if v != last:
+            last = v
+            d = _walk(topo.vertex_edges, ev, state.eowner, state.vowner, seat, v, 0)
+            if d > best:
+                best = d
+                if best == m:
+                    break
     return best
-
-
-def _farthest(adj: dict[int, list[int]], start: int) -> tuple[int, int, set[int]]:
-    """Breadth-first search: the farthest node, its distance, and every node reached."""
-    seen = {start}
-    frontier = [start]
-    last = start
-    depth = 0
-    while True:
-        nxt = []
-        for x in frontier:
-            for y in adj[x]:
-                if y not in seen:
-                    seen.add(y)
-                    nxt.append(y)
-        if not nxt:
-            return last, depth, seen
-        depth += 1
-        last = nxt[0]
-        frontier = nxt
 
 
 def award_longest_road(state: GameState, events: _Events) -> None:
@@ -153,7 +125,10 @@ def award_longest_road(state: GameState, events: _Events) -> None:
     break, a single longest road of 5+ takes it and a tie for longest sets it aside."""
     lengths = state.road_len
     holder = state.longest_holder
-    top = max(lengths)
+    top = 0
+    for x in lengths:  # max(lengths), without the call
+        if x > top:
+            top = x
     if holder >= 0 and lengths[holder] >= LONGEST_ROAD_MIN and lengths[holder] == top:
         return
     new = -1

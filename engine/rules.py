@@ -81,7 +81,7 @@ from engine.events import (
 )
 from engine.longest import award_longest_road, longest_road, road_length_after
 from engine.pieces import place_road, place_settlement, set_award, upgrade_city
-from engine.rng import draw, draw_two
+from engine.rng import draw_split, draw_two_split
 from engine.state import Answer, GameState, Phase
 from engine.tables import SeatActions
 
@@ -113,6 +113,8 @@ _R: Final = N_RESOURCES
 # Hands and development cards are both 5-wide count vectors, so ``seat * _R`` indexes both.
 assert N_DEV_KINDS == N_RESOURCES
 _RES: Final = tuple(Resource)
+_DICE: Final = tuple((d1, d2) for d1 in range(1, 7) for d2 in range(1, 7))
+"""Every roll of the two dice, made once: ``_DICE[(d1 - 1) * 6 + d2 - 1] == (d1, d2)``."""
 _DEVS: Final = tuple(DevCard)
 
 Events = list[Event] | None
@@ -150,33 +152,67 @@ def setup_order(players: int) -> tuple[Seat, ...]:
 def road_spots(state: GameState, seat: Seat) -> list[int]:
     """Edges where ``seat`` may build a road now: free, touching its network at a vertex
     that no opponent's building occupies."""
+    return _ascending(_road_candidates(state, seat))
+
+
+def _road_candidates(state: GameState, seat: Seat) -> list[int]:
+    """The edges of :func:`road_spots`, in no order and some more than once (a list
+    costs less than a set)."""
     sides = state.topo.edge_sides
     vowner = state.vowner
     eowner = state.eowner
-    seen: set[int] = set()
+    spots: list[int] = []
     for e in state.proads[seat]:
         for v, others in sides[e]:
             o = vowner[v]
             if o < 0 or o == seat:
                 for f in others:
                     if eowner[f] < 0:
-                        seen.add(f)
-    return sorted(seen)
+                        spots.append(f)
+    return spots
 
 
 def settlement_spots(state: GameState, seat: Seat) -> list[int]:
     """Vertices where ``seat`` may build a settlement now: at the end of one of its roads,
     with no building on or next to it."""
+    return _ascending(_settlement_candidates(state, seat))
+
+
+def _settlement_candidates(state: GameState, seat: Seat) -> list[int]:
+    """The vertices of :func:`settlement_spots`, in no order and some more than once."""
     ev = state.topo.edge_vertices
     blocked = state.vblocked
-    seen: set[int] = set()
+    spots: list[int] = []
     for e in state.proads[seat]:
         a, b = ev[e]
         if not blocked[a]:
-            seen.add(a)
+            spots.append(a)
         if not blocked[b]:
-            seen.add(b)
-    return sorted(seen)
+            spots.append(b)
+    return spots
+
+
+def _ascending(spots: list[int]) -> list[int]:
+    """The candidate ``spots`` in ascending order, once each (sorts ``spots`` in place)."""
+    spots.sort()
+    out: list[int] = []
+    last = -1
+    for x in spots:
+        if x != last:
+            out.append(x)
+            last = x
+    return out
+
+
+def _add_spots(out: list[Action], table: tuple[Action, ...], spots: list[int]) -> None:
+    """Append ``table``'s action for each of ``spots`` (candidates, sorted here in place),
+    in ascending order and once each."""
+    spots.sort()
+    last = -1
+    for x in spots:
+        if x != last:
+            out.append(table[x])
+            last = x
 
 
 def setup_settlement_spots(state: GameState) -> list[int]:
@@ -201,7 +237,7 @@ def _victim_masks(state: GameState, thief: Seat) -> list[int]:
             bit = 1 << q
             for v in state.pbuild[q]:
                 for h in vertex_hexes[v]:
-                    masks[h] |= bit
+                    masks[h] = masks[h] | bit
     return masks
 
 
@@ -261,7 +297,7 @@ def _add_dev_card_actions(state: GameState, p: Seat, t: SeatActions, out: list[A
         if (
             dev[base + _ROAD_BUILDING_CARD] > new[_ROAD_BUILDING_CARD]
             and state.roads_left[p]
-            and road_spots(state, p)
+            and _road_candidates(state, p)
         ):
             out.append(t.road_building)
         if dev[base + _PLENTY] > new[_PLENTY]:
@@ -272,20 +308,39 @@ def _add_dev_card_actions(state: GameState, p: Seat, t: SeatActions, out: list[A
 
 def _discard_actions(state: GameState, seat: Seat | None) -> list[Action]:
     out: list[Action] = []
-    hand = state.hand
+    if seat is not None:
+        if state.owed[seat]:
+            _add_discards(state, seat, out)
+        return out
     owed = state.owed
-    for q in range(state.n) if seat is None else (seat,):
+    for q in range(state.n):
         if owed[q]:
-            one = state.acts[q].discard_one
-            b = q * _R
-            out.extend([one[r] for r in range(_R) if hand[b + r]])
+            _add_discards(state, q, out)
     return out
+
+
+def _add_discards(state: GameState, q: Seat, out: list[Action]) -> None:
+    """Append ``q``'s discards of one card, one per resource it holds."""
+    one = state.acts[q].discard_one
+    hand = state.hand
+    b = q * _R
+    if hand[b]:
+        out.append(one[0])
+    if hand[b + 1]:
+        out.append(one[1])
+    if hand[b + 2]:
+        out.append(one[2])
+    if hand[b + 3]:
+        out.append(one[3])
+    if hand[b + 4]:
+        out.append(one[4])
 
 
 def _free_road_actions(state: GameState, seat: Seat | None) -> list[Action]:
     p = state.current
-    br = state.acts[p].build_road
-    return [br[e] for e in road_spots(state, p)]
+    out: list[Action] = []
+    _add_spots(out, state.acts[p].build_road, _road_candidates(state, p))
+    return out
 
 
 def _setup_settlement_actions(state: GameState, seat: Seat | None) -> list[Action]:
@@ -312,39 +367,53 @@ def _main_actions(state: GameState, seat: Seat | None) -> list[Action]:
     out: list[Action] = [t.end_turn]
     if b and lu:
         if state.roads_left[p]:
-            br = t.build_road
-            out.extend([br[e] for e in road_spots(state, p)])
+            _add_spots(out, t.build_road, _road_candidates(state, p))
         if w and g and state.settlements_left[p]:
-            bs = t.build_settlement
-            out.extend([bs[v] for v in settlement_spots(state, p)])
+            _add_spots(out, t.build_settlement, _settlement_candidates(state, p))
     if g >= 2 and o >= 3 and state.cities_left[p]:
         bc = t.build_city
         vlevel = state.vlevel
-        out.extend([bc[v] for v in state.pbuild[p] if vlevel[v] == 1])
-    if w and g and o and _five(state.deck, 0):
-        out.append(t.buy_dev)
+        for v in state.pbuild[p]:
+            if vlevel[v] == 1:
+                out.append(bc[v])
+    if w and g and o:
+        deck = state.deck
+        if deck[0] or deck[1] or deck[2] or deck[3] or deck[4]:
+            out.append(t.buy_dev)
     _add_dev_card_actions(state, p, t, out)
     if b < 2 and lu < 2 and w < 2 and g < 2 and o < 2:
         return out
+    # Maritime trades: every ratio is 2 or more, so only piles of 2 or more are looked at.
     ratio = state.ratio
     maritime = t.maritime
-    bank = state.bank
-    full_bank = bank[0] > 0 and bank[1] > 0 and bank[2] > 0 and bank[3] > 0 and bank[4] > 0
-    for r in range(_R):
-        held = hand[base + r]
-        if held >= 2:
-            k = ratio[base + r]
-            if held >= k:
-                if full_bank:
-                    out.extend(maritime[k][r])
-                else:
-                    out.extend([m for m in maritime[k][r] if bank[m.get]])
+    if b >= 2 and b >= ratio[base]:
+        _add_trades(state, maritime[ratio[base]][0], out)
+    if lu >= 2 and lu >= ratio[base + 1]:
+        _add_trades(state, maritime[ratio[base + 1]][1], out)
+    if w >= 2 and w >= ratio[base + 2]:
+        _add_trades(state, maritime[ratio[base + 2]][2], out)
+    if g >= 2 and g >= ratio[base + 3]:
+        _add_trades(state, maritime[ratio[base + 3]][3], out)
+    if o >= 2 and o >= ratio[base + 4]:
+        _add_trades(state, maritime[ratio[base + 4]][4], out)
     return out
+
+
+def _add_trades(state: GameState, trades: tuple[MaritimeTrade, ...], out: list[Action]) -> None:
+    """Append the maritime ``trades`` of one pile whose resource the bank can give."""
+    bank = state.bank
+    if bank[0] > 0 and bank[1] > 0 and bank[2] > 0 and bank[3] > 0 and bank[4] > 0:
+        out.extend(trades)
+    else:
+        out.extend([m for m in trades if bank[m.get]])
 
 
 def _plenty_actions(state: GameState, choices: tuple[PlayYearOfPlenty, ...]) -> list[Action]:
     bank = state.bank
-    total = sum(bank)
+    b0, b1, b2, b3, b4 = bank[0], bank[1], bank[2], bank[3], bank[4]
+    if b0 >= 2 and b1 >= 2 and b2 >= 2 and b3 >= 2 and b4 >= 2:  # any two cards
+        return list(choices)
+    total = b0 + b1 + b2 + b3 + b4
     if total >= YEAR_OF_PLENTY_CARDS:
         return [c for c in choices if all(bank[r] >= c.cards[r] for r in range(_R))]
     if total == 0:
@@ -358,7 +427,15 @@ def _robber_actions(state: GameState, seat: Seat | None) -> list[Action]:
     p = state.current
     table = state.acts[p].robber_moves  # [hex][victim mask] -> the moves
     robber = state.robber
-    return [a for h, m in enumerate(_victim_masks(state, p)) if h != robber for a in table[h][m]]
+    out: list[Action] = []
+    for h, mask in enumerate(_victim_masks(state, p)):
+        if h != robber:
+            moves = table[h][mask]
+            if len(moves) == 1:
+                out.append(moves[0])
+            else:
+                out.extend(moves)
+    return out
 
 
 def _trade_actions(state: GameState, seat: Seat | None) -> list[Action]:
@@ -590,7 +667,7 @@ def _check_knight(state: GameState, a: PlayKnight) -> None:
 def _check_road_building(state: GameState, a: PlayRoadBuilding) -> None:
     _check_turn(state, a, _PRE_ROLL, _MAIN)
     _check_dev_card(state, a.seat, _ROAD_BUILDING_CARD)
-    if not state.roads_left[a.seat] or not road_spots(state, a.seat):
+    if not state.roads_left[a.seat] or not _road_candidates(state, a.seat):
         raise _refuse("no_road_spot", f"seat {a.seat} has no road it could build")
 
 
@@ -714,7 +791,12 @@ def _run(state: GameState, a: Action, events: Events) -> None:
     and :func:`advance`. The kinds are compared commonest first with ``Final`` aliases of
     their classes, so that compiled code calls each handler directly (a call through a
     table costs the compiled build a generic call per action; the casts only inform the
-    type checker)."""
+    type checker).
+
+    Handlers of actions that only the seat to move may take read the seat as
+    ``state.current`` (equal to the action's, checked by :func:`check` or given by
+    :func:`legal_actions`): the compiled build reads an action's fields through the
+    interpreter."""
     kind = type(a)
     if kind is _END_TURN_KIND:
         _do_end_turn(state, cast(EndTurn, a), events)
@@ -769,19 +851,32 @@ def _five(counts: list[int], base: int) -> int:
 
 
 def _draw(state: GameState, n: int) -> int:
-    state.rng, out = draw(state.rng, n)
+    state.rng_hi, state.rng_lo, out = draw_split(state.rng_hi, state.rng_lo, n)
     return out
 
 
-def _pay(state: GameState, seat: Seat, cost: tuple[int, ...]) -> None:
+def _pay(state: GameState, seat: Seat, cost: Counts) -> None:
+    # Five named counts: compiled, a fixed-length tuple travels unboxed, where indexing
+    # it by a variable would build a tuple object for every payment.
+    c0, c1, c2, c3, c4 = cost
     hand = state.hand
     bank = state.bank
     base = seat * _R
-    for r in range(_R):
-        c = cost[r]
-        if c:
-            hand[base + r] = hand[base + r] - c
-            bank[r] = bank[r] + c
+    if c0:
+        hand[base] = hand[base] - c0
+        bank[0] = bank[0] + c0
+    if c1:
+        hand[base + 1] = hand[base + 1] - c1
+        bank[1] = bank[1] + c1
+    if c2:
+        hand[base + 2] = hand[base + 2] - c2
+        bank[2] = bank[2] + c2
+    if c3:
+        hand[base + 3] = hand[base + 3] - c3
+        bank[3] = bank[3] + c3
+    if c4:
+        hand[base + 4] = hand[base + 4] - c4
+        bank[4] = bank[4] + c4
 
 
 def _do_place_settlement(state: GameState, a: PlaceSettlement, events: Events) -> None:
@@ -828,10 +923,10 @@ def _do_place_road(state: GameState, a: PlaceRoad, events: Events) -> None:
 
 
 def _do_roll(state: GameState, a: RollDice, events: Events) -> None:
-    state.rng, a1, a2 = draw_two(state.rng, 6)
+    state.rng_hi, state.rng_lo, a1, a2 = draw_two_split(state.rng_hi, state.rng_lo, 6)
     d1 = a1 + 1
     d2 = a2 + 1
-    state.dice = (d1, d2)
+    state.dice = _DICE[a1 * 6 + a2]
     state.rolled = True
     total = d1 + d2
     if events is not None:
@@ -858,15 +953,23 @@ def _do_roll(state: GameState, a: RollDice, events: Events) -> None:
 
 
 def _produce(state: GameState, total: int, events: Events) -> None:
+    if events is None:
+        # Pay everyone at once, with no list of who is owed what; a bank left short of
+        # something (rare) takes the payment back and rations it below.
+        if _pay_out(state, total, 1):
+            return
+        _pay_out(state, total, -1)
     vlevel = state.vlevel
     robber = state.robber
     due: list[tuple[int, int, int]] = []  # (seat, resource, cards)
     cards = 0
-    for h, r, v in state.board.producing[total]:
-        level = vlevel[v]
-        if level and h != robber:
-            due.append((state.vowner[v], r, level))
-            cards += level
+    for h, r, corners in state.board.producing[total]:
+        if h != robber:
+            for v in corners:
+                level = vlevel[v]
+                if level:
+                    due.append((state.vowner[v], r, level))
+                    cards += level
     short: list[Resource] = []
     if due:
         bank = state.bank
@@ -899,6 +1002,26 @@ def _produce(state: GameState, total: int, events: Events) -> None:
         events.append(Produced(gains, tuple(short)))
 
 
+def _pay_out(state: GameState, total: int, sign: int) -> bool:
+    """Pay (``sign`` 1) or take back (-1) every building's cards for a roll of ``total``;
+    True when the bank covered them all."""
+    vlevel = state.vlevel
+    vowner = state.vowner
+    robber = state.robber
+    hand = state.hand
+    bank = state.bank
+    for h, r, corners in state.board.producing[total]:
+        if h != robber:
+            for v in corners:
+                level = vlevel[v]
+                if level:
+                    d = sign * level
+                    i = vowner[v] * _R + r
+                    hand[i] = hand[i] + d
+                    bank[r] = bank[r] - d
+    return bank[0] >= 0 and bank[1] >= 0 and bank[2] >= 0 and bank[3] >= 0 and bank[4] >= 0
+
+
 def _ration(
     due: list[tuple[int, int, int]], bank: list[int], short: list[Resource]
 ) -> list[tuple[int, int, int]]:
@@ -927,10 +1050,12 @@ def _do_discard(state: GameState, a: Discard, events: Events) -> None:
 
 
 def _do_move_robber(state: GameState, a: MoveRobber, events: Events) -> None:
-    state.robber = a.hex
+    seat = state.current
+    hex_id = a.hex
+    state.robber = hex_id
     victim = a.victim
     if events is not None:
-        events.append(RobberMoved(a.seat, a.hex, victim))
+        events.append(RobberMoved(seat, hex_id, victim))
     if victim is not None:
         hand = state.hand
         vb = victim * _R
@@ -942,14 +1067,14 @@ def _do_move_robber(state: GameState, a: MoveRobber, events: Events) -> None:
                 k -= hand[vb + r]
                 r += 1
             hand[vb + r] = hand[vb + r] - 1
-            hand[a.seat * _R + r] = hand[a.seat * _R + r] + 1
+            hand[seat * _R + r] = hand[seat * _R + r] + 1
             if events is not None:
-                events.append(Stolen(a.seat, victim, _RES[r]))
+                events.append(Stolen(seat, victim, _RES[r]))
     state.phase = _MAIN if state.rolled else _PRE_ROLL
 
 
 def _do_build_road(state: GameState, a: BuildRoad, events: Events) -> None:
-    seat = a.seat
+    seat = state.current
     free = state.phase == _ROAD_BUILDING
     if not free:
         _pay(state, seat, ROAD_COST)
@@ -960,14 +1085,14 @@ def _do_build_road(state: GameState, a: BuildRoad, events: Events) -> None:
     award_longest_road(state, events)
     if free:
         state.free_roads -= 1
-        if state.free_roads <= 0 or not state.roads_left[seat] or not road_spots(state, seat):
+        if state.free_roads <= 0 or not state.roads_left[seat] or not _road_candidates(state, seat):
             state.free_roads = 0
             state.phase = _MAIN if state.rolled else _PRE_ROLL
     _check_win(state, events)
 
 
 def _do_build_settlement(state: GameState, a: BuildSettlement, events: Events) -> None:
-    seat, v = a.seat, a.vertex
+    seat, v = state.current, a.vertex
     _pay(state, seat, SETTLEMENT_COST)
     place_settlement(state, seat, v)
     if events is not None:
@@ -983,7 +1108,7 @@ def _do_build_settlement(state: GameState, a: BuildSettlement, events: Events) -
 
 
 def _do_build_city(state: GameState, a: BuildCity, events: Events) -> None:
-    seat, v = a.seat, a.vertex
+    seat, v = state.current, a.vertex
     _pay(state, seat, CITY_COST)
     upgrade_city(state, seat, v)
     if events is not None:
@@ -992,7 +1117,7 @@ def _do_build_city(state: GameState, a: BuildCity, events: Events) -> None:
 
 
 def _do_buy_dev(state: GameState, a: BuyDevCard, events: Events) -> None:
-    seat = a.seat
+    seat = state.current
     _pay(state, seat, DEV_CARD_COST)
     deck = state.deck
     k = _draw(state, _five(deck, 0))
@@ -1017,7 +1142,7 @@ def _play_card(state: GameState, seat: Seat, card: int, events: Events) -> None:
 
 
 def _do_knight(state: GameState, a: PlayKnight, events: Events) -> None:
-    seat = a.seat
+    seat = state.current
     _play_card(state, seat, _KNIGHT, events)
     state.knights[seat] = state.knights[seat] + 1
     k = state.knights[seat]
@@ -1067,14 +1192,20 @@ def _do_monopoly(state: GameState, a: PlayMonopoly, events: Events) -> None:
 
 
 def _do_maritime(state: GameState, a: MaritimeTrade, events: Events) -> None:
-    base = a.seat * _R
-    give, get, k = a.give, a.get, a.ratio
-    state.hand[base + give] = state.hand[base + give] - k
-    state.bank[give] = state.bank[give] + k
-    state.hand[base + get] = state.hand[base + get] + 1
-    state.bank[get] = state.bank[get] - 1
+    seat = state.current
+    # Plain ints: arithmetic on the ``Resource`` members goes through the interpreter.
+    give: int = a.give
+    get: int = a.get
+    k: int = a.ratio
+    hand = state.hand
+    bank = state.bank
+    base = seat * _R
+    hand[base + give] = hand[base + give] - k
+    bank[give] = bank[give] + k
+    hand[base + get] = hand[base + get] + 1
+    bank[get] = bank[get] - 1
     if events is not None:
-        events.append(MaritimeTraded(a.seat, _RES[give], k, _RES[get]))
+        events.append(MaritimeTraded(seat, _RES[give], k, _RES[get]))
 
 
 def _do_offer(state: GameState, a: OfferTrade, events: Events) -> None:
@@ -1165,11 +1296,13 @@ def _do_cancel(state: GameState, a: CancelTrade, events: Events) -> None:
 
 def _do_end_turn(state: GameState, a: EndTurn, events: Events) -> None:
     dn = state.dev_new
-    dn[0] = dn[1] = dn[2] = dn[3] = dn[4] = 0
+    if dn[0] or dn[1] or dn[2] or dn[3] or dn[4]:
+        dn[0] = dn[1] = dn[2] = dn[3] = dn[4] = 0
     state.dev_played = False
     state.rolled = False
     state.dice = None
-    state.current = (state.current + 1) % state.n
+    nxt = state.current + 1
+    state.current = 0 if nxt == state.n else nxt
     state.turn += 1
     state.phase = _PRE_ROLL
     if events is not None:

@@ -153,7 +153,8 @@ _FIELDS: Final = (
     "phase",
     "proads",
     "ratio",
-    "rng",
+    "rng_hi",
+    "rng_lo",
     "road_len",
     "roads_left",
     "robber",
@@ -170,6 +171,7 @@ _FIELDS: Final = (
     "winner",
 )
 """The fields of :class:`GameState`, named once for its slots and for :meth:`snapshot`."""
+_LOW32: Final = 0xFFFFFFFF
 
 
 class GameState:
@@ -188,7 +190,8 @@ class GameState:
     acts: tuple[SeatActions, ...]  # the interned actions of each seat
     n: int
     seed: int
-    rng: int
+    rng_hi: int  # the RNG's state (engine.rng): its high 32 bits
+    rng_lo: int  # and its low 32 bits
     vowner: list[int]  # seat owning a building on each vertex, -1 for none
     vlevel: list[int]  # 0 empty, 1 settlement, 2 city
     vblocked: list[int]  # buildings on or next to a vertex (distance rule)
@@ -235,7 +238,8 @@ class GameState:
         c.acts = self.acts
         c.n = self.n
         c.seed = self.seed
-        c.rng = self.rng
+        c.rng_hi = self.rng_hi
+        c.rng_lo = self.rng_lo
         c.vowner = self.vowner[:]
         c.vlevel = self.vlevel[:]
         c.vblocked = self.vblocked[:]
@@ -285,6 +289,16 @@ class GameState:
                 v = tuple(tuple(x) if isinstance(x, list) else x for x in v)
             out.append(v)
         return tuple(out)
+
+    @property
+    def rng(self) -> int:
+        """The state of the game's RNG (:mod:`engine.rng`), a 64-bit int."""
+        return (self.rng_hi << 32) | self.rng_lo
+
+    @rng.setter
+    def rng(self, value: int) -> None:
+        self.rng_hi = (value >> 32) & _LOW32
+        self.rng_lo = value & _LOW32
 
     # --- derived facts ------------------------------------------------------------------
     def hand_of(self, seat: int) -> tuple[int, ...]:

@@ -300,9 +300,10 @@ def test_from_layout_derived_tables(valid: tuple[list[int], list[int], list[int]
             (h, v) for h in range(19) if tokens[h] == total and total for v in topo.hex_vertices[h]
         )
         got = board.producing[total]
-        assert sorted((h, v) for h, _, v in got) == want
-        for h, res, _ in got:
+        assert sorted((h, v) for h, _, corners in got for v in corners) == want
+        for h, res, corners in got:
             assert res == terrain[h]
+            assert corners == topo.hex_vertices[h]
     harbour_of = {}
     for slot, kind in zip(topo.harbour_slots, harbours, strict=True):
         for v in topo.edge_vertices[slot]:
