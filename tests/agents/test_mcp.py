@@ -65,8 +65,8 @@ async def _create(port: int, **options: object) -> tuple[Client, m.GameCreated]:
 @asynccontextmanager
 async def _mcp(argv: list[str], errors: Path | None = None) -> AsyncIterator[ClientSession]:
     """An MCP client session with the server ``argv`` starts (``python -m app.cli mcp
-    ...``), its standard error in the file ``errors`` if given, closed (and so the server
-    ended) on leaving."""
+    ...``), its standard error in the file ``errors`` if given (and shown in the test's
+    report when the test fails), closed (and so the server ended) on leaving."""
     params = StdioServerParameters(
         command=argv[0], args=argv[1:], cwd=str(REPO), env=dict(os.environ)
     )
@@ -77,7 +77,12 @@ async def _mcp(argv: list[str], errors: Path | None = None) -> AsyncIterator[Cli
             ClientSession(read, write) as session,
         ):
             await session.initialize()
-            yield session
+            try:
+                yield session
+            except BaseException:
+                if errors is not None:
+                    print(f"--- the MCP server's log:\n{errors.read_text()}", file=sys.stderr)
+                raise
 
 
 def _command(served: Served, *args: str) -> list[str]:
