@@ -173,9 +173,10 @@ async def test_a_model_seat_plays_a_whole_game_through_a_cut_and_sees_only_its_o
                         while proxy.connections < 2:
                             await asyncio.sleep(0.02)
                         continue
-                    if not offered and "End your turn" in news:
-                        offered = await _offer(session, room.state.hand_of(me))
-                        continue
+                    if not offered and "End your turn" in news and any(room.state.hand_of(me)):
+                        await _offer(session, room.state.hand_of(me))
+                        offered = True
+                        continue  # (with an empty hand it acts instead, or it would ask forever)
                     _, listed = await _call(session, "legal_actions")
                     if not _ID.findall(listed):
                         continue  # the connection was cut meanwhile: wait for the seat again
@@ -198,12 +199,10 @@ async def test_a_model_seat_plays_a_whole_game_through_a_cut_and_sees_only_its_o
     assert all(line.startswith("{") for line in logged.splitlines()), logged  # JSON lines
 
 
-async def _offer(session: ClientSession, hand: tuple[int, ...]) -> bool:
-    """Offer one card of the most held resource for one of another (False when the hand
-    is empty); the offer is sent, and the next answer on the seat's move lists what to do
+async def _offer(session: ClientSession, hand: tuple[int, ...]) -> None:
+    """Offer one card of the most held resource (``hand`` holds one at least) for one of
+    another; the offer is sent, and the next answer on the seat's move lists what to do
     with the other's answer."""
-    if not any(hand):
-        return False
     most = max(range(5), key=lambda r: hand[r])
     other = RESOURCE_NAMES[(most + 1) % 5]
     refused, said = await _call(
@@ -212,7 +211,6 @@ async def _offer(session: ClientSession, hand: tuple[int, ...]) -> bool:
     assert not refused and said.startswith("Offer sent"), said
     refused, news = await _call(session, "wait_for_turn", timeout=30)
     assert not refused and "offer" in news, news
-    return True
 
 
 async def _refused_without_change(session: ClientSession, room: GameRoom, news: str) -> None:
