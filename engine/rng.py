@@ -165,6 +165,16 @@ def _draw_two_halves(state: int, n: int) -> tuple[int, int, int]:
     return state, _mod(hi, lo, n), _mod_shifted(hi, lo, n)
 
 
+def halves(state: int) -> tuple[int, int]:
+    """A 64-bit state as its high and low 32 bits (as game states and :class:`Rng` hold it)."""
+    return (state >> 32) & _LOW32, state & _LOW32
+
+
+def whole(hi: int, lo: int) -> int:
+    """The 64-bit state whose halves are ``hi`` and ``lo``."""
+    return (hi << 32) | lo
+
+
 def seed_state(seed: int, stream: int = 0) -> int:
     """A starting state for a seed; different ``stream`` values give independent sequences."""
     _, out = step((seed * 0x2545F4914F6CDD1D + stream * _GAMMA) & _MASK)
@@ -186,12 +196,11 @@ class Rng:
     @property
     def state(self) -> int:
         """The SplitMix64 state, a 64-bit int."""
-        return (self.hi << 32) | self.lo
+        return whole(self.hi, self.lo)
 
     @state.setter
     def state(self, value: int) -> None:
-        self.hi = (value >> 32) & _LOW32
-        self.lo = value & _LOW32
+        self.hi, self.lo = halves(value)
 
     def next64(self) -> int:
         self.hi, self.lo, out_hi, out_lo = step_split(self.hi, self.lo)

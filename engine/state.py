@@ -31,7 +31,7 @@ from engine.constants import (
     Terrain,
 )
 from engine.errors import BoardError, ConfigError
-from engine.rng import Rng, seed_state
+from engine.rng import Rng, halves, seed_state, whole
 from engine.tables import SeatActions, action_tables
 from engine.topology import Topology
 
@@ -171,7 +171,6 @@ _FIELDS: Final = (
     "winner",
 )
 """The fields of :class:`GameState`, named once for its slots and for :meth:`snapshot`."""
-_LOW32: Final = 0xFFFFFFFF
 
 
 class GameState:
@@ -293,12 +292,11 @@ class GameState:
     @property
     def rng(self) -> int:
         """The state of the game's RNG (:mod:`engine.rng`), a 64-bit int."""
-        return (self.rng_hi << 32) | self.rng_lo
+        return whole(self.rng_hi, self.rng_lo)
 
     @rng.setter
     def rng(self, value: int) -> None:
-        self.rng_hi = (value >> 32) & _LOW32
-        self.rng_lo = value & _LOW32
+        self.rng_hi, self.rng_lo = halves(value)
 
     # --- derived facts ------------------------------------------------------------------
     def hand_of(self, seat: int) -> tuple[int, ...]:
