@@ -16,7 +16,6 @@ import ipaddress
 import os
 import secrets
 import socket
-import sys
 import time
 from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
@@ -37,6 +36,7 @@ from protocol.codec import Frame
 from protocol.messages import ErrorCode
 from protocol.options import game_config, with_board
 from protocol.payloads import WireModel
+from protocol.process import hexhaven_command
 from protocol.server_session import (
     BURST,
     MAX_FRAME,
@@ -264,11 +264,7 @@ def bot_command(
     ``server_cert`` (the server's own). Values go as ``--opt=value`` so a name that starts
     with a dash is not taken for an option."""
     kind, _, strength = kind.partition(":")
-    return [
-        sys.executable,
-        "-P",  # Hexhaven as installed (compiled), not the sources in the working directory
-        "-m",
-        "app.cli",
+    return hexhaven_command(
         "bot",
         f"--url={url}",
         f"--game={game}",
@@ -277,7 +273,7 @@ def bot_command(
         f"--name={name}",
         *([f"--strength={strength}"] if strength else []),
         *([f"--server-cert={server_cert}"] if server_cert else []),
-    ]
+    )
 
 
 Proxies = tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]

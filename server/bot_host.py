@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-import sys
 import time
 from dataclasses import dataclass
 
@@ -23,6 +22,7 @@ import structlog
 from pydantic import SecretStr, ValidationError
 
 from protocol.bot_host import EndSeat, HostSeat, from_host, line
+from protocol.process import hexhaven_command
 
 HOST_RESTARTS = 3
 """Starts in a row of a host that dies within :data:`HOST_STEADY` seconds before the
@@ -45,17 +45,13 @@ def host_command(
 ) -> list[str]:
     """The command line of a bot host. It carries no token: the seats come on its standard
     input. Over TLS it trusts exactly the certificate in the file ``server_cert``."""
-    return [
-        sys.executable,
-        "-P",  # Hexhaven as installed (compiled), not the sources in the working directory
-        "-m",
-        "app.cli",
+    return hexhaven_command(
         "bot-host",
         f"--url={url}",
         f"--workers={workers}",
         *([f"--server-cert={server_cert}"] if server_cert else []),
         *([f"--search-seconds={search_seconds}"] if search_seconds else []),
-    ]
+    )
 
 
 @dataclass(eq=False)

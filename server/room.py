@@ -295,8 +295,8 @@ class GameRoom:
         """Hand the room a message (a protocol message or :class:`Disconnected`): handled at
         once when the room's task waits with nothing queued (no hop to that task), else
         queued behind what waits."""
-        timer = self._timer
-        if timer is None or timer.expired() or self._busy or not self.inbox.empty():
+        timer = self._idle()
+        if timer is None:
             self.inbox.put_nowait((peer, message))
             return
         self._take(peer, message)
@@ -307,8 +307,8 @@ class GameRoom:
         when the room's task is waiting (else that task reads the clock when it next
         waits). The room's own waits follow the clock as it runs; one that jumps, as a
         test's does, calls this."""
-        timer = self._timer
-        if timer is None or timer.expired() or self._busy or not self.inbox.empty():
+        timer = self._idle()
+        if timer is None:
             return
         self._busy = True
         try:
@@ -316,6 +316,14 @@ class GameRoom:
         finally:
             self._busy = False
         self._reschedule(timer)
+
+    def _idle(self) -> asyncio.Timeout | None:
+        """The timeout of the room task's wait while it waits with nothing queued and
+        nothing being handled (work may then be done here at once), else None."""
+        timer = self._timer
+        if timer is None or timer.expired() or self._busy or not self.inbox.empty():
+            return None
+        return timer
 
     def _reschedule(self, timer: asyncio.Timeout) -> None:
         """Move the wait's timeout to the next deadline by the room's clock."""

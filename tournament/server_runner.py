@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -19,6 +18,7 @@ from protocol import SUBPROTOCOL_MSGPACK
 from protocol import messages as m
 from protocol.client_session import ClientSession, NewGame
 from protocol.payloads import WireModel
+from protocol.process import hexhaven_command
 from tournament.entrants import Entrant
 from tournament.records import ArenaError, GameRecord, ScheduledGame
 
@@ -35,11 +35,7 @@ EXIT_GRACE = 10.0
 def bot_command(url: str, invite: str, entrant: Entrant, seed: int) -> list[str]:
     """The ``hexhaven bot`` command line for an entrant's seat (values as ``--opt=value``,
     so none is taken for an option)."""
-    return [
-        sys.executable,
-        "-P",  # Hexhaven as installed (compiled), not the sources in the working directory
-        "-m",
-        "app.cli",
+    return hexhaven_command(
         "bot",
         f"--url={url}",
         f"--invite={invite}",
@@ -47,7 +43,7 @@ def bot_command(url: str, invite: str, entrant: Entrant, seed: int) -> list[str]
         f"--name={entrant.label[:32]}",
         f"--seed={seed}",
         *(f"--param={name}={value}" for name, value in entrant.params),
-    ]
+    )
 
 
 class _BotProcess:

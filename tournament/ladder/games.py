@@ -27,6 +27,7 @@ from bots import make_agent
 from clients.bridge import BridgeError, ProgramAgent
 from clients.sdk import Agent
 from protocol import messages as m
+from protocol.process import hexhaven_command
 from tournament.entrants import Entrant
 from tournament.ladder.config import EntrantConfig, LadderConfig
 from tournament.local import RefusedAction, play_local
@@ -237,11 +238,7 @@ def seat_command(spec: SeatSpec, url: str, invite: str, seed: int) -> list[str]:
         entrant = Entrant(spec.label, spec.label, spec.kind, spec.params)
         return bot_command(url, invite, entrant, seed)
     if spec.way == "command":
-        return [
-            sys.executable,
-            "-P",  # Hexhaven as installed (compiled), not the sources in the working directory
-            "-m",
-            "app.cli",
+        return hexhaven_command(
             "agent",
             f"--url={url}",
             f"--invite={invite}",
@@ -249,5 +246,5 @@ def seat_command(spec: SeatSpec, url: str, invite: str, seed: int) -> list[str]:
             f"--timeout={spec.timeout}",
             "--log-level=warning",
             "--cmd=" + shlex.join(spec.fill(name=spec.label, seed=seed)),
-        ]
+        )
     return spec.fill(url=url, invite=invite, name=spec.label, seed=seed)
