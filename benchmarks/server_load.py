@@ -10,9 +10,10 @@ Every server is ``python -m app.cli serve`` on 127.0.0.1 with a fresh SQLite fil
 ``--db POSTGRESQL_URL``, a fresh database made on that PostgreSQL server), its log
 (``--log-level``, ``info`` as deployed) written to a file; each is stopped before the next
 starts. The clients run in ``--clients-procs`` processes, each holding many websocket
-connections in asyncio (msgpack, compression as the SDK negotiates it); they read frames
-with msgpack alone and answer every prompt with a uniformly random listed action, so they
-cost far less than the server. They stand for people on machines of their own, so their
+connections in asyncio (msgpack, no compression: the server negotiates none), each one
+websockets' sans-I/O client protocol on a transport, handling each message as it is read;
+they decode frames with msgpack alone and answer every prompt with a uniformly random
+listed action, so they cost far less than the server. They stand for people on machines of their own, so their
 garbage collector does not run during a run (its pauses, 80 ms and more with a few hundred
 games, would show in the round trips as the server's). Four clients play each game, from a
 loopback address of the game's own (127.x.y.z: the server limits what one address may ask,
@@ -65,12 +66,13 @@ import sys
 import tempfile
 import time
 import urllib.parse
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection as Pipe
 from multiprocessing.sharedctypes import Synchronized
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -87,8 +89,11 @@ from _server_parts import (  # noqa: E402
     window,
 )
 from _server_parts import load as load_games  # noqa: E402
-from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
+from websockets.client import ClientProtocol  # noqa: E402
+from websockets.frames import Frame, Opcode  # noqa: E402
+from websockets.http11 import Response  # noqa: E402
 from websockets.typing import Subprotocol  # noqa: E402
+from websockets.uri import parse_uri  # noqa: E402
 
 from protocol.messages import PROTOCOL_VERSION, SUBPROTOCOL_MSGPACK  # noqa: E402
 
@@ -123,6 +128,125 @@ class Run:
     cpu: float = 0.0
 
 
+class Seat(asyncio.Protocol):
+    """One player's connection: websockets' sans-I/O client protocol on an asyncio
+    transport, each message handled as it is read (no task of its own), so that a client
+    costs little beside the server it measures."""
+
+    def __init__(self, clients: Clients, url: str) -> None:
+        self.clients = clients
+        self.protocol = ClientProtocol(
+            parse_uri(url), subprotocols=[Subprotocol(SUBPROTOCOL_MSGPACK)], max_size=2**22
+        )
+        self.transport: asyncio.Transport | None = None
+        loop = asyncio.get_running_loop()
+        self.opened: asyncio.Future[None] = loop.create_future()
+        self.over: asyncio.Future[None] = loop.create_future()
+        """Done when the game is over (or the connection lost)."""
+        self.inbox: deque[dict[str, Any]] = deque()
+        """Messages read while the game is being set up, for :meth:`expect`."""
+        self.arrived: asyncio.Future[None] | None = None
+        self.game: str | None = None
+        """The game played, once set up: messages are then handled as they come."""
+        self.asked = -2
+        """The state of the act awaiting its events."""
+        self.aborted = False
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = cast(asyncio.Transport, transport)
+        self.protocol.send_request(self.protocol.connect())
+        self._flush()
+
+    def data_received(self, data: bytes) -> None:
+        protocol = self.protocol
+        protocol.receive_data(data)
+        events = protocol.events_received()
+        self._flush()
+        for event in events:
+            if isinstance(event, Frame):
+                if event.opcode is Opcode.BINARY:
+                    self._message(msgpack.unpackb(event.data))
+            elif isinstance(event, Response) and not self.opened.done():
+                if event.status_code == 101:
+                    self.opened.set_result(None)
+                else:
+                    self.opened.set_exception(ConnectionError(f"HTTP {event.status_code}"))
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        for future in (self.opened, self.over, self.arrived):
+            if future is not None and not future.done():
+                if self.aborted:  # ended here: nobody waits for it any more
+                    future.cancel()
+                else:
+                    future.set_exception(ConnectionError("the connection was lost"))
+
+    def _flush(self) -> None:
+        assert self.transport is not None
+        for data in self.protocol.data_to_send():
+            if data:
+                self.transport.write(data)
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.protocol.send_binary(msgpack.packb(message))
+        self._flush()
+
+    async def expect(self, kind: str) -> dict[str, Any]:
+        """Read until a message of ``kind``; raises RuntimeError on an error."""
+        while True:
+            while not self.inbox:
+                self.arrived = asyncio.get_running_loop().create_future()
+                await self.arrived
+            msg = self.inbox.popleft()
+            if msg["type"] == kind:
+                return msg
+            if msg["type"] == "error":
+                raise RuntimeError(f"refused while waiting for {kind}: {msg.get('message')}")
+
+    def _message(self, msg: dict[str, Any]) -> None:
+        if self.game is None:
+            self.inbox.append(msg)
+            if self.arrived is not None and not self.arrived.done():
+                self.arrived.set_result(None)
+            return
+        clients = self.clients
+        kind = msg["type"]
+        if kind == "events":
+            if msg["state_id"] == self.asked + 1:
+                sent = clients.waiting.pop(id(self), None)
+                if sent is not None:
+                    clients.run.sent.append(sent)
+                    clients.run.latencies.append(time.monotonic() - sent)
+                self.asked = -2
+        elif kind == "prompt":
+            if msg["actions"]:
+                think = clients.think
+                if think[1] > 0:
+                    pause = clients.rnd.uniform(*think)
+                    asyncio.get_running_loop().call_later(pause, self._act, msg)
+                else:
+                    self._act(msg)
+        elif kind == "game_over":
+            if not self.over.done():
+                self.over.set_result(None)
+        elif kind == "error":
+            clients.run.refused += 1
+            if clients.waiting.pop(id(self), None) is not None:
+                self.asked = -2  # a stale act: another seat's moved the game on
+
+    def _act(self, prompt: dict[str, Any]) -> None:
+        if self.over.done() or self.transport is None or self.transport.is_closing():
+            return
+        self.asked = prompt["state_id"]
+        action = self.clients.rnd.choice(prompt["actions"])
+        self.clients.waiting[id(self)] = time.monotonic()
+        self.send({"type": "act", "game": self.game, "state_id": self.asked, "action": action})
+
+    def abort(self) -> None:
+        self.aborted = True
+        if self.transport is not None:
+            self.transport.abort()
+
+
 class Clients:
     """The games of one client process in one run."""
 
@@ -135,9 +259,9 @@ class Clients:
         self.rnd = rnd
         self.ready = ready
         self.run = Run()
-        self.open: set[ClientConnection] = set()
+        self.open: set[Seat] = set()
         self.waiting: dict[int, float] = {}
-        """Seat connection -> when its unanswered act was sent."""
+        """Seat -> when its unanswered act was sent."""
 
     async def slot(self, address: str, stagger: float) -> None:
         """Keep one game going from its own loopback address: play it, then another,
@@ -154,69 +278,46 @@ class Clients:
             self.run.games += 1
 
     async def game(self, address: str, first: bool) -> None:
-        conns: list[ClientConnection] = []
+        seats: list[Seat] = []
+        loop = asyncio.get_running_loop()
+        parts = urllib.parse.urlsplit(self.url)
+        host, port = parts.hostname or "127.0.0.1", parts.port or 80
         try:
             async with asyncio.timeout(SETUP_TIMEOUT):
                 for _ in range(PLAYERS):
-                    ws = await connect(
-                        self.url,
-                        subprotocols=[Subprotocol(SUBPROTOCOL_MSGPACK)],
-                        max_size=2**22,
+                    _, seat = await loop.create_connection(
+                        lambda: Seat(self, self.url),
+                        host,
+                        port,
                         local_addr=(address, 0),
                     )
-                    conns.append(ws)
-                    self.open.add(ws)
-                    self.run.deflate = any(
-                        e.name == "permessage-deflate" for e in ws.protocol.extensions
-                    )
-                for ws in conns:
-                    await _send(
-                        ws, {"type": "hello", "protocol": PROTOCOL_VERSION, "client": "load"}
-                    )
-                    await _expect(ws, "welcome")
-                await _send(conns[0], {"type": "create_game", "options": {"players": PLAYERS}})
-                game = (await _expect(conns[0], "game_created"))["game"]
-                for i, ws in enumerate(conns):
-                    await _send(ws, {"type": "join_game", "game": game, "name": f"p{i}"})
-                    await _expect(ws, "joined")
-                await _send(conns[0], {"type": "start_game", "game": game})
+                    seats.append(seat)
+                    self.open.add(seat)
+                    await seat.opened
+                for seat in seats:
+                    seat.send({"type": "hello", "protocol": PROTOCOL_VERSION, "client": "load"})
+                    await seat.expect("welcome")
+                seats[0].send({"type": "create_game", "options": {"players": PLAYERS}})
+                game = (await seats[0].expect("game_created"))["game"]
+                for i, seat in enumerate(seats):
+                    seat.send({"type": "join_game", "game": game, "name": f"p{i}"})
+                    await seat.expect("joined")
+                for seat in seats:
+                    seat.game = game  # from now on each message is handled as it comes
+                    for msg in seat.inbox:
+                        seat._message(msg)
+                    seat.inbox.clear()
+                seats[0].send({"type": "start_game", "game": game})
             if first:
                 with self.ready.get_lock():
                     self.ready.value += 1
-            await asyncio.gather(*(self.seat(ws, game) for ws in conns))
+            await asyncio.wait([s.over for s in seats], return_when=asyncio.FIRST_EXCEPTION)
+            for seat in seats:
+                seat.over.result()  # a connection lost mid-game fails the game
         finally:
-            for ws in conns:
-                self.open.discard(ws)
-                ws.transport.abort()
-
-    async def seat(self, ws: ClientConnection, game: str) -> None:
-        """Answer this seat's prompts until the game is over."""
-        key = id(ws)
-        asked = -2  # the state of the act awaiting its events
-        async for frame in ws:
-            msg = msgpack.unpackb(frame)
-            kind = msg["type"]
-            if kind == "events":
-                sent = self.waiting.pop(key, None) if msg["state_id"] == asked + 1 else None
-                if sent is not None:
-                    self.run.sent.append(sent)
-                    self.run.latencies.append(time.monotonic() - sent)
-                    asked = -2
-            elif kind == "prompt":
-                if not msg["actions"]:
-                    continue
-                if self.think[1] > 0:
-                    await asyncio.sleep(self.rnd.uniform(*self.think))
-                asked = msg["state_id"]
-                action = self.rnd.choice(msg["actions"])
-                self.waiting[key] = time.monotonic()
-                await _send(ws, {"type": "act", "game": game, "state_id": asked, "action": action})
-            elif kind == "game_over":
-                return
-            elif kind == "error":
-                self.run.refused += 1
-                if self.waiting.pop(key, None) is not None:
-                    asked = -2  # a stale act: another seat's moved the game on
+            for seat in seats:
+                self.open.discard(seat)
+                seat.abort()
 
     async def play(self, games: int, stagger: float, stop: Event, net: int) -> Run:
         """Play ``games`` games at once, each from its own address in 127.``net``.0.0/16,
@@ -233,24 +334,10 @@ class Clients:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        for ws in self.open:
-            ws.transport.abort()
+        for seat in self.open:
+            seat.abort()
         self.run.cpu = time.process_time() - cpu0
         return self.run
-
-
-async def _send(ws: ClientConnection, message: dict[str, Any]) -> None:
-    await ws.send(msgpack.packb(message))
-
-
-async def _expect(ws: ClientConnection, kind: str) -> dict[str, Any]:
-    """Read until a message of ``kind``; raises RuntimeError on an error."""
-    while True:
-        msg: dict[str, Any] = msgpack.unpackb(await ws.recv())
-        if msg["type"] == kind:
-            return msg
-        if msg["type"] == "error":
-            raise RuntimeError(f"refused while waiting for {kind}: {msg.get('message')}")
 
 
 def _worker(pipe: Pipe, stop: Event, ready: Synchronized[int], seed: int, net: int) -> None:

@@ -1,10 +1,12 @@
-"""The websocket server: connections, the lobby, and the rooms' tasks.
+"""The websocket server: the listening socket, the lobby, and the rooms' tasks.
 
-Each connection has a reader (this module's handler), and what is sent to it is written to
-its socket at once. Its :class:`~protocol.server_session.ServerSession` holds the
-connection's rules (hello first, version, frame size, rate, decoding, ping) and answers what
-breaks them; this module only moves frames and routes the session's requests. Messages for
-a game go to that game's room through its queue, so only the room's task touches its state.
+Each accepted socket is a :class:`~server.connection.Connection` (websockets' sans-I/O
+protocol on an asyncio transport): what it reads is handed here message by message, and
+what is sent to it is written to its socket at once. Its
+:class:`~protocol.server_session.ServerSession` holds the connection's rules (hello first,
+version, frame size, rate, decoding, ping) and answers what breaks them; this module only
+routes the session's requests. Messages for a game go to that game's room (handled at once
+when the room is idle, else queued), so only the room touches its state.
 """
 
 from __future__ import annotations
@@ -17,16 +19,14 @@ import os
 import secrets
 import socket
 import time
-from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
-from dataclasses import dataclass, field
 from http import HTTPStatus
 
 import structlog
 from websockets import http11
-from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
-from websockets.exceptions import ConnectionClosed
-from websockets.protocol import State
+from websockets.frames import CloseCode
+from websockets.server import ServerProtocol
+from websockets.typing import Subprotocol
 
 import engine
 from engine.constants import STANDARD_RADIUS
@@ -52,6 +52,7 @@ from protocol.server_session import (
 )
 from server import web
 from server.bot_host import BotHost
+from server.connection import CLOSE_TIMEOUT, Connection, Turn
 from server.limits import ServerLimits
 from server.lobby import Entry, SharedLobby, page
 from server.metrics import CONTENT_TYPE, Census, ServerMetrics
@@ -82,6 +83,10 @@ __all__ = [
     "trusted_proxies",
 ]
 
+BACKLOG = 2048
+"""Connections the listening socket queues before they are accepted (a burst of players
+arriving at once)."""
+
 _log = structlog.get_logger("hexhaven.server")
 
 SERVER_NAME = "hexhaven 0.1.0"
@@ -91,11 +96,6 @@ _INVITE_LETTERS = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 INVITE_LENGTH = 10
 """Invite codes: 10 of 31 letters and digits (about 2^49 codes), each join attempt spending
 a budget, so guessing one is hopeless."""
-FLOOD_STRIKES = 10
-FLOOD_WINDOW = 1.0
-"""A connection refused ``rate_limited`` this many times, each within this many seconds of
-the one before (it was over its rate again right after each pause), is cut off: a flood,
-whose frames the server would otherwise hold until it had read them all."""
 LEASE = 3.0
 LEASE_RENEW = 1.0
 """On PostgreSQL each game is played by the one process holding its lease: taken for
@@ -108,151 +108,6 @@ ROOM_RESTARTS = 3
 BOT_LAUNCHERS = ("host", "process")
 """How a server runs its bots: all in one bot host process, or one process a seat."""
 """How many times a room's task that failed is started again before its game is closed."""
-
-
-@dataclass(eq=False)
-class Connection:
-    """One client connection: its socket and its session. What is sent to it is framed and
-    handed to the socket at once (no queue, no task between the game and the socket); what
-    the socket has not taken yet waits in the transport's buffer, bounded in bytes
-    (``max_bytes``): a reader that falls that far behind is cut off."""
-
-    ws: ServerConnection
-    session: ServerSession
-    id: str = field(default_factory=lambda: secrets.token_hex(8))
-    rooms: set[str] = field(default_factory=set)
-    closing: bool = False
-    address: str = ""
-    """The client's IP address (what the per-address limits count)."""
-    max_bytes: int = ServerLimits.outbox_bytes
-    metrics: ServerMetrics | None = None
-    """Where refusals sent to this connection are counted."""
-    closer: asyncio.Task[None] | None = None
-    """The closing handshake begun by :meth:`close`."""
-    handed: int = 0
-    """Bytes handed to the socket so far (frames with their headers)."""
-    _taken: int = 0
-    """Of those, how many the reader had taken when it last made progress."""
-    _stuck_since: float | None = None
-
-    @property
-    def wants_views(self) -> bool:
-        """Whether prompts to this connection carry the seat's view (its hello asked)."""
-        return self.session.views
-
-    @wants_views.setter
-    def wants_views(self, value: bool) -> None:
-        self.session.views = value
-
-    @property
-    def waiting(self) -> int:
-        """Bytes sent to this connection that its socket has not taken yet."""
-        return self.ws.transport.get_write_buffer_size()
-
-    def close(self) -> None:
-        """Close after what was sent (the closing handshake follows it on the socket)."""
-        if self.closing:
-            return
-        self.closing = True
-        self.closer = asyncio.get_running_loop().create_task(self._close(), name=f"close {self.id}")
-
-    async def _close(self) -> None:
-        with contextlib.suppress(ConnectionClosed):
-            await self.ws.close(1000, "the seat's owner is back")
-
-    def send(self, message: WireModel) -> None:
-        """Send a message, encoded now (once for every connection of the same encoding it
-        goes to next). A message that cannot be encoded is logged and dropped; a connection
-        that leaves more than ``max_bytes`` unread is cut off (a slow reader loses its own
-        connection, nobody else's)."""
-        if self.closing:
-            return
-        if type(message) is m.Error and self.metrics is not None:
-            limit = message.detail if message.code == ErrorCode.LIMIT_REACHED else None
-            self.metrics.refused(message.code.value, limit)
-        try:
-            frame = _encoded(self.session, message)
-        except Exception:
-            _log.exception("conn.unsendable", conn=self.id, message_type=message.type)  # type: ignore[attr-defined]
-            return
-        if self.ws.state is not State.OPEN:
-            return  # closing: its reader finds out and ends the connection
-        broadcast((self.ws,), frame)  # written now; the rest waits in the transport
-        self.handed += _frame_size(frame)
-        waiting = self.waiting
-        if waiting > self.max_bytes:
-            _log.warning("conn.too_slow", conn=self.id, bytes=waiting)
-            self.cut_off()
-
-    def stalled(self, now: float, limit: float) -> bool:
-        """Whether bytes have waited for this connection's reader for ``limit`` seconds
-        with none of them taken (asked now and then, at ``now``)."""
-        waiting = self.waiting
-        taken = self.handed - waiting
-        if waiting == 0 or taken > self._taken:
-            self._taken = max(self._taken, taken)
-            self._stuck_since = None if waiting == 0 else now
-            return False
-        if self._stuck_since is None:
-            self._stuck_since = now
-        return now - self._stuck_since >= limit
-
-    def cut_off(self) -> None:
-        """Drop the connection at once, with what waits to be sent to it."""
-        self.closing = True
-        self.ws.transport.abort()
-
-    async def drain(self) -> None:
-        """Wait while over half of ``max_bytes`` waits unread: a client that sends faster
-        than it reads is not read until it catches up (backpressure, not a closed
-        connection)."""
-        while self.waiting > self.max_bytes // 2 and not self.closing:
-            if self.ws.state is not State.OPEN:
-                return  # gone meanwhile: the reader finds out and ends the connection
-            await asyncio.sleep(0.005)
-
-
-def _frame_size(frame: Frame) -> int:
-    """The bytes a frame takes on the wire: its payload and its header (server frames are
-    not masked)."""
-    size = len(frame) if isinstance(frame, bytes) else len(frame.encode())
-    return size + (2 if size < 126 else 4 if size < 65536 else 10)
-
-
-ENCODED_KEPT = 4
-"""Messages whose frames are kept, per encoding: a message sent to several connections
-(events everyone sees alike, ``players``, chat) is encoded once, even when another
-recipient's own form comes between."""
-_encoded_recently: dict[str, deque[tuple[WireModel, Frame]]] = {}
-
-
-HISTORY_KEPT = 64
-"""``history`` messages whose frames are kept (the table gives the same message objects
-again until the game moves on, so a history asked for again is not encoded again)."""
-_history_frames: OrderedDict[tuple[int, str], tuple[WireModel, Frame]] = OrderedDict()
-
-
-def _encoded(session: ServerSession, message: WireModel) -> Frame:
-    """``message`` encoded for ``session``, reusing a frame made for it before."""
-    kind = session.subprotocol
-    recent = _encoded_recently.setdefault(kind, deque(maxlen=ENCODED_KEPT))
-    for sent, frame in recent:
-        if sent is message:
-            return frame
-    if not isinstance(message, m.History):
-        frame = session.encode(message)
-        recent.append((message, frame))
-        return frame
-    key = (id(message), kind)
-    kept = _history_frames.get(key)
-    if kept is not None and kept[0] is message:
-        _history_frames.move_to_end(key)
-        return kept[1]
-    frame = session.encode(message)
-    _history_frames[key] = (message, frame)
-    if len(_history_frames) > HISTORY_KEPT:
-        _history_frames.popitem(last=False)
-    return frame
 
 
 def bot_command(
@@ -299,18 +154,16 @@ def _is_proxy(address: str, proxies: Proxies) -> bool:
     return any(ip in net for net in proxies)
 
 
-def _address_of(ws: ServerConnection, proxies: Proxies = ()) -> str:
-    """The client's IP address ("" when the socket does not say). When the socket's peer
-    is a trusted proxy, the address the proxies say they were reached from: in
+def _address_of(peer: str, request: http11.Request, proxies: Proxies = ()) -> str:
+    """The client's IP address: the socket's ``peer`` ("" when the socket does not say),
+    or when that is a trusted proxy, the address the proxies say they were reached from: in
     ``X-Forwarded-For``, the last address that is not itself a trusted proxy (a client can
     write anything at the start of that header, but not what its own proxy appends)."""
-    remote = ws.remote_address
-    peer = str(remote[0]) if isinstance(remote, tuple) and remote else ""
-    if not proxies or not _is_proxy(peer, proxies) or ws.request is None:
+    if not proxies or not _is_proxy(peer, proxies):
         return peer
     hops = [
         hop.strip()
-        for header in ws.request.headers.get_all("X-Forwarded-For")
+        for header in request.headers.get_all("X-Forwarded-For")
         for hop in header.split(",")
     ]
     for hop in reversed(hops):
@@ -434,6 +287,11 @@ class HexhavenServer:
         """This process's name in the games' leases (PostgreSQL): ``HOST:PORT`` unless
         set, so a process restarted on its port takes its games back at once."""
         self._connections: set[Connection] = set()
+        self._turn: Turn | None = None
+        """Where frames wait for the end of the event loop's turn (None: written at once)."""
+        """Every socket accepted and not closed yet (its handshake done or not)."""
+        self._all_closed: asyncio.Future[None] | None = None
+        """While the server stops: done once every connection has closed."""
         self._actions_closed = 0
         """Actions played in games closed since the server started."""
         self.metrics = ServerMetrics(self)
@@ -441,7 +299,9 @@ class HexhavenServer:
         self.store.on_commit = self.metrics.committed
 
     @contextlib.asynccontextmanager
-    async def running(self, host: str = "127.0.0.1", port: int = 0) -> AsyncIterator[Server]:
+    async def running(
+        self, host: str = "127.0.0.1", port: int = 0
+    ) -> AsyncIterator[asyncio.Server]:
         """Serve until the block exits; then close connections (1001), stop every room, and
         let the store's writer commit what is queued before it stops. Unfinished games in
         the store are resumed first: on SQLite every one (read at once: nothing else runs
@@ -451,45 +311,37 @@ class HexhavenServer:
         if not leased:
             for stored in self.store.unfinished():
                 self._resume(stored)
-        async with (
-            self.store.writing(),
-            serve(
-                self.handle,
+        loop = asyncio.get_running_loop()
+        async with self.store.writing():
+            listener = await loop.create_server(
+                self._connection,
                 host,
                 port,
-                subprotocols=list(SUBPROTOCOLS),  # type: ignore[arg-type]
-                max_size=MAX_FRAME * 16,
-                # No per-message deflate: a flood of compressible frames would be inflated
-                # many times over in memory before it is read, and every frame sent would
-                # cost a compression; the protocol's messages are small.
-                compression=None,
-                ping_interval=20,
-                process_request=self._http,
                 ssl=self.tls.context if self.tls is not None else None,
-            ) as ws_server,
-        ):
+                backlog=BACKLOG,
+            )
             scheme = "ws" if self.tls is None else "wss"
-            self.url = f"{scheme}://{host}:{self.port_of(ws_server)}"
+            self.url = f"{scheme}://{host}:{self.port_of(listener)}"
             self.log.info("server.listening", url=self.url, page=f"http{self.url[2:]}/")
-            if leased:
-                self.owner = self.owner or f"{socket.gethostname()}:{self.port_of(ws_server)}"
-                self.store.holder = self.owner  # every commit is fenced by its leases
-                await self._hold_leases()
-                keeper = asyncio.create_task(self._keep_leases(), name="leases")
-                self._tasks.add(keeper)
-                keeper.add_done_callback(self._tasks.discard)
-            else:
-                for room in self.rooms.values():
-                    room.launch_bots()  # bots of games resumed from the store
-            for name, job in (("reaper", self._reap_idle()), ("stalls", self._cut_stalled())):
-                task = asyncio.create_task(job, name=name)
-                self._tasks.add(task)
-                task.add_done_callback(self._tasks.discard)
             try:
-                yield ws_server
+                if leased:
+                    self.owner = self.owner or f"{socket.gethostname()}:{self.port_of(listener)}"
+                    self.store.holder = self.owner  # every commit is fenced by its leases
+                    await self._hold_leases()
+                    keeper = asyncio.create_task(self._keep_leases(), name="leases")
+                    self._tasks.add(keeper)
+                    keeper.add_done_callback(self._tasks.discard)
+                else:
+                    for room in self.rooms.values():
+                        room.launch_bots()  # bots of games resumed from the store
+                for name, job in (("reaper", self._reap_idle()), ("sweep", self._sweep())):
+                    task = asyncio.create_task(job, name=name)
+                    self._tasks.add(task)
+                    task.add_done_callback(self._tasks.discard)
+                yield listener
             finally:
-                ws_server.close(close_connections=True)
-                await ws_server.wait_closed()
+                listener.close()
+                await self._close_connections()
                 await self._stop_rooms()
                 if self.bot_host is not None:
                     await self.bot_host.close()
@@ -498,6 +350,34 @@ class HexhavenServer:
                         async with asyncio.timeout(LEASE):
                             await self.store.call(self.store.release_leases, self.owner)
                 self.log.info("server.stopped")
+
+    def _connection(self) -> Connection:
+        """A new socket's connection (the listening socket's protocol factory)."""
+        conn = Connection(
+            self,
+            subprotocols=[Subprotocol(p) for p in SUBPROTOCOLS],
+            max_message=MAX_FRAME * 16,
+            max_bytes=self.limits.outbox_bytes,
+            clock=time.monotonic,
+            metrics=self.metrics,
+            turn=self._turn,
+        )
+        self._connections.add(conn)
+        return conn
+
+    async def _close_connections(self) -> None:
+        """Begin every connection's closing handshake (1001: the server is going away), and
+        wait up to :data:`~server.connection.CLOSE_TIMEOUT` for them to finish; drop the
+        rest."""
+        for conn in list(self._connections):
+            conn.close(CloseCode.GOING_AWAY)
+        if self._connections:
+            self._all_closed = asyncio.get_running_loop().create_future()
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(CLOSE_TIMEOUT):
+                    await self._all_closed
+        for conn in list(self._connections):
+            conn.cut_off()
 
     def _resume(self, stored: StoredGame, room: GameRoom | None = None) -> GameRoom:
         """Open a room for a stored game, at the state its actions lead to (``room``, if
@@ -575,8 +455,9 @@ class HexhavenServer:
         self._close_room(room, unlist=False)
 
     @staticmethod
-    def port_of(ws_server: Server) -> int:
-        port: int = next(iter(ws_server.sockets)).getsockname()[1]
+    def port_of(listener: asyncio.Server) -> int:
+        """The port ``listener`` (what :meth:`running` yields) listens on."""
+        port: int = next(iter(listener.sockets)).getsockname()[1]
         return port
 
     async def _stop_rooms(self) -> None:
@@ -586,35 +467,35 @@ class HexhavenServer:
         self._tasks.clear()
 
     # --- what the server reports ----------------------------------------------------------
-    def _http(self, ws: ServerConnection, request: http11.Request) -> http11.Response | None:
+    def respond(self, protocol: ServerProtocol, request: http11.Request) -> http11.Response | None:
         """Answer a plain HTTP request: ``/healthz``, ``/metrics``, or the web client's page
         and assets (:mod:`server.web`; 404 for any other path). A websocket handshake goes
-        on."""
+        on (None)."""
         path = request.path.partition("?")[0]
         if "websocket" in request.headers.get("Upgrade", "").lower():
             return None
         if path == "/healthz":
             if self.store.reachable:
-                return ws.respond(HTTPStatus.OK, "ok\n")
-            return ws.respond(
+                return protocol.reject(HTTPStatus.OK, "ok\n")
+            return protocol.reject(
                 HTTPStatus.SERVICE_UNAVAILABLE,
                 "the database is unreachable; games wait until it is back\n",
             )
         if path == "/metrics":
-            response = ws.respond(HTTPStatus.OK, self.metrics.text().decode())
+            response = protocol.reject(HTTPStatus.OK, self.metrics.text().decode())
             del response.headers["Content-Type"]
             response.headers["Content-Type"] = CONTENT_TYPE
             return response
-        return self._web(ws, request.path)
+        return self._web(protocol, request.path)
 
     @staticmethod
-    def _web(ws: ServerConnection, path: str) -> http11.Response:
+    def _web(protocol: ServerProtocol, path: str) -> http11.Response:
         """The web client's file ``path`` names, or a 404."""
         found = web.lookup(path)
         if found is None:
-            response = ws.respond(HTTPStatus.NOT_FOUND, "not found\n")
+            response = protocol.reject(HTTPStatus.NOT_FOUND, "not found\n")
         else:
-            response = ws.respond(HTTPStatus.OK, "")
+            response = protocol.reject(HTTPStatus.OK, "")
             response.body = found.body
             del response.headers["Content-Length"]
             response.headers["Content-Length"] = str(len(found.body))
@@ -643,7 +524,7 @@ class HexhavenServer:
             actions += room.actions
             waiting += room.inbox.qsize()
         return Census(
-            connections=len(self._connections),
+            connections=sum(conn.session is not None for conn in self._connections),
             games=games,
             actions=actions,
             room_queue=waiting,
@@ -654,64 +535,45 @@ class HexhavenServer:
         )
 
     # --- one connection ---------------------------------------------------------------------
-    async def handle(self, ws: ServerConnection) -> None:
-        address = _address_of(ws, self.proxies)
+    def opened(self, conn: Connection, request: http11.Request) -> ServerSession:
+        """``conn``'s handshake is done: its address (what the per-address budgets count)
+        and its session."""
+        address = _address_of(conn.peer, request, self.proxies)
+        conn.address = address
         shared = self._addresses.get(address)
         if shared is None:
             shared = Allowance(self.limits.address_budgets, time.monotonic)
             self._addresses[address] = shared
         session = ServerSession(
-            ws.subprotocol,
+            conn.subprotocol,
             clock=time.monotonic,
             server_name=SERVER_NAME,
             limits=self.limits.connection,
             budgets=self.limits.budgets,
             shared=shared,
         )
-        conn = Connection(
-            ws=ws,
-            session=session,
-            address=address,
-            max_bytes=self.limits.outbox_bytes,
-            metrics=self.metrics,
-        )
-        log = self.log.bind(conn=conn.id)
-        log.info("conn.open", subprotocol=ws.subprotocol)
-        self._connections.add(conn)
-        try:
-            strikes, last = 0, -FLOOD_WINDOW
-            async for frame in ws:
-                if ws.state is not State.OPEN:
-                    break  # it has gone: what it sent but was not read yet goes with it
-                if self._receive(conn, frame):  # over its message rate: it waits, not others
-                    now = time.monotonic()
-                    strikes = strikes + 1 if now - last < FLOOD_WINDOW else 1
-                    last = now
-                    if strikes >= FLOOD_STRIKES:
-                        # Still over after pause upon pause: a flood, not a client. What it
-                        # sent and the server has not read yet is let go with it.
-                        log.warning("conn.flood", strikes=strikes)
-                        conn.cut_off()
-                        break
-                    await asyncio.sleep(conn.session.backoff())
-                await conn.drain()
-        except ConnectionClosed:
-            pass
-        finally:
+        conn.log.info("conn.open", subprotocol=conn.subprotocol)
+        return session
+
+    def closed(self, conn: Connection) -> None:
+        """``conn``'s socket closed: the rooms it spoke to are told."""
+        self._connections.discard(conn)
+        if conn.session is not None:
             for game_id in conn.rooms:
                 room = self.rooms.get(game_id)
                 if room is not None:
                     room.submit(conn, Disconnected())
-            self._connections.discard(conn)
-            if conn.closer is not None:
-                with contextlib.suppress(asyncio.CancelledError):
-                    await conn.closer
-            log.info("conn.closed")
+            conn.log.info("conn.closed")
+        closing = self._all_closed
+        if closing is not None and not self._connections and not closing.done():
+            closing.set_result(None)
 
-    def _receive(self, conn: Connection, frame: str | bytes) -> bool:
-        """Handle one frame; True when it was refused for the message rate (the reader
-        then waits until the rate allows the next)."""
-        received = conn.session.receive(frame)
+    def received(self, conn: Connection, frame: Frame) -> bool:
+        """Handle one message; True when it was refused for the message rate (the
+        connection then reads nothing more until the rate allows the next)."""
+        session = conn.session
+        assert session is not None
+        received = session.receive(frame)
         if isinstance(received, Answer):
             conn.send(received.message)
             refusal = received.message
@@ -784,7 +646,7 @@ class HexhavenServer:
         if game_id is None:
             return _no_invite()
         if self.invites.get(request.invite) == game_id:  # taken over here meanwhile
-            if conn.ws.state is State.OPEN and not conn.closing:
+            if conn.is_open:
                 self._to_room(conn, game_id, request.message)
             return None
         return await self._elsewhere(game_id)
@@ -1176,15 +1038,17 @@ class HexhavenServer:
                 if room.over or now - room.last_active > self.idle_timeout:
                     self._close_room(room)
 
-    async def _cut_stalled(self) -> None:
-        """Cut off connections whose readers have taken nothing of what waits for them for
-        ``stalled_seconds`` (a stopped reader under the byte bound would otherwise hold
-        its buffer until the keepalive gives up on it)."""
+    async def _sweep(self) -> None:
+        """About once a second: each connection's deadlines and keepalive
+        (:meth:`Connection.tick`), and connections whose readers have taken nothing of
+        what waits for them for ``stalled_seconds`` cut off (a stopped reader under the
+        byte bound would otherwise hold its buffer until the keepalive gives up on it)."""
         limit = self.limits.stalled_seconds
         while True:
             await asyncio.sleep(min(1.0, max(0.05, limit / 4)))
             now = time.monotonic()
             for conn in list(self._connections):
+                conn.tick(now)
                 if not conn.closing and conn.stalled(now, limit):
                     self.log.warning("conn.stalled", conn=conn.id, bytes=conn.waiting)
                     conn.cut_off()

@@ -63,8 +63,10 @@ class Peer(Protocol):
     """A connection as a room sees it: something to send messages to."""
 
     id: str
-    wants_views: bool
-    """Whether prompts to this connection carry the seat's current view."""
+
+    @property
+    def wants_views(self) -> bool:
+        """Whether prompts to this connection carry the seat's current view."""
 
     def send(self, message: WireModel) -> None: ...
 
@@ -328,8 +330,11 @@ class GameRoom:
     def _reschedule(self, timer: asyncio.Timeout) -> None:
         """Move the wait's timeout to the next deadline by the room's clock."""
         wait = self._next_deadline()
-        loop = asyncio.get_running_loop()
-        timer.reschedule(None if wait is None else loop.time() + max(0.0, wait - self._now()))
+        if wait is None:
+            if timer.when() is not None:
+                timer.reschedule(None)
+            return
+        timer.reschedule(asyncio.get_running_loop().time() + max(0.0, wait - self._now()))
 
     async def run(self) -> None:
         """Handle queued messages one by one until cancelled, and play the default action
@@ -369,12 +374,12 @@ class GameRoom:
         if self.stopped:
             return None
         times = list(self.deadlines.values())
-        times.extend(t + self.away_grace for t in self.disconnected_at.values() if t is not None)
-        times.extend(
-            s.launched_at + PROCESS_WAIT
-            for s in self.seats
-            if s is not None and s.launched_at is not None
-        )
+        if self.disconnected_at:
+            grace = self.away_grace
+            times.extend(t + grace for t in self.disconnected_at.values() if t is not None)
+        for slot in self.seats:
+            if slot is not None and slot.launched_at is not None:
+                times.append(slot.launched_at + PROCESS_WAIT)
         return min(times) if times else None
 
     def _expire(self) -> None:
@@ -430,6 +435,8 @@ class GameRoom:
     def _autoplay(self) -> None:
         """Play the default action for away seats that must act, while someone present
         still plays (a table of absent players waits for one to return)."""
+        if not self.away:
+            return
         for _ in range(AUTOPLAY_LIMIT):
             if self.stopped:
                 return
@@ -459,6 +466,8 @@ class GameRoom:
             self._handle_stopped(peer, message)
             return
         match message:
+            case m.Act():  # the common case first
+                self._act(peer, message)
             case m.JoinGame():
                 self._join(peer, message)
             case m.Rejoin():
@@ -477,8 +486,6 @@ class GameRoom:
                 self._process_exited(message)
             case m.StartGame():
                 self._start(peer)
-            case m.Act():
-                self._act(peer, message)
             case m.Chat():
                 self._chat(peer, message)
             case _:

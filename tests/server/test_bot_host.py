@@ -93,6 +93,7 @@ async def test_one_host_plays_the_bots_of_several_games_to_their_ends() -> None:
             for room in rooms:
                 assert all(s is not None and s.launches == 0 for s in room.seats)
             assert srv.bot_host.starts == 1
+            await until(lambda: srv.census().bot_seats == 0)  # every seat has ended
             await me.close()
     started = [e for e in logs if e["event"] == "bot_host.started"]
     assert len(started) == 1

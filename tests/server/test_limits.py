@@ -10,14 +10,14 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
-from websockets.protocol import State
 
 from protocol import SUBPROTOCOL_MSGPACK, Codec
 from protocol import messages as m
-from protocol.server_session import Budgets, Rate, ServerSession
-from server.app import INVITE_LENGTH, Connection, HexhavenServer, trusted_proxies
+from protocol.server_session import Budgets, Rate
+from server.app import INVITE_LENGTH, HexhavenServer, trusted_proxies
 from server.limits import ServerLimits
 from tests.server.client import Client
+from tests.server.wire import Pipe
 
 
 @asynccontextmanager
@@ -124,91 +124,19 @@ async def test_game_lists_come_in_pages() -> None:
         assert seen == public and pages == 2
 
 
-class _StalledSocket:
-    """A websocket whose peer never reads: every frame written stays in the transport's
-    buffer. It has what ``websockets.broadcast`` and the connection use of a socket."""
-
-    def __init__(self) -> None:
-        self.state = State.OPEN
-        self.protocol = self
-        self.transport = self
-        self.send_in_progress = None
-        self.framed: list[bytes] = []
-        self.buffered = 0
-        self.written = 0
-        self.aborted = False
-
-    def send_binary(self, data: bytes) -> None:
-        self.framed.append(data)
-
-    def send_data(self) -> None:
-        for frame in self.framed:
-            self.buffered += len(frame)
-            self.written += 1
-        self.framed.clear()
-
-    def get_write_buffer_size(self) -> int:
-        return self.buffered
-
-    def abort(self) -> None:
-        self.aborted = True
-        self.state = State.CLOSED
-
-
-async def test_a_reader_too_slow_is_cut_off_by_the_bytes_it_leaves_waiting() -> None:
-    ws = _StalledSocket()
-    session = ServerSession(SUBPROTOCOL_MSGPACK, clock=lambda: 0.0, server_name="t")
-    conn = Connection(ws=ws, session=session, max_bytes=4000)  # type: ignore[arg-type]
-    chat = m.ChatMessage(game="g", seat=None, name="spectator", text="x" * 400)
-    size = len(session.encode(chat))
-    sent = 0
-    while not ws.aborted:
-        conn.send(chat)
-        sent += 1
-        assert sent < 100, "never cut off"
-    assert (sent - 1) * size <= 4000 < sent * size  # cut off at the first frame past the bound
-    assert conn.closing and ws.written == sent
-    conn.send(chat)  # after the cut, nothing is written any more
-    assert ws.written == sent
-
-
-def test_a_reader_that_takes_nothing_for_the_stall_limit_is_stalled() -> None:
-    ws = _StalledSocket()
-    session = ServerSession(SUBPROTOCOL_MSGPACK, clock=lambda: 0.0, server_name="t")
-    conn = Connection(ws=ws, session=session, max_bytes=10**6)  # type: ignore[arg-type]
-    chat = m.ChatMessage(game="g", seat=None, name="spectator", text="x" * 40)
-    assert not conn.stalled(0.0, 10)  # nothing waits
-    conn.send(chat)
-    assert not conn.stalled(1.0, 10)  # waiting since 1.0
-    conn.send(chat)  # more sent, nothing taken: still stuck since 1.0
-    assert not conn.stalled(10.5, 10)
-    ws.buffered -= 5  # the reader takes a little: the clock starts again
-    assert not conn.stalled(11.0, 10)
-    assert not conn.stalled(20.5, 10)
-    assert conn.stalled(21.0, 10)
-    ws.buffered = 0  # it caught up
-    assert not conn.stalled(40.0, 10)
-    conn.send(chat)
-    assert not conn.stalled(45.0, 10) and not conn.stalled(54.0, 10)
-    assert conn.stalled(55.0, 10)
-
-
 async def test_the_server_cuts_off_a_connection_stalled_past_its_limit() -> None:
     """A connection whose reader takes nothing is cut off once ``stalled_seconds`` pass
-    (here a stand-in socket among the server's connections), and the server goes on."""
+    (here one of the server's own on a stand-in socket), and the server goes on."""
     srv = HexhavenServer(limits=ServerLimits(stalled_seconds=1))
-    async with srv.running("127.0.0.1", 0) as ws_server:
-        ws = _StalledSocket()
-        session = ServerSession(SUBPROTOCOL_MSGPACK, clock=lambda: 0.0, server_name="t")
-        conn = Connection(ws=ws, session=session)  # type: ignore[arg-type]
-        srv._connections.add(conn)
-        conn.send(m.ChatMessage(game="g", seat=None, name="spectator", text="hello"))
+    async with srv.running("127.0.0.1", 0) as listener:
+        pipe = Pipe(conn=srv._connection())
+        pipe.hello()
+        pipe.conn.send(m.ChatMessage(game="g", seat=None, name="spectator", text="hello"))
         async with asyncio.timeout(10):
-            while not ws.aborted:
+            while not pipe.transport.aborted:
                 await asyncio.sleep(0.05)
-        assert conn.closing
-        srv._connections.discard(conn)
-        c = await client(srv.port_of(ws_server))  # others are served as before
+        assert pipe.conn.closing and pipe.conn not in srv._connections
+        c = await client(srv.port_of(listener))  # others are served as before
         await c.send(m.ListGames())
         assert isinstance(await c.expect(m.GameList), m.GameList)
         await c.close()
@@ -277,33 +205,6 @@ async def test_spectators_chat_where_the_host_allows_it() -> None:
         await eve.send(m.Chat(game=created.game, text="hello from the stands"))
         said = await ana.expect(m.ChatMessage)
         assert said.seat is None and said.text == "hello from the stands"
-
-
-async def test_a_reader_waits_while_its_peer_reads_too_slowly_and_not_once_it_is_gone() -> None:
-    """A client that sends faster than it reads is not read while over half its bytes
-    wait unread (backpressure, not a cut); once the connection is gone the reader stops
-    waiting (it used to poll for ever, holding the connection and the server's shutdown)."""
-    ws = _StalledSocket()
-    session = ServerSession(SUBPROTOCOL_MSGPACK, clock=lambda: 0.0, server_name="t")
-    conn = Connection(ws=ws, session=session, max_bytes=4000)  # type: ignore[arg-type]
-    chat = m.ChatMessage(game="g", seat=None, name="spectator", text="x" * 400)
-    while ws.buffered <= 2000:
-        conn.send(chat)
-    assert not ws.aborted
-    waiting = asyncio.create_task(conn.drain())
-    await asyncio.sleep(0.02)
-    assert not waiting.done()  # backpressure while the peer is there
-    ws.buffered = 0  # the peer reads: the reader goes on
-    async with asyncio.timeout(5):
-        await waiting
-    while ws.buffered <= 2000:
-        conn.send(chat)
-    waiting = asyncio.create_task(conn.drain())
-    await asyncio.sleep(0.02)
-    assert not waiting.done()
-    ws.state = State.CLOSED
-    async with asyncio.timeout(5):
-        await waiting
 
 
 async def test_behind_a_trusted_proxy_each_forwarded_address_has_its_own_limits() -> None:
