@@ -184,13 +184,16 @@ def _writer_clock() -> int:
     return time.pthread_getcpuclockid(thread.ident)
 
 
-async def _paced(rate: float, writes: int, play: Sequence[Room], progress: Progress) -> float:
-    """Queue ``writes`` writes at ``rate`` a second, turn about among the rooms ``play``;
-    the seconds of CPU the loop spent making and queueing them."""
+async def _paced(
+    rate: float, writes: int, play: Sequence[Room], progress: Progress, work: float
+) -> float:
+    """Queue ``writes`` writes at ``rate`` a second, turn about among the rooms ``play``,
+    each followed by ``work`` seconds of the loop's CPU on other things; the seconds of CPU
+    the loop spent making and queueing them."""
     loop = asyncio.get_running_loop()
     start = loop.time()
     spent = 0.0
-    i = 0
+    i = tick = 0
     while i < writes:
         delay = start + i / rate - loop.time()
         if delay > 0:
@@ -201,8 +204,19 @@ async def _paced(rate: float, writes: int, play: Sequence[Room], progress: Progr
         while i < due:
             play[i % len(play)].play()
             i += 1
-        spent += time.thread_time() - t0
+        t1 = time.thread_time()
+        spent += t1 - t0
+        if work:
+            _busy(t1 + work * (due - tick))
+        tick = due
     return spent
+
+
+def _busy(until: float) -> None:
+    """Hold the interpreter until this thread's CPU clock reaches ``until`` (standing for
+    the rest of a server's work on its actions: reading, the rules, sending)."""
+    while time.thread_time() < until:
+        pass
 
 
 class _Idle(Room):
@@ -212,14 +226,16 @@ class _Idle(Room):
         pass
 
 
-async def _steady(store: Store, games: list[list[Move]], rate: float, seconds: float) -> Figures:
+async def _steady(
+    store: Store, games: list[list[Move]], rate: float, seconds: float, work: float
+) -> Figures:
     """The steady run (see the module)."""
     first = await store.call(_stored_counts, store, len(games))  # and every write committed
     progress = Progress()
     writes = int(rate * seconds)
     idle = [_Idle(store, f"g{i}", moves, progress) for i, moves in enumerate(games)]
     began = time.thread_time()
-    await _paced(rate, writes, idle, progress)  # the schedule alone
+    await _paced(rate, writes, idle, progress, work)  # the schedule alone
     pacing = time.thread_time() - began
     progress = Progress()
     rooms = [Timed(store, f"g{i}", moves, progress) for i, moves in enumerate(games)]
@@ -230,7 +246,7 @@ async def _steady(store: Store, games: list[list[Move]], rate: float, seconds: f
     clock = _writer_clock()
     w0 = time.clock_gettime(clock)
     began = time.thread_time()
-    making = await _paced(rate, writes, rooms, progress)
+    making = await _paced(rate, writes, rooms, progress, work)
     await progress.all_told()
     loop = time.thread_time() - began
     writer = time.clock_gettime(clock) - w0
@@ -294,13 +310,14 @@ async def _session(
         store.create_game(f"g{i}", m.GameOptions(players=4), i, "h", None)
     steady: list[Figures] = []
     bursts: list[Figures] = []
+    work = args.work_us / 1e6
     try:
         async with store.writing():
             # A warm-up of each (caches, the write-ahead log's first pages), not counted.
-            await _steady(store, games, args.rate, min(1.0, args.seconds))
+            await _steady(store, games, args.rate, min(1.0, args.seconds), work)
             await _burst(store, games, args.burst, max(1, args.rounds // 5))
             for _ in range(args.repeat):
-                steady.append(await _steady(store, games, args.rate, args.seconds))
+                steady.append(await _steady(store, games, args.rate, args.seconds, work))
                 print(steady[-1].line("steady"), flush=True)
                 bursts.append(await _burst(store, games, args.burst, args.rounds))
                 print(bursts[-1].line("burst"), flush=True)
@@ -343,6 +360,9 @@ def main() -> None:
     parser.add_argument("--rooms", type=int, default=16, help="games writing at once")
     parser.add_argument("--rate", type=float, default=1150.0, help="steady writes a second")
     parser.add_argument("--seconds", type=float, default=4.0, help="length of a steady run")
+    parser.add_argument(
+        "--work-us", type=float, default=0.0, help="the loop's other CPU per steady write"
+    )
     parser.add_argument("--burst", type=int, default=4, help="writes a room queues at once")
     parser.add_argument("--rounds", type=int, default=300, help="bursts in a burst run")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each")
@@ -352,7 +372,8 @@ def main() -> None:
     games = random_games(args.rooms, args.seed)
     print(
         f"{args.rooms} rooms, {sum(map(len, games)) / len(games):.0f} actions a game; "
-        f"steady {args.rate:g}/s for {args.seconds:g} s; burst {args.burst} a room x "
+        f"steady {args.rate:g}/s for {args.seconds:g} s (+{args.work_us:g} us a write); "
+        f"burst {args.burst} a room x "
         f"{args.rounds}",
         flush=True,
     )
