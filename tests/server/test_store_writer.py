@@ -405,6 +405,35 @@ async def test_shutdown_commits_what_was_queued(tmp_path: Path) -> None:
         await c.close()
 
 
+async def test_each_listener_hears_once_a_batch_with_its_own_count() -> None:
+    """Writes of two listeners, interleaved with writes nobody listens to, all in one
+    commit: each listener is told once, of exactly its writes, and nobody else is told."""
+    store = HeldStore(":memory:")
+    options = m.GameOptions(players=2)
+    with capture_logs() as logs:
+        async with store.writing():
+            store.hold()
+            busy = Heard()
+            store.queue(game_created("g0", options, 1, "h", None), busy)
+            await store.until_held()
+            one, two = Heard(), Heard()
+            store.queue(game_created("g1", options, 1, "h", None), one)
+            store.queue(chat_said("g0", None, "watcher", "nobody waits for this"))
+            store.queue(game_created("g2", options, 2, "h", None), two)
+            store.queue(chat_said("g1", 0, "p0", "one"), one)
+            store.queue(chat_said("g0", None, "watcher", "nor this"), None)
+            store.queue(chat_said("g2", 0, "p0", "two"), two)
+            store.queue(chat_said("g1", 1, "p1", "one again"), one)
+            store.release()
+            assert await one.settled(3) is None and await two.settled(2) is None
+            lines = await store.call(lambda: store._execute("SELECT COUNT(*) FROM chat").fetchone())
+    assert (one.told, two.told, busy.told) == ([(3, None)], [(2, None)], [(1, None)])
+    assert [len(b) for b in store.batches] == [1, 7]
+    assert lines == (5,)
+    assert not [e for e in logs if e["log_level"] in ("warning", "error")]
+    store.close()
+
+
 async def test_a_failed_write_is_never_followed_by_another_of_its_game() -> None:
     """A record never has a gap: once a game's write fails, its later writes are refused."""
     store = Store(":memory:")
