@@ -21,21 +21,30 @@ indexes). A stand-in room only counts what it is told (``WriteListener.stored``)
 Two runs, each after a warm-up:
 
 * **steady**: the rooms together queue ``--rate`` writes a second for ``--seconds``, each
-  write at its own moment (one task sleeps until the next write is due), turn about.
+  write at its own moment (one task sleeps until the next write is due), turn about. With
+  ``--work-us`` the loop also spends that much CPU after each write on nothing of the
+  store's (standing for the rest of a server's work on an action: it holds the
+  interpreter, so the writer finds more writes waiting, as in a server).
 * **burst**: every room queues ``--burst`` writes at once, then waits until the store has
   told every room of all of them; ``--rounds`` times (``--burst 1`` is a room that waits
   for each write's commit before the next, as a room at saturation does).
 
 Each prints, per write: ``writer_us``, the CPU time of the writer's thread (its own clock,
-``time.pthread_getcpuclockid``); ``loop_us``, the CPU time of the event loop's thread
-(``time.thread_time``), less, in the steady run, what the same schedule costs with no store
-(the pacing's own timers, measured in a run of its own just before); of which
-``make_queue_us`` making the writes and queueing them (timed around them in the burst run);
-``batch``, the mean writes per group commit (``Store.on_commit``); and, in the steady run,
-``ack_ms``, the mean time from a write queued to its room told. Several ``--repeat`` runs
-of each are printed, then the median of each figure. The machine's other work shows in
-none of the CPU times, but runs alternated with another build are still the only fair
-comparison.
+``time.pthread_getcpuclockid``); ``pool_us``, on PostgreSQL, that of the pool's thread,
+where the writer's commits run (``storage.Pool``; the database server's own processes are
+not counted); ``loop_us``, the CPU time of the event loop's thread (``time.thread_time``),
+less, in the steady run, what the same schedule and ``--work-us`` cost with no store (a
+run of its own just before); ``make_queue_us``, the part of it spent making the writes
+and queueing them (timed around them; in the steady run that includes a cold start after
+each of the loop's sleeps); ``batch``, the mean writes per group commit
+(``Store.on_commit``); and, in the steady run, ``ack_ms``, the mean time from a write
+queued to its room told. Several ``--repeat`` runs of each are printed, then the median of
+each figure.
+
+CPU times are not immune to the machine's other work: a thread that sleeps between short
+bursts of work (the writer between commits) finds its caches cold, and a commit after a
+millisecond's sleep costs about twice one made straight after another. Compare builds only
+with runs alternated on a quiet machine, and prefer the burst figures for small changes.
 
 The last line is ``writer_us_per_write: X loop_us_per_write: Y`` (steady, medians).
 """
@@ -152,6 +161,7 @@ class Figures:
     """One run's figures, per write."""
 
     writer_us: float
+    pool_us: float
     loop_us: float
     make_queue_us: float
     batch: float
@@ -159,7 +169,8 @@ class Figures:
 
     def line(self, name: str) -> str:
         return (
-            f"{name:<7} writer_us: {self.writer_us:6.2f}  loop_us: {self.loop_us:6.2f}  "
+            f"{name:<7} writer_us: {self.writer_us:6.2f}  pool_us: {self.pool_us:6.2f}  "
+            f"loop_us: {self.loop_us:6.2f}  "
             f"make_queue_us: {self.make_queue_us:6.2f}  batch: {self.batch:6.1f}  "
             f"ack_ms: {self.ack_ms:6.2f}"
         )
@@ -177,11 +188,25 @@ class Commits:
         self.writes += writes
 
 
-def _writer_clock() -> int:
-    """The CPU clock of the store's writer thread."""
-    [thread] = [t for t in threading.enumerate() if t.name == "store-writer"]
-    assert thread.ident is not None
-    return time.pthread_getcpuclockid(thread.ident)
+class _Threads:
+    """The CPU time of the store's threads: its writer's, and its PostgreSQL pool's (the
+    pool's own event loop, where the writer's commits run on PostgreSQL)."""
+
+    def __init__(self) -> None:
+        found = {t.name: t.ident for t in threading.enumerate()}
+        self.clocks = [
+            time.pthread_getcpuclockid(ident) if ident is not None else None
+            for ident in (found.get("store-writer"), found.get("postgres-pool"))
+        ]
+        self.began = self._now()
+
+    def _now(self) -> list[float]:
+        return [0.0 if c is None else time.clock_gettime(c) for c in self.clocks]
+
+    def spent(self) -> tuple[float, float]:
+        """Seconds of CPU the writer and the pool spent since this was made."""
+        writer, pool = (b - a for a, b in zip(self.began, self._now(), strict=True))
+        return writer, pool
 
 
 async def _paced(
@@ -243,16 +268,16 @@ async def _steady(
         room.index = done
     commits = Commits()
     store.on_commit = commits
-    clock = _writer_clock()
-    w0 = time.clock_gettime(clock)
+    threads = _Threads()
     began = time.thread_time()
     making = await _paced(rate, writes, rooms, progress, work)
     await progress.all_told()
     loop = time.thread_time() - began
-    writer = time.clock_gettime(clock) - w0
+    writer, pool = threads.spent()
     store.on_commit = None
     return Figures(
         writer_us=1e6 * writer / writes,
+        pool_us=1e6 * pool / writes,
         loop_us=1e6 * (loop - pacing) / writes,
         make_queue_us=1e6 * making / writes,
         batch=commits.writes / max(1, commits.commits),
@@ -269,8 +294,7 @@ async def _burst(store: Store, games: list[list[Move]], burst: int, rounds: int)
         room.index = done
     commits = Commits()
     store.on_commit = commits
-    clock = _writer_clock()
-    w0 = time.clock_gettime(clock)
+    threads = _Threads()
     making = 0.0
     began = time.thread_time()
     for _ in range(rounds):
@@ -282,11 +306,12 @@ async def _burst(store: Store, games: list[list[Move]], burst: int, rounds: int)
         making += time.thread_time() - t0
         await progress.all_told()
     loop = time.thread_time() - began
-    writer = time.clock_gettime(clock) - w0
+    writer, pool = threads.spent()
     store.on_commit = None
     writes = rounds * burst * len(rooms)
     return Figures(
         writer_us=1e6 * writer / writes,
+        pool_us=1e6 * pool / writes,
         loop_us=1e6 * loop / writes,
         make_queue_us=1e6 * making / writes,
         batch=commits.writes / max(1, commits.commits),
@@ -350,7 +375,7 @@ def _median(runs: list[Figures]) -> Figures:
     return Figures(
         *(
             statistics.median(getattr(f, field) for f in runs)
-            for field in ("writer_us", "loop_us", "make_queue_us", "batch", "ack_ms")
+            for field in ("writer_us", "pool_us", "loop_us", "make_queue_us", "batch", "ack_ms")
         )
     )
 
