@@ -45,8 +45,10 @@ import queue
 import secrets
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections import Counter
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from pathlib import Path
 from typing import Any, NamedTuple, ParamSpec, Protocol, TypeVar
 
@@ -287,20 +289,28 @@ def game_record(stored: StoredGame) -> m.GameRecord:
 # --- a game's record, written ------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Write:
+class Write(NamedTuple):
     """One statement of a game's record. It is made on the event loop and run by whoever
     holds the connection: at once (:meth:`Store.write`) or in the writer's next group commit
-    (:meth:`Store.queue`)."""
+    (:meth:`Store.queue`). An immutable tuple: one is made for every action played."""
 
     game: str
-    what: str
-    """What it records, as the log shows it: ``action 17 (BuildRoad, seat 2)``, ``seat 1``..."""
+    label: str | engine.Action
+    """What it records (:attr:`what`), or the action it stores (named only when shown)."""
     sql: str
     params: tuple[Any, ...]
     takes_lease: bool = False
     """It takes its game's lease (a new game's): the commit holding it is not fenced for
     that game (see :attr:`Store.holder`)."""
+
+    @property
+    def what(self) -> str:
+        """What it records, as the log shows it: ``action 17 (BuildRoad, seat 2)``,
+        ``seat 1``..."""
+        label = self.label
+        if isinstance(label, str):
+            return label
+        return f"action {self.params[1]} ({type(label).__name__}, seat {label.seat})"
 
 
 def game_created(
@@ -346,7 +356,7 @@ def action_played(
     """The ``index``-th action of a game, and the dice it rolled, if any."""
     return Write(
         game_id,
-        f"action {index} ({type(action).__name__}, seat {action.seat})",
+        action,
         "INSERT INTO actions (game, idx, seat, action, dice) VALUES (?,?,?,?,?)",
         (
             game_id,
@@ -641,11 +651,14 @@ class Store:
         (None: none). A subclass may watch it or hold it."""
         lost.clear()
         holder = self.holder
-        fenced = sorted(
-            {w.game for w in writes if w.game} - {w.game for w in writes if w.takes_lease}
+        db = self.db
+        fenced = (
+            sorted({w.game for w in writes if w.game} - {w.game for w in writes if w.takes_lease})
+            if holder is not None and isinstance(db, Pool)
+            else ()  # no fence: no need to know the games
         )
-        if holder is None or not fenced or not isinstance(self.db, Pool):
-            self.db.batch([(w.sql, w.params) for w in writes])
+        if not fenced or not isinstance(db, Pool):
+            db.batch([(w.sql, w.params) for w in writes])
             return
 
         def kept(leases: list[Row]) -> list[Statement]:
@@ -656,7 +669,7 @@ class Store:
             lost.update((game, urls.get(game)) for game in fenced if game not in held)
             return [(w.sql, w.params) for w in writes if w.game not in lost]
 
-        self.db.guarded_batch((_FENCE, (fenced,)), kept)
+        db.guarded_batch((_FENCE, (fenced,)), kept)
 
     # --- writes, at once ------------------------------------------------------------------------
     def create_game(
@@ -883,11 +896,9 @@ class WriteListener(Protocol):
         game's record never has a gap)."""
 
 
-class _Queued(NamedTuple):
-    """A write for the next group commit, and who is told of its commit."""
-
-    write: Write
-    listener: WriteListener | None
+_Queued = tuple[Write, WriteListener | None]
+"""A write for the next group commit, and who is told of its commit (a plain pair: one is
+made for every write queued)."""
 
 
 @dataclass(frozen=True)
@@ -906,10 +917,12 @@ class _Stop:
 
 
 _Job = _Queued | _Call | _Stop
+_listener = itemgetter(1)
+"""A queued write's listener."""
 
 
 def _acknowledge(
-    counts: dict[WriteListener, int], failures: dict[WriteListener, WriteFailed]
+    counts: Mapping[WriteListener, int], failures: dict[WriteListener, WriteFailed]
 ) -> None:
     """On the event loop: tell each listener of a batch's writes what became of them (one
     call each, for the whole batch). One listener's failure to hear is logged and keeps no
@@ -966,7 +979,7 @@ class _Writer:
 
     def queue(self, write: Write, listener: WriteListener | None) -> None:
         """Queue ``write``; ``listener`` is told on the loop once its batch is committed."""
-        self._jobs.put(_Queued(write, listener))
+        self._jobs.put((write, listener))
 
     def call(self, fn: Callable[[], _T]) -> concurrent.futures.Future[_T]:
         """Run ``fn`` on the thread after every job queued before it."""
@@ -1029,7 +1042,7 @@ class _Writer:
         stops: list[_Stop] = []
         writes: list[_Queued] = []
         for job in jobs:
-            if isinstance(job, _Queued):
+            if isinstance(job, tuple):
                 writes.append(job)
                 continue
             self._commit(writes)  # what came before it first: a read sees it
@@ -1054,7 +1067,8 @@ class _Writer:
         write of that game."""
         if not writes:
             return
-        live = [q.write for q in writes if q.write.game not in self._failed]
+        failed = self._failed
+        live = [w for w, _ in writes if w.game not in failed] if failed else [w for w, _ in writes]
         whole = True
         lost: dict[str, str | None] = {}
         if live:
@@ -1072,11 +1086,16 @@ class _Writer:
                     games=sorted({w.game for w in live}),
                     error=repr(exc),
                 )
-        counts: dict[WriteListener, int] = {}
+        if whole and not lost and len(live) == len(writes):
+            counts = Counter(map(_listener, writes))  # every write stored
+            del counts[None]  # (a Counter's del of a missing key does nothing)
+            self._tell(counts, {})
+            return
+        told: dict[WriteListener, int] = {}
         failures: dict[WriteListener, WriteFailed] = {}
         for write, listener in writes:
             error: WriteFailed | None = None
-            if write.game in self._failed:
+            if write.game in failed:
                 error = WriteFailed(write, "an earlier write of the game was not stored")
                 _log.error("store.write_refused", game=write.game, write=write.what)
             elif write.game in lost:
@@ -1085,10 +1104,16 @@ class _Writer:
                 error = self._alone(write)
             if listener is None or listener in failures:
                 continue  # nobody to tell; or told of an earlier failure, all it needs
-            counts[listener] = counts.get(listener, 0) + (error is None)
+            told[listener] = told.get(listener, 0) + (error is None)
             if error is not None:
                 failures[listener] = error
         self._lose(lost)
+        self._tell(told, failures)
+
+    def _tell(
+        self, counts: Mapping[WriteListener, int], failures: dict[WriteListener, WriteFailed]
+    ) -> None:
+        """Hand a batch's word to the event loop (one hand-over for the whole batch)."""
         if counts:
             with contextlib.suppress(RuntimeError):  # the loop is closed: nobody listens
                 self._loop.call_soon_threadsafe(_acknowledge, counts, failures)

@@ -16,8 +16,9 @@ import os
 import sqlite3
 import threading
 import zlib
-from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager, suppress
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -56,6 +57,27 @@ def data_dir() -> Path:
     path = Path(base) / "hexhaven"
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def _runs(statements: Iterable[Statement]) -> list[tuple[str, list[Sequence[Any]]]]:
+    """``statements`` in order as runs of consecutive statements with the same SQL: each
+    run's SQL and the parameters of its statements, in order (for ``executemany``)."""
+    out: list[tuple[str, list[Sequence[Any]]]] = []
+    last: str | None = None
+    many: list[Sequence[Any]] = []
+    for sql, params in statements:
+        if sql is not last and sql != last:
+            many = []
+            out.append((sql, many))
+            last = sql
+        many.append(params)
+    return out
+
+
+@lru_cache(maxsize=256)
+def _postgres_sql(sql: str) -> str:
+    """A statement with ``?`` for its parameters in psycopg's form (``%s``)."""
+    return sql.replace("?", "%s")
 
 
 class Database:
@@ -108,7 +130,7 @@ class Database:
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
         """Run one statement (``?`` for its parameters); returns the cursor."""
         if self.postgres:
-            sql = sql.replace("?", "%s")
+            sql = _postgres_sql(sql)
         return self._conn.execute(sql, params)
 
     @contextmanager
@@ -128,15 +150,23 @@ class Database:
     def batch(self, statements: Sequence[tuple[str, Sequence[Any]]]) -> None:
         """Run ``statements`` (``?`` for their parameters) in one transaction and commit it: all of
         them are stored, or, if any of them or the commit fails, none (the error is raised).
-        On PostgreSQL they go in one pipeline, not a round trip each."""
+        They run in order, each run of consecutive statements with the same SQL as one
+        ``executemany``; on PostgreSQL in one pipeline, not a round trip each."""
+        conn = self._conn
         if not self.postgres:
             with self.transaction():
-                for sql, params in statements:
-                    self._conn.execute(sql, params)
+                for sql, many in _runs(statements):
+                    if len(many) == 1:
+                        conn.execute(sql, many[0])
+                    else:
+                        conn.executemany(sql, many)
             return
-        with self._conn.pipeline(), self._conn.transaction():
-            for sql, params in statements:
-                self._conn.execute(sql.replace("?", "%s"), params)
+        with conn.pipeline(), conn.transaction(), conn.cursor() as cur:
+            for sql, many in _runs(statements):
+                if len(many) == 1:
+                    cur.execute(_postgres_sql(sql), many[0])
+                else:
+                    cur.executemany(_postgres_sql(sql), many)
 
     def close(self) -> None:
         self._conn.close()
@@ -369,7 +399,7 @@ class Pool:
 
         async def run() -> Rows:
             async with self._connection() as conn:
-                cur = await conn.execute(sql.replace("?", "%s"), params)
+                cur = await conn.execute(_postgres_sql(sql), params)
                 rows = await cur.fetchall() if cur.description is not None else []
                 return Rows(rows, cur.rowcount)
 
@@ -386,7 +416,8 @@ class Pool:
     ) -> list[Row]:
         """One transaction: the query ``guard`` first, then the statements that
         ``statements`` makes of its rows (called on the pool's thread), then the commit;
-        all stored or none, as :meth:`batch`. The guard can lock the rows it reads
+        all stored or none, as :meth:`batch` (and, as there, consecutive statements with the
+        same SQL run as one ``executemany``). The guard can lock the rows it reads
         (``FOR SHARE``) so that what it found still holds when the transaction commits.
         Returns the guard's rows."""
 
@@ -398,10 +429,14 @@ class Pool:
             ):
                 rows: list[Row] = []
                 if guard is not None:
-                    cur = await conn.execute(guard[0].replace("?", "%s"), guard[1])
+                    cur = await conn.execute(_postgres_sql(guard[0]), guard[1])
                     rows = await cur.fetchall()  # the pipeline's first round trip
-                for sql, params in statements(rows):
-                    await conn.execute(sql.replace("?", "%s"), params)
+                async with conn.cursor() as out:
+                    for sql, many in _runs(statements(rows)):
+                        if len(many) == 1:
+                            await out.execute(_postgres_sql(sql), many[0])
+                        else:
+                            await out.executemany(_postgres_sql(sql), many)
             return rows
 
         return self._watch(run())

@@ -19,7 +19,16 @@ import engine
 from protocol import SUBPROTOCOL_MSGPACK
 from protocol import messages as m
 from server.app import HexhavenServer
-from server.store import Store, Write, WriteFailed, WriteListener, game_created, seat_freed
+from server.store import (
+    Store,
+    Write,
+    WriteFailed,
+    WriteListener,
+    action_played,
+    chat_said,
+    game_created,
+    seat_freed,
+)
 from storage import connect
 from tests.server.client import Client
 from tests.server.test_play import seated_game
@@ -396,6 +405,35 @@ async def test_shutdown_commits_what_was_queued(tmp_path: Path) -> None:
         await c.close()
 
 
+async def test_each_listener_hears_once_a_batch_with_its_own_count() -> None:
+    """Writes of two listeners, interleaved with writes nobody listens to, all in one
+    commit: each listener is told once, of exactly its writes, and nobody else is told."""
+    store = HeldStore(":memory:")
+    options = m.GameOptions(players=2)
+    with capture_logs() as logs:
+        async with store.writing():
+            store.hold()
+            busy = Heard()
+            store.queue(game_created("g0", options, 1, "h", None), busy)
+            await store.until_held()
+            one, two = Heard(), Heard()
+            store.queue(game_created("g1", options, 1, "h", None), one)
+            store.queue(chat_said("g0", None, "watcher", "nobody waits for this"))
+            store.queue(game_created("g2", options, 2, "h", None), two)
+            store.queue(chat_said("g1", 0, "p0", "one"), one)
+            store.queue(chat_said("g0", None, "watcher", "nor this"), None)
+            store.queue(chat_said("g2", 0, "p0", "two"), two)
+            store.queue(chat_said("g1", 1, "p1", "one again"), one)
+            store.release()
+            assert await one.settled(3) is None and await two.settled(2) is None
+            lines = await store.call(lambda: store._execute("SELECT COUNT(*) FROM chat").fetchone())
+    assert (one.told, two.told, busy.told) == ([(3, None)], [(2, None)], [(1, None)])
+    assert [len(b) for b in store.batches] == [1, 7]
+    assert lines == (5,)
+    assert not [e for e in logs if e["log_level"] in ("warning", "error")]
+    store.close()
+
+
 async def test_a_failed_write_is_never_followed_by_another_of_its_game() -> None:
     """A record never has a gap: once a game's write fails, its later writes are refused."""
     store = Store(":memory:")
@@ -441,6 +479,52 @@ async def test_a_listener_hears_once_a_batch_up_to_its_first_failure() -> None:
     assert busy.told == [(1, None)]
     assert store.load("g1") is not None and store.load("g2") is not None
     store.close()
+
+
+async def test_a_batch_of_actions_with_a_clash_is_retried_write_by_write(db: str) -> None:
+    """Actions of three games in one commit, the same statement in a row (one
+    ``executemany``), and one of them takes a place already stored: the commit fails, each
+    write is tried alone, and only that game's writes fail, from the clash on; a write
+    nobody listens to is stored; each listener is told once, with its count."""
+    store = HeldStore(db)
+    options = m.GameOptions(players=2)
+    for game in ("g1", "g2", "g3"):
+        store.create_game(game, options, 1, "h", None)
+    state = engine.new_game(engine.GameConfig(players=2), 7)
+    played = []
+    for _ in range(4):
+        action = engine.legal_actions(state)[0]
+        engine.apply(state, action)
+        played.append(action)
+    store.append_action("g2", 1, played[1], None)  # the place g2's second action will want
+    async with store.writing():
+        store.hold()
+        busy = Heard()
+        store.queue(chat_said("g1", 0, "p0", "the writer is busy with this"), busy)
+        await store.until_held()
+        heard = {game: Heard() for game in ("g1", "g2", "g3")}
+        for i, action in enumerate(played):
+            for game in ("g1", "g2", "g3"):
+                store.queue(action_played(game, i, action, (3, 4) if i == 2 else None), heard[game])
+        store.queue(chat_said("g3", None, "watcher", "nobody waits for this"))
+        store.release()
+        clash = await heard["g2"].settled(4)
+        assert await heard["g1"].settled(4) is None and await heard["g3"].settled(4) is None
+    sizes = [sum(bool(w.game) for w in b) for b in store.batches]  # (not PostgreSQL's mark)
+    assert sizes[-12:] == [13] + [1] * 11  # the failed commit, then each write alone (but
+    # g2's two after the clash: refused untried)
+    assert heard["g1"].told == heard["g3"].told == [(4, None)]
+    assert heard["g2"].told == [(1, clash)]
+    kind = type(played[1]).__name__
+    assert clash is not None and f"game g2: action 1 ({kind}, seat " in str(clash)
+    assert clash.write.what.startswith(f"action 1 ({kind}, seat ")
+    stored = {game: store.load(game) for game in ("g1", "g2", "g3")}
+    store.close()
+    for game in ("g1", "g3"):
+        got = stored[game]
+        assert got is not None and got.actions == played and got.dice == [(2, (3, 4))]
+    g2 = stored["g2"]
+    assert g2 is not None and g2.actions == played[:2] and not g2.dice  # the planted row
 
 
 async def test_one_commit_releases_what_each_room_held_in_order(db: str) -> None:

@@ -1,0 +1,96 @@
+"""A batch of statements runs in one transaction, in the order given, with each run of
+consecutive statements of the same SQL as one ``executemany``: on a SQLite file, and on a
+real PostgreSQL server through a connection and through the pool."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import pytest
+
+from storage import Database, Pool, Row, Statement, _runs, connect
+
+INSERT = "INSERT INTO t (k, v) VALUES (?, ?)"
+UPDATE = "UPDATE t SET v = ? WHERE k = ?"
+DELETE = "DELETE FROM t WHERE k = ?"
+
+ORDERED: list[Statement] = [
+    (INSERT, (1, "a")),
+    (INSERT, (2, "b")),
+    (UPDATE, ("a2", 1)),
+    (INSERT, (3, "c")),
+    (DELETE, (2,)),
+    (INSERT, (2, "b2")),  # the key freed by the delete just before
+    (INSERT, (4, "d")),
+    (UPDATE, ("d2", 4)),
+    (UPDATE, ("d3", 4)),  # the later of two updates of one row wins
+]
+"""Statements whose outcome depends on their order, within runs and across them."""
+AFTER = [(1, "a2"), (2, "b2"), (3, "c"), (4, "d3")]
+
+
+def test_runs_group_consecutive_statements_of_the_same_sql_in_order() -> None:
+    assert _runs(ORDERED) == [
+        (INSERT, [(1, "a"), (2, "b")]),
+        (UPDATE, [("a2", 1)]),
+        (INSERT, [(3, "c")]),
+        (DELETE, [(2,)]),
+        (INSERT, [(2, "b2"), (4, "d")]),
+        (UPDATE, [("d2", 4), ("d3", 4)]),
+    ]
+    assert _runs([]) == []
+
+
+Batch = Callable[[Sequence[Statement]], None]
+
+
+@pytest.fixture(params=["connection", "pool"])
+def database(request: pytest.FixtureRequest, db: str) -> Iterator[tuple[Database, Batch]]:
+    """A table ``t`` in ``db``; a connection to read it, and a way to run a batch: the
+    connection's, or (PostgreSQL) a pool's guarded batch."""
+    conn = connect(db)
+    conn.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT NOT NULL)")
+    if request.param == "connection":
+        yield conn, conn.batch
+        conn.close()
+        return
+    if not conn.postgres:
+        conn.close()
+        pytest.skip("a pool is for PostgreSQL")
+    pool = Pool(db)
+
+    def guarded(statements: Sequence[Statement]) -> None:
+        def made(rows: list[Row]) -> Sequence[Statement]:
+            assert rows == [(1,)]
+            return statements
+
+        pool.guarded_batch(("SELECT 1", ()), made)
+
+    yield conn, guarded
+    pool.close()
+    conn.close()
+
+
+def _rows(conn: Database) -> list[Any]:
+    return [tuple(r) for r in conn.execute("SELECT k, v FROM t ORDER BY k").fetchall()]
+
+
+def test_a_batch_runs_its_statements_in_order(database: tuple[Database, Batch]) -> None:
+    conn, batch = database
+    batch(ORDERED)
+    assert _rows(conn) == AFTER
+
+
+def test_a_failing_statement_in_a_run_stores_nothing_of_the_batch(
+    database: tuple[Database, Batch],
+) -> None:
+    """The third insert of a run takes a key already taken: the error is raised and no
+    statement of the batch is stored, before the run or in it."""
+    conn, batch = database
+    batch([(INSERT, (9, "z"))])
+    with pytest.raises(Exception, match=r"(?i)unique|duplicate"):
+        batch([(UPDATE, ("y", 9)), (INSERT, (1, "a")), (INSERT, (2, "b")), (INSERT, (9, "x"))])
+    assert _rows(conn) == [(9, "z")]
+    batch(ORDERED)  # the connection is whole again
+    assert _rows(conn) == [*AFTER, (9, "z")]
