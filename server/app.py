@@ -287,7 +287,7 @@ class HexhavenServer:
         """This process's name in the games' leases (PostgreSQL): ``HOST:PORT`` unless
         set, so a process restarted on its port takes its games back at once."""
         self._connections: set[Connection] = set()
-        self._turn: Turn | None = None
+        self._turn: Turn | None = Turn()
         """Where frames wait for the end of the event loop's turn (None: written at once)."""
         """Every socket accepted and not closed yet (its handshake done or not)."""
         self._all_closed: asyncio.Future[None] | None = None

@@ -12,7 +12,7 @@ from websockets.protocol import State
 
 from protocol import messages as m
 from protocol.server_session import ForGame, Limits
-from server.connection import FLOOD_STRIKES, Timing
+from server.connection import FLOOD_STRIKES, Timing, Turn
 from tests.server.wire import Host, Pipe
 
 
@@ -225,3 +225,38 @@ def test_a_lost_connection_is_told_once_and_sends_nothing() -> None:
     assert pipe.host.gone == [pipe.conn] and pipe.conn.lost
     pipe.conn.send(_chat("hello?"))
     assert pipe.transport.out == b""
+
+
+class _Writes(list[bytes]):
+    """What a transport was handed, write by write."""
+
+
+async def test_frames_sent_in_one_turn_are_written_together_at_its_end() -> None:
+    turn = Turn()
+    pipe = Pipe(turn=turn)
+    pipe.hello()
+    writes = _Writes()
+    real = pipe.transport.write
+    pipe.transport.write = lambda data: (writes.append(bytes(data)), real(data))[1]  # type: ignore[method-assign]
+    for text in ("one", "two", "three"):
+        pipe.conn.send(_chat(text))
+    assert writes == [] and pipe.conn.waiting > 0  # held for the end of the turn
+    await asyncio.sleep(0)
+    assert len(writes) == 1
+    pipe.pull()
+    assert [x["text"] for x in pipe.messages()] == ["one", "two", "three"]
+    pipe.conn.send(_chat("last"))
+    pipe.conn.close(1000)  # what was sent goes before the close frame
+    pipe.pull()
+    assert [x["text"] for x in pipe.messages()] == ["last"]
+    assert pipe.client.close_rcvd is not None
+
+
+async def test_a_connection_cut_off_in_a_turn_writes_nothing_of_it() -> None:
+    turn = Turn()
+    pipe = Pipe(turn=turn, max_bytes=4000)
+    pipe.hello()
+    while not pipe.transport.aborted:
+        pipe.conn.send(_chat("x" * 400))  # over the bound before anything is written
+    await asyncio.sleep(0)
+    assert pipe.transport.out == b"" and pipe.host.gone == [pipe.conn]

@@ -21,7 +21,7 @@ from websockets.uri import parse_uri
 from protocol import SUBPROTOCOL_MSGPACK, SUBPROTOCOLS
 from protocol import messages as m
 from protocol.server_session import Answer, Limits, ServerSession
-from server.connection import Connection, Timing
+from server.connection import Connection, Timing, Turn
 
 
 class Clock:
@@ -161,6 +161,7 @@ class Pipe:
         timing: Timing | None = None,
         subprotocol: str = SUBPROTOCOL_MSGPACK,
         conn: Connection | None = None,
+        turn: Turn | None = None,
     ) -> None:
         """A pipe to a new connection of ``host`` (a :class:`Host` by default), or to
         ``conn``, one a real server made."""
@@ -172,6 +173,7 @@ class Pipe:
             max_bytes=max_bytes,
             clock=self.host.clock,
             timing=timing or Timing(),
+            turn=turn,
         )
         self.transport = Transport(self.conn)
         self.conn.connection_made(self.transport)
@@ -198,7 +200,9 @@ class Pipe:
                 self.conn.eof_received()
 
     def pull(self, n: int | None = None) -> list[Any]:
-        """The client reads ``n`` of the bytes waiting (all by default); its events."""
+        """The client reads ``n`` of the bytes waiting (all by default), once the event
+        loop's turn is over; its events."""
+        self.conn.write_out()  # the turn is over (a no-op when frames are written at once)
         data = self.transport.take(n)
         if data:
             self.client.receive_data(data)
