@@ -237,7 +237,12 @@ async def test_frames_sent_in_one_turn_are_written_together_at_its_end() -> None
     pipe.hello()
     writes = _Writes()
     real = pipe.transport.write
-    pipe.transport.write = lambda data: (writes.append(bytes(data)), real(data))[1]  # type: ignore[method-assign]
+
+    def write(data: bytes | bytearray | memoryview) -> None:
+        writes.append(bytes(data))
+        real(data)
+
+    pipe.transport.write = write  # type: ignore[method-assign]
     for text in ("one", "two", "three"):
         pipe.conn.send(_chat(text))
     assert writes == [] and pipe.conn.waiting > 0  # held for the end of the turn
