@@ -13,11 +13,12 @@ starts. The clients run in ``--clients-procs`` processes, each holding many webs
 connections in asyncio (msgpack, no compression: the server negotiates none), each one
 websockets' sans-I/O client protocol on a transport, handling each message as it is read;
 they decode frames with msgpack alone and answer every prompt with a uniformly random
-listed action, so they cost far less than the server. They stand for people on machines of their own, so their
-garbage collector does not run during a run (its pauses, 80 ms and more with a few hundred
-games, would show in the round trips as the server's). Four clients play each game, from a
-loopback address of the game's own (127.x.y.z: the server limits what one address may ask,
-as it would limit one person); a finished game is replaced.
+listed action, so they cost far less than the server. They stand for people on machines
+of their own, so their garbage collector does not run during a run (its pauses, 80 ms and
+more with a few hundred games, would show in the round trips as the server's). Four
+clients play each game, from a loopback address of the game's own (127.x.y.z: the server
+limits what one address may ask, as it would limit one person); a finished game is
+replaced.
 
 1. **Saturation.** ``--games`` games whose clients act as soon as prompted. After a
    warm-up, the server's CPU time (user + sys of every thread, from /proc) over the next
@@ -41,7 +42,8 @@ as it would limit one person); a finished game is replaced.
    sent to its events received) under ``--p99-ms``, searched upward from an estimate made
    from part 1 (doubling, then bisecting; ``--level-seconds`` measured per level, a fresh
    server each, within what is left of ``--max-seconds``): ``paced_games``, and
-   ``p99_ms`` at that number. Each level prints what other processes, interrupts and the
+   ``p99_ms`` at that number. ``--levels N ...`` measures those numbers of games instead,
+   in order. Each level prints what other processes, interrupts and the
    hypervisor (steal) took meanwhile: a level missed while they were busy says little.
 
 The last line is ``server_us_per_action: X engine_us_per_action: Y overhead_ratio: R
@@ -67,7 +69,7 @@ import tempfile
 import time
 import urllib.parse
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection as Pipe
 from multiprocessing.sharedctypes import Synchronized
@@ -129,9 +131,10 @@ class Run:
 
 
 class Seat(asyncio.Protocol):
-    """One player's connection: websockets' sans-I/O client protocol on an asyncio
-    transport, each message handled as it is read (no task of its own), so that a client
-    costs little beside the server it measures."""
+    """One player's connection, each message handled as it is read (no task of its own),
+    so that a client costs little beside the server it measures: websockets' sans-I/O
+    client protocol makes the handshake and every frame sent; the server's frames (never
+    masked, fragmented or compressed) are split by their headers here."""
 
     def __init__(self, clients: Clients, url: str) -> None:
         self.clients = clients
@@ -151,6 +154,8 @@ class Seat(asyncio.Protocol):
         self.asked = -2
         """The state of the act awaiting its events."""
         self.aborted = False
+        self.buffer = b""
+        """The start of a frame read in part."""
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = cast(asyncio.Transport, transport)
@@ -158,6 +163,9 @@ class Seat(asyncio.Protocol):
         self._flush()
 
     def data_received(self, data: bytes) -> None:
+        if self.opened.done():
+            self._frames(data)
+            return
         protocol = self.protocol
         protocol.receive_data(data)
         events = protocol.events_received()
@@ -171,6 +179,33 @@ class Seat(asyncio.Protocol):
                     self.opened.set_result(None)
                 else:
                     self.opened.set_exception(ConnectionError(f"HTTP {event.status_code}"))
+
+    def _frames(self, data: bytes) -> None:
+        """Read the server's frames: binary ones are messages, a ping is answered, a close
+        ends the connection."""
+        buf = self.buffer + data if self.buffer else data
+        pos, end = 0, len(buf)
+        while end - pos >= 2:
+            opcode, length = buf[pos] & 0x0F, buf[pos + 1] & 0x7F
+            head = 2
+            if length == 126:
+                length, head = int.from_bytes(buf[pos + 2 : pos + 4]), 4
+            elif length == 127:
+                length, head = int.from_bytes(buf[pos + 2 : pos + 10]), 10
+            stop = pos + head + length
+            if stop > end or end - pos < head:
+                break
+            payload = buf[pos + head : stop]
+            pos = stop
+            if opcode == Opcode.BINARY:
+                self._message(msgpack.unpackb(payload))
+            elif opcode == Opcode.PING:
+                self.protocol.send_pong(payload)
+                self._flush()
+            elif opcode == Opcode.CLOSE:
+                self.abort()
+                return
+        self.buffer = buf[pos:]
 
     def connection_lost(self, exc: Exception | None) -> None:
         for future in (self.opened, self.over, self.arrived):
@@ -340,6 +375,16 @@ class Clients:
         return self.run
 
 
+def _client_loop() -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """uvloop's event loop for the clients where it is installed (it costs them less),
+    else asyncio's own."""
+    try:
+        import uvloop
+    except ImportError:
+        return None
+    return uvloop.new_event_loop
+
+
 def _worker(pipe: Pipe, stop: Event, ready: Synchronized[int], seed: int, net: int) -> None:
     """A client process: run what the pipe asks, until it sends None."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops us
@@ -356,7 +401,8 @@ def _worker(pipe: Pipe, stop: Event, ready: Synchronized[int], seed: int, net: i
         gc.collect()
         gc.disable()
         try:
-            pipe.send(asyncio.run(clients.play(games, stagger, stop, net)))
+            with asyncio.Runner(loop_factory=_client_loop()) as runner:
+                pipe.send(runner.run(clients.play(games, stagger, stop, net)))
         finally:
             gc.enable()
             gc.collect()
@@ -424,12 +470,12 @@ class ClientPool:
 # --- the server ---------------------------------------------------------------------------
 
 
-def _cpu_seconds(pid: int, thread: int | None = None) -> float:
+def _cpu_seconds(pid: int, thread: int | None = None, *, user: bool = True) -> float:
     """User + sys CPU seconds of a process, or of one of its threads (from /proc; clock
-    ticks)."""
+    ticks); sys alone without ``user``."""
     where = f"/proc/{pid}/stat" if thread is None else f"/proc/{pid}/task/{thread}/stat"
     fields = Path(where).read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return (int(fields[11]) * user + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _free_port() -> int:
@@ -449,6 +495,11 @@ class Server:
     def cpu(self) -> float:
         """CPU seconds of the whole process, every thread."""
         return _cpu_seconds(self.proc.pid)
+
+    def system_cpu(self) -> float:
+        """CPU seconds of the whole process in the kernel (system calls, and loopback
+        networking done on their behalf)."""
+        return _cpu_seconds(self.proc.pid, user=False)
 
     def loop_cpu(self) -> float:
         """CPU seconds of its main thread, the event loop's."""
@@ -528,6 +579,7 @@ class Sample:
 
     wall: float
     server: float
+    system: float
     loop: float
     clients: float
     own: float
@@ -539,6 +591,7 @@ class Sample:
         return cls(
             time.monotonic(),
             server.cpu(),
+            server.system_cpu(),
             server.loop_cpu(),
             pool.cpu(),
             time.process_time(),
@@ -566,6 +619,8 @@ class Saturation:
     actions: int
     seconds: float
     server_cpu: float
+    system_cpu: float
+    """The kernel's share of ``server_cpu``."""
     loop_cpu: float
     """The server's event-loop thread's share of ``server_cpu``."""
     clients_cpu: float
@@ -619,6 +674,7 @@ def saturate(
         actions=_stored_between(first, last),
         seconds=last.wall - first.wall,
         server_cpu=last.server - first.server,
+        system_cpu=last.system - first.system,
         loop_cpu=last.loop - first.loop,
         clients_cpu=last.clients - first.clients,
         others=last.others(first),
@@ -716,6 +772,38 @@ def _quantile(ordered: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, math.ceil(q * len(ordered)) - 1)]
 
 
+def _report(level: Level, limit_ms: float) -> None:
+    print(
+        f"  games {level.games:4d}: {level.actions_per_s:7.1f} actions/s  p50 {level.p50:7.2f} ms  "
+        f"p99 {level.p99:7.2f} ms  server cpu {100 * level.server_share:5.1f}% "
+        f"({level.server_us:4.0f} us/action)  clients {100 * level.clients_share:4.1f}%  "
+        f"others {100 * level.others[0]:4.1f}%  irq {100 * level.others[1]:4.1f}%  "
+        f"steal {100 * level.others[2]:4.1f}%  "
+        f"{'held' if level.held(limit_ms) else 'missed'}"
+        + (f"  ({level.failures} failed)" if level.failures else ""),
+        flush=True,
+    )
+
+
+def levels(
+    pool: ClientPool,
+    scratch: Path,
+    counts: list[int],
+    think: tuple[float, float],
+    seconds: float,
+    limit_ms: float,
+    log_level: str,
+) -> Level | None:
+    """Each of ``counts`` paced games measured once, in order; the largest that held."""
+    best: Level | None = None
+    for n in counts:
+        level = paced_level(pool, scratch, n, think, seconds, log_level)
+        _report(level, limit_ms)
+        if level.held(limit_ms) and (best is None or n > best.games):
+            best = level
+    return best
+
+
 def search(
     pool: ClientPool,
     scratch: Path,
@@ -734,16 +822,7 @@ def search(
     def trial(n: int) -> bool:
         level = paced_level(pool, scratch, n, think, seconds, log_level)
         tried[n] = level
-        print(
-            f"  games {n:4d}: {level.actions_per_s:7.1f} actions/s  p50 {level.p50:7.2f} ms  "
-            f"p99 {level.p99:7.2f} ms  server cpu {100 * level.server_share:5.1f}% "
-            f"({level.server_us:4.0f} us/action)  clients {100 * level.clients_share:4.1f}%  "
-            f"others {100 * level.others[0]:4.1f}%  irq {100 * level.others[1]:4.1f}%  "
-            f"steal {100 * level.others[2]:4.1f}%  "
-            f"{'held' if level.held(limit_ms) else 'missed'}"
-            + (f"  ({level.failures} failed)" if level.failures else ""),
-            flush=True,
-        )
+        _report(level, limit_ms)
         return level.held(limit_ms)
 
     def time_left() -> bool:
@@ -824,6 +903,14 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--py-spy", type=Path, default=None, help="sample the server to FILE")
     parser.add_argument("--no-paced", action="store_true", help="skip part 3")
+    parser.add_argument(
+        "--levels",
+        type=int,
+        nargs="+",
+        default=None,
+        metavar="GAMES",
+        help="part 3 measures these numbers of paced games, in order, instead of searching",
+    )
     parser.add_argument("--seed", type=int, default=0, help="the clients' choices")
     parser.add_argument(
         "--db",
@@ -859,7 +946,8 @@ def main(argv: list[str] | None = None) -> None:
             print(
                 f"saturation: {args.games} games, {sat.actions} actions in {sat.seconds:.1f} s "
                 f"({sat.actions / sat.seconds:.0f} actions/s); server cpu "
-                f"{100 * sat.server_cpu / sat.seconds:.0f}%, clients cpu "
+                f"{100 * sat.server_cpu / sat.seconds:.0f}% (system "
+                f"{100 * sat.system_cpu / max(1e-9, sat.server_cpu):.0f}% of it), clients cpu "
                 f"{100 * sat.clients_cpu / sat.seconds:.0f}% "
                 f"({1e6 * sat.clients_cpu / sat.actions:.0f} us/action), other processes "
                 f"{100 * sat.others[0]:.0f}%, irq {100 * sat.others[1]:.0f}%, steal "
@@ -940,10 +1028,16 @@ def main(argv: list[str] | None = None) -> None:
                     "saturate the server",
                     flush=True,
                 )
-                held = search(
-                    pool, scratch, start, pauses, args.level_seconds, args.p99_ms,
-                    args.log_level, until,
-                )  # fmt: skip
+                if args.levels:
+                    held = levels(
+                        pool, scratch, args.levels, pauses, args.level_seconds, args.p99_ms,
+                        args.log_level,
+                    )  # fmt: skip
+                else:
+                    held = search(
+                        pool, scratch, start, pauses, args.level_seconds, args.p99_ms,
+                        args.log_level, until,
+                    )  # fmt: skip
     finally:
         pool.close()
     print(
