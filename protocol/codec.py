@@ -9,7 +9,8 @@ raises anything but :class:`ProtocolError`, whose ``code`` and message go straig
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Callable
+from typing import Any, cast
 
 import msgpack
 from pydantic import TypeAdapter, ValidationError
@@ -20,6 +21,8 @@ from protocol.messages import (
     ClientMessage,
     Error,
     ErrorCode,
+    Events,
+    Prompt,
     ServerMessage,
 )
 from protocol.payloads import WireModel
@@ -58,13 +61,23 @@ class Codec:
             raise ValueError(f"unknown subprotocol {subprotocol!r}; use one of {SUBPROTOCOLS}")
         self.subprotocol = subprotocol
         self.binary = subprotocol == SUBPROTOCOL_MSGPACK
+        self._pack: Callable[[Any], bytes] = msgpack.Packer(use_bin_type=True).pack
 
     def encode(self, message: WireModel) -> Frame:
-        """The frame for a message: bytes for msgpack, text for JSON."""
-        if self.binary:
-            data: bytes = msgpack.packb(message.model_dump(mode="json"), use_bin_type=True)
-            return data
-        return message.model_dump_json()
+        """The frame for a message: bytes for msgpack, text for JSON. In msgpack, the bytes
+        are those of ``msgpack.packb(message.model_dump(mode="json"), use_bin_type=True)``."""
+        if not self.binary:
+            return message.model_dump_json()
+        kind = type(message)  # exactly: a subclass may have fields of its own
+        if kind is Events:
+            frame = _events_frame(cast(Events, message), self._pack)
+        elif kind is Prompt:
+            frame = _prompt_frame(cast(Prompt, message), self._pack)
+        else:
+            frame = None
+        if frame is None:
+            frame = self._pack(message.model_dump(mode="json"))
+        return frame
 
     def decode_client(self, frame: Frame) -> Any:
         """A client message from a frame, strictly: an unknown field is an error. Raises
@@ -147,6 +160,89 @@ class Codec:
                     "(a \\ud800-\\udfff escape not in a pair); send text that is valid Unicode",
                 )
         return data
+
+
+# An ``events`` or ``prompt`` frame is put together from the packed bytes of its parts:
+# msgpack is concatenative, so a map is its header followed by each key and value packed,
+# and an array its header followed by its items. The payloads (events, actions) are
+# immutable and shared, so each one's bytes are packed once and kept.
+
+_Pack = Callable[[Any], bytes]
+
+_KEPT_PAYLOADS = 1 << 14
+"""Payloads whose packed bytes are kept (all are dropped when there are more)."""
+_packed: dict[int, tuple[WireModel, bytes]] = {}
+"""The packed bytes of payloads met so far, by ``id`` (each held, so its id stays its)."""
+_FIXARRAYS = tuple(bytes((0x90 | n,)) for n in range(16))
+"""The headers of arrays of 0 to 15 items."""
+_EVENTS_KEY = msgpack.packb("events", use_bin_type=True)
+_ACTIONS_KEY = msgpack.packb("actions", use_bin_type=True)
+_PROMPT_TAIL = msgpack.packb(["deadline", None, "view", None], use_bin_type=True)[1:]
+"""The end of a ``prompt`` with no deadline and no view."""
+
+
+def _events_frame(message: Events, pack: _Pack) -> bytes | None:
+    """The msgpack frame of ``events``; None for a game id that is not a str."""
+    game = message.game
+    if type(game) is not str:
+        return None
+    parts = [_fixmap(4, pack(["type", "events", "game", game, "state_id", message.state_id]))]
+    parts.append(_EVENTS_KEY)
+    _add_payloads(parts, message.events, pack)
+    return b"".join(parts)
+
+
+def _prompt_frame(message: Prompt, pack: _Pack) -> bytes | None:
+    """The msgpack frame of a ``prompt``; None for one with a view, a game id that is not a
+    str or a deadline that is not a float."""
+    game, deadline = message.game, message.deadline
+    if message.view is not None or type(game) is not str:
+        return None
+    if deadline is None:
+        tail = _PROMPT_TAIL
+    elif type(deadline) is float:
+        tail = pack(["deadline", deadline, "view", None])[1:]
+    else:
+        return None
+    head = ["type", "prompt", "game", game, "state_id", message.state_id, "seat", message.seat]
+    parts = [_fixmap(7, pack(head)), _ACTIONS_KEY]
+    _add_payloads(parts, message.actions, pack)
+    parts.append(tail)
+    return b"".join(parts)
+
+
+def _fixmap(keys: int, packed: bytes) -> bytes:
+    """The start of a map of ``keys`` keys (under 16) from ``packed``, a packed list (under
+    16 items) of its first keys and values in turn: the list's one-byte header becomes the
+    map's."""
+    return bytes((0x80 | keys,)) + packed[1:]
+
+
+def _add_payloads(parts: list[bytes], payloads: list[Any], pack: _Pack) -> None:
+    """Append to ``parts`` an array of payloads, packed."""
+    count = len(payloads)
+    if count < 16:
+        parts.append(_FIXARRAYS[count])
+    elif count < 1 << 16:
+        parts.append(b"\xdc" + count.to_bytes(2, "big"))
+    else:
+        parts.append(b"\xdd" + count.to_bytes(4, "big"))
+    kept = _packed.get
+    for payload in payloads:
+        known = kept(id(payload))
+        if known is not None and known[0] is payload:
+            parts.append(known[1])
+        else:
+            parts.append(_pack_payload(payload, pack))
+
+
+def _pack_payload(payload: WireModel, pack: _Pack) -> bytes:
+    """``pack(payload.model_dump(mode="json"))``, kept for the next time."""
+    data = pack(payload.model_dump(mode="json"))
+    if len(_packed) >= _KEPT_PAYLOADS:
+        _packed.clear()
+    _packed[id(payload)] = (payload, data)
+    return data
 
 
 def _is_encodable(text: str) -> bool:
