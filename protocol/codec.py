@@ -16,6 +16,8 @@ import msgpack
 from pydantic import TypeAdapter, ValidationError
 
 from protocol.messages import (
+    CLIENT_MESSAGES,
+    SERVER_MESSAGES,
     SUBPROTOCOL_MSGPACK,
     SUBPROTOCOLS,
     ClientMessage,
@@ -31,6 +33,34 @@ _CLIENT: TypeAdapter[Any] = TypeAdapter(ClientMessage)
 _SERVER: TypeAdapter[Any] = TypeAdapter(ServerMessage)
 _CLIENT_TYPES = frozenset(_CLIENT.json_schema()["discriminator"]["mapping"])
 _SERVER_TYPES = frozenset(_SERVER.json_schema()["discriminator"]["mapping"])
+_Validate = Callable[[Any], Any]
+
+
+def _validations(models: tuple[type[WireModel], ...]) -> dict[str, _Validate]:
+    """Each message type's own validation: what its union's does for that type, less
+    finding the type."""
+    return {
+        str(model.model_fields["type"].default): model.__pydantic_validator__.validate_python
+        for model in models
+    }
+
+
+_CLIENT_VALIDATIONS = _validations(CLIENT_MESSAGES)
+_SERVER_VALIDATIONS = _validations(SERVER_MESSAGES)
+
+
+def _validated(data: Any, validations: dict[str, _Validate]) -> Any | None:
+    """The message in decoded ``data`` as its type's own validation makes it (what the union
+    of all messages would make), or None when that refuses it or its type is unknown."""
+    kind = data.get("type") if type(data) is dict else None
+    validate = validations.get(kind) if type(kind) is str else None
+    if validate is None:
+        return None
+    try:
+        return validate(data)
+    except ValidationError:
+        return None
+
 
 Frame = bytes | str
 MAX_GAME_ID = 64
@@ -82,14 +112,22 @@ class Codec:
     def decode_client(self, frame: Frame) -> Any:
         """A client message from a frame, strictly: an unknown field is an error. Raises
         :class:`ProtocolError`."""
-        return self._decode(frame, _CLIENT, _CLIENT_TYPES, lenient=False)
+        data = self._unpack(frame)
+        message = _validated(data, _CLIENT_VALIDATIONS)
+        if message is None:
+            message = self._decode(data, _CLIENT, _CLIENT_TYPES, lenient=False)
+        return message
 
     def decode_server(self, frame: Frame) -> Any:
         """A server message from a frame. Fields this client does not know are dropped, as
         docs/protocol.md asks of clients, since a newer server may add some; a message of a
         type it does not know raises :class:`ProtocolError` with ``unknown_type``, for the
         caller to skip. Raises :class:`ProtocolError`."""
-        return self._decode(frame, _SERVER, _SERVER_TYPES, lenient=True)
+        data = self._unpack(frame)
+        message = _validated(data, _SERVER_VALIDATIONS)
+        if message is None:
+            message = self._decode(data, _SERVER, _SERVER_TYPES, lenient=True)
+        return message
 
     def read_server(self, frame: Frame) -> Any | None:
         """:meth:`decode_server` for a client's read loop: None for a message of a type this
@@ -102,9 +140,10 @@ class Codec:
             raise
 
     def _decode(
-        self, frame: Frame, adapter: TypeAdapter[Any], types: frozenset[str], *, lenient: bool
+        self, data: Any, adapter: TypeAdapter[Any], types: frozenset[str], *, lenient: bool
     ) -> Any:
-        data = self._unpack(frame)
+        """The message in decoded ``data`` that its type's own validation refused (or that
+        has no known type): the union's, or the refusal that says why not."""
         if not isinstance(data, dict):
             raise ProtocolError(ErrorCode.BAD_MESSAGE, "a message is an object with a 'type'")
         named = data.get("game")
