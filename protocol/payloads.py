@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import operator
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, fields
 from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
 
@@ -239,7 +239,6 @@ ACTION_PAYLOADS: dict[type, type[WireModel]] = {
 }
 """The wire model of each engine action type: the model of the same name, with the same
 fields less the seat (a test keeps the two in step)."""
-_ENGINE_ACTIONS = {model: kind for kind, model in ACTION_PAYLOADS.items()}
 
 
 def _to_wire(value: Any, field_type: str) -> Any:
@@ -304,18 +303,37 @@ def action_from_engine(action: engine.Action) -> ActionPayload:
     return cast("ActionPayload", model(**values))  # ACTION_PAYLOADS holds only these
 
 
+_RESOURCES_BY_NAME = {name: Resource(i) for i, name in enumerate(RESOURCE_NAMES)}
+_Convert = Callable[[Any], Any]
+
+
+def _seats(value: list[int] | None) -> tuple[int, ...] | None:
+    return None if value is None else tuple(value)
+
+
+_FROM_WIRE: dict[str, _Convert] = {
+    "Counts": Cards.counts,
+    "Resource": _RESOURCES_BY_NAME.__getitem__,
+    "tuple[Seat, ...] | None": _seats,
+}
+"""How a wire value becomes the engine's, by the engine field's type (others are taken as
+they are)."""
+_TO_ENGINE: dict[type, tuple[type, tuple[tuple[str, _Convert | None], ...]]] = {
+    model: (kind, tuple((f.name, _FROM_WIRE.get(str(f.type))) for f in fields(kind)[1:]))
+    for kind, model in ACTION_PAYLOADS.items()
+}
+"""Each wire action model's engine action type, and that type's fields after the seat,
+each with its conversion."""
+
+
 def action_to_engine(payload: WireModel, seat: int) -> engine.Action:
     """The engine action a seat means by a wire action. Names become enum values."""
-    kind = _ENGINE_ACTIONS[type(payload)]
-    values: dict[str, Any] = {"seat": seat}
-    for name in type(payload).model_fields:
-        if name == "kind":
-            continue
+    kind, wire_fields = _TO_ENGINE[type(payload)]
+    values: list[Any] = [seat]
+    for name, convert in wire_fields:
         value = getattr(payload, name)
-        if name in ("resource", "give", "get") and isinstance(value, str):
-            value = Resource(RESOURCE_NAMES.index(value))
-        values[name] = _from_wire(value)
-    action: engine.Action = kind(**values)
+        values.append(value if convert is None else convert(value))
+    action: engine.Action = kind(*values)
     return action
 
 

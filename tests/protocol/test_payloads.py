@@ -32,6 +32,8 @@ from engine import (
     Resource,
     Terrain,
     View,
+    legal_actions,
+    seats_to_act,
     view,
 )
 from engine import events as ee
@@ -49,6 +51,7 @@ from protocol import (
 from protocol import messages as m
 from protocol import payloads as p
 from tests.engine.randomplay import random_steps
+from tests.protocol.exact import assert_exactly
 
 RESOURCES = [r.name.lower() for r in Resource]
 DEV_CARDS = [d.name.lower() for d in DevCard]
@@ -231,6 +234,44 @@ def test_multi_card_and_targeted_actions(action: Action, expected: dict[str, Any
         assert back == action
         if isinstance(back, OfferTrade):
             assert back.to is None or type(back.to) is tuple  # a tuple in the engine
+
+
+def _generic_action_to_engine(payload: p.WireModel, seat: int) -> Action:
+    """The engine action a wire action means, converted field by field from the model's
+    fields (how the protocol converted it before it had a conversion for each model)."""
+    kind = {model: k for k, model in p.ACTION_PAYLOADS.items()}[type(payload)]
+    values: dict[str, Any] = {"seat": seat}
+    for name in type(payload).model_fields:
+        if name == "kind":
+            continue
+        value = getattr(payload, name)
+        if name in ("resource", "give", "get") and isinstance(value, str):
+            value = Resource(p.RESOURCE_NAMES.index(value))
+        if isinstance(value, p.Cards):
+            value = value.counts()
+        elif isinstance(value, list):
+            value = tuple(value)
+        values[name] = value
+    action: Action = kind(**values)
+    return action
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_every_legal_action_converts_as_field_by_field(game: str) -> None:
+    """Every action listed to every seat that must act, and every action played (domestic
+    trades too), in every state of the game, comes back as the generic conversion makes
+    it, of the same types within."""
+    config, seed = GAMES[game]
+    for step in random_steps(config, seed, max_actions=4000):
+        for seat in seats_to_act(step.state):
+            for action in legal_actions(step.state, seat):
+                wire = action_from_engine(action)
+                converted = action_to_engine(wire, seat)
+                assert converted == action
+                assert_exactly(converted, _generic_action_to_engine(wire, seat))
+        played = action_from_engine(step.action)
+        converted = action_to_engine(played, step.action.seat)
+        assert_exactly(converted, _generic_action_to_engine(played, step.action.seat))
 
 
 def test_a_wire_offer_becomes_an_engine_offer() -> None:
