@@ -27,7 +27,7 @@ from protocol.messages import (
     Prompt,
     ServerMessage,
 )
-from protocol.payloads import WireModel
+from protocol.payloads import IdentityCache, WireModel
 
 _CLIENT: TypeAdapter[Any] = TypeAdapter(ClientMessage)
 _SERVER: TypeAdapter[Any] = TypeAdapter(ServerMessage)
@@ -208,16 +208,38 @@ class Codec:
 
 _Pack = Callable[[Any], bytes]
 
-_KEPT_PAYLOADS = 1 << 14
-"""Payloads whose packed bytes are kept (all are dropped when there are more)."""
-_packed: dict[int, tuple[WireModel, bytes]] = {}
-"""The packed bytes of payloads met so far, by ``id`` (each held, so its id stays its)."""
+_packed: IdentityCache[bytes] = IdentityCache(1 << 14)
+"""The packed bytes of the payloads met so far."""
 _FIXARRAYS = tuple(bytes((0x90 | n,)) for n in range(16))
 """The headers of arrays of 0 to 15 items."""
-_EVENTS_KEY = msgpack.packb("events", use_bin_type=True)
-_ACTIONS_KEY = msgpack.packb("actions", use_bin_type=True)
 _PROMPT_TAIL = msgpack.packb(["deadline", None, "view", None], use_bin_type=True)[1:]
 """The end of a ``prompt`` with no deadline and no view."""
+_KEPT_HEADS = 1024
+"""Games whose frames' first bytes are kept, for each type (all are dropped past it)."""
+
+
+class _Heads(dict[str, bytes]):
+    """The first bytes of one type's frames, by game: the header of a map of ``fields``
+    keys, its ``type``, its ``game`` and the key ``state_id``."""
+
+    def __init__(self, kind: str, fields: int) -> None:
+        super().__init__()
+        self.kind = kind
+        self.fields = fields
+
+    def __missing__(self, game: str) -> bytes:
+        if len(self) >= _KEPT_HEADS:
+            self.clear()
+        packed: bytes = msgpack.packb(
+            ["type", self.kind, "game", game, "state_id"], use_bin_type=True
+        )
+        head = bytes((0x80 | self.fields,)) + packed[1:]  # the list's header becomes the map's
+        self[game] = head
+        return head
+
+
+_EVENTS_HEADS = _Heads("events", 4)
+_PROMPT_HEADS = _Heads("prompt", 7)
 
 
 def _events_frame(message: Events, pack: _Pack) -> bytes | None:
@@ -225,8 +247,7 @@ def _events_frame(message: Events, pack: _Pack) -> bytes | None:
     game = message.game
     if type(game) is not str:
         return None
-    parts = [_fixmap(4, pack(["type", "events", "game", game, "state_id", message.state_id]))]
-    parts.append(_EVENTS_KEY)
+    parts = [_EVENTS_HEADS[game], pack([message.state_id, "events"])[1:]]
     _add_payloads(parts, message.events, pack)
     return b"".join(parts)
 
@@ -243,18 +264,10 @@ def _prompt_frame(message: Prompt, pack: _Pack) -> bytes | None:
         tail = pack(["deadline", deadline, "view", None])[1:]
     else:
         return None
-    head = ["type", "prompt", "game", game, "state_id", message.state_id, "seat", message.seat]
-    parts = [_fixmap(7, pack(head)), _ACTIONS_KEY]
+    parts = [_PROMPT_HEADS[game], pack([message.state_id, "seat", message.seat, "actions"])[1:]]
     _add_payloads(parts, message.actions, pack)
     parts.append(tail)
     return b"".join(parts)
-
-
-def _fixmap(keys: int, packed: bytes) -> bytes:
-    """The start of a map of ``keys`` keys (under 16) from ``packed``, a packed list (under
-    16 items) of its first keys and values in turn: the list's one-byte header becomes the
-    map's."""
-    return bytes((0x80 | keys,)) + packed[1:]
 
 
 def _add_payloads(parts: list[bytes], payloads: list[Any], pack: _Pack) -> None:
@@ -266,22 +279,16 @@ def _add_payloads(parts: list[bytes], payloads: list[Any], pack: _Pack) -> None:
         parts.append(b"\xdc" + count.to_bytes(2, "big"))
     else:
         parts.append(b"\xdd" + count.to_bytes(4, "big"))
-    kept = _packed.get
+    try:
+        parts.append(b"".join(map(_packed.values.__getitem__, map(id, payloads))))
+        return
+    except KeyError:  # one met for the first time
+        pass
     for payload in payloads:
-        known = kept(id(payload))
-        if known is not None and known[0] is payload:
-            parts.append(known[1])
-        else:
-            parts.append(_pack_payload(payload, pack))
-
-
-def _pack_payload(payload: WireModel, pack: _Pack) -> bytes:
-    """``pack(payload.model_dump(mode="json"))``, kept for the next time."""
-    data = pack(payload.model_dump(mode="json"))
-    if len(_packed) >= _KEPT_PAYLOADS:
-        _packed.clear()
-    _packed[id(payload)] = (payload, data)
-    return data
+        data = _packed.values.get(id(payload))
+        if data is None:
+            data = _packed.keep(payload, pack(payload.model_dump(mode="json")))
+        parts.append(data)
 
 
 def _is_encodable(text: str) -> bool:

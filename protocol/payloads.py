@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import functools
 import operator
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, fields
-from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
+from typing import TYPE_CHECKING, Annotated, Any, Generic, Literal, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -26,6 +26,30 @@ class WireModel(BaseModel):
     """Base of every protocol model: strict types, no unknown fields, immutable."""
 
     model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+
+
+Value = TypeVar("Value")
+
+
+class IdentityCache(Generic[Value]):
+    """Values kept for objects by identity, without hashing them: ``values[id(obj)]`` is
+    the value kept for ``obj``. Each object is held while its value is kept, so no other
+    object can have its id meanwhile: an id found in ``values`` is that object's. Past
+    ``limit`` objects, all are dropped."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.values: dict[int, Value] = {}
+        self._held: list[object] = []
+
+    def keep(self, obj: object, value: Value) -> Value:
+        """Keep ``value`` for ``obj``; returns ``value``."""
+        if len(self.values) >= self.limit:
+            self.values.clear()
+            self._held.clear()
+        self._held.append(obj)
+        self.values[id(obj)] = value
+        return value
 
 
 ResourceName = Literal["brick", "lumber", "wool", "grain", "ore"]
@@ -301,6 +325,27 @@ def action_from_engine(action: engine.Action) -> ActionPayload:
         for name, kind in _wire_fields(cls, "seat")
     }
     return cast("ActionPayload", model(**values))  # ACTION_PAYLOADS holds only these
+
+
+_wire_actions: IdentityCache[ActionPayload] = IdentityCache(1 << 14)
+"""The wire forms of the engine actions met so far: the listed actions are the engine's
+interned ones, met again and again."""
+
+
+def actions_from_engine(actions: Sequence[engine.Action]) -> list[ActionPayload]:
+    """The wire forms of engine actions, in order: each the one :func:`action_from_engine`
+    gives, found by the action's identity first (without hashing it)."""
+    try:
+        return list(map(_wire_actions.values.__getitem__, map(id, actions)))
+    except KeyError:  # one met for the first time
+        pass
+    out = []
+    for action in actions:
+        wire = _wire_actions.values.get(id(action))
+        if wire is None:
+            wire = _wire_actions.keep(action, action_from_engine(action))
+        out.append(wire)
+    return out
 
 
 _RESOURCES_BY_NAME = {name: Resource(i) for i, name in enumerate(RESOURCE_NAMES)}
@@ -703,6 +748,7 @@ __all__ = [
     "WireModel",
     "action_from_engine",
     "action_to_engine",
+    "actions_from_engine",
     "event_to_engine",
     "view_to_engine",
     "event_from_engine",

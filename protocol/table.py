@@ -21,8 +21,8 @@ from protocol.messages import ErrorCode
 from protocol.payloads import (
     ViewPayload,
     WireModel,
-    action_from_engine,
     action_to_engine,
+    actions_from_engine,
     event_from_engine,
     view_from_engine,
 )
@@ -170,7 +170,7 @@ class Table:
         """The ``prompt`` for ``seat`` at the current state: its legal actions (none if it
         has nothing to do), ``deadline`` (seconds left to act, or None) and, when
         ``with_view``, its view."""
-        actions = [action_from_engine(a) for a in engine.legal_actions(self.state, seat)]
+        actions = actions_from_engine(engine.legal_actions(self.state, seat))
         return m.Prompt(
             game=self.game,
             state_id=self.state_id,

@@ -50,6 +50,7 @@ from protocol import (
 )
 from protocol import messages as m
 from protocol import payloads as p
+from protocol.payloads import actions_from_engine
 from tests.engine.randomplay import random_steps
 from tests.protocol.exact import assert_exactly
 
@@ -259,19 +260,33 @@ def _generic_action_to_engine(payload: p.WireModel, seat: int) -> Action:
 @pytest.mark.parametrize("game", GAMES)
 def test_every_legal_action_converts_as_field_by_field(game: str) -> None:
     """Every action listed to every seat that must act, and every action played (domestic
-    trades too), in every state of the game, comes back as the generic conversion makes
-    it, of the same types within."""
+    trades too), in every state of the game: the wire forms listed are those of
+    action_from_engine, and each comes back as the generic conversion makes it, of the
+    same types within."""
     config, seed = GAMES[game]
     for step in random_steps(config, seed, max_actions=4000):
         for seat in seats_to_act(step.state):
-            for action in legal_actions(step.state, seat):
-                wire = action_from_engine(action)
+            listed = legal_actions(step.state, seat)
+            wires = actions_from_engine(listed)
+            assert wires == [action_from_engine(a) for a in listed]
+            assert all(a is b for a, b in zip(wires, actions_from_engine(listed), strict=True))
+            for action, wire in zip(listed, wires, strict=True):
                 converted = action_to_engine(wire, seat)
                 assert converted == action
                 assert_exactly(converted, _generic_action_to_engine(wire, seat))
         played = action_from_engine(step.action)
         converted = action_to_engine(played, step.action.seat)
         assert_exactly(converted, _generic_action_to_engine(played, step.action.seat))
+
+
+def test_a_kept_value_is_its_objects_until_all_are_dropped() -> None:
+    kept: p.IdentityCache[str] = p.IdentityCache(3)
+    objects = [object() for _ in range(4)]
+    for i, obj in enumerate(objects[:3]):
+        assert kept.keep(obj, f"v{i}") == f"v{i}"
+    assert [kept.values.get(id(obj)) for obj in objects] == ["v0", "v1", "v2", None]
+    kept.keep(objects[3], "v3")  # past the limit: the others are dropped
+    assert kept.values == {id(objects[3]): "v3"}
 
 
 def test_a_wire_offer_becomes_an_engine_offer() -> None:
