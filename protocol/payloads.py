@@ -28,7 +28,13 @@ class WireModel(BaseModel):
     model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
 
 
+Model = TypeVar("Model", bound=WireModel)
 Value = TypeVar("Value")
+_set_attribute = object.__setattr__
+_set_fields_given = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
+"""Setters of the slots every pydantic model has, called directly."""
 
 
 class IdentityCache(Generic[Value]):
@@ -50,6 +56,19 @@ class IdentityCache(Generic[Value]):
         self._held.append(obj)
         self.values[id(obj)] = value
         return value
+
+
+def assume_valid(cls: type[Model], values: dict[str, Any], given: set[str]) -> Model:
+    """The ``cls`` that validating ``values`` would give, made without validating them: for
+    values known to be valid, of exactly the types validation leaves (``values`` holds every
+    field; ``given`` names the fields that were given rather than defaulted). A
+    ``model_construct`` that does no work for aliases or defaults."""
+    model = cls.__new__(cls)
+    _set_attribute(model, "__dict__", values)
+    _set_fields_given(model, given)
+    _set_extra(model, None)
+    _set_private(model, None)
+    return model
 
 
 ResourceName = Literal["brick", "lumber", "wool", "grain", "ore"]
@@ -432,31 +451,56 @@ EVENT_PAYLOADS: dict[type, type[WireModel]] = {cls: _event_model(cls) for cls in
 """The wire model of each engine event type."""
 
 
-def _event_field_to_wire(value: Any, field_type: str) -> Any:
-    if field_type == "tuple[Counts, ...]":
-        return [Cards.of(v) for v in value]
-    if field_type == "tuple[Resource, ...]":
-        return [RESOURCE_NAMES[v] for v in value]
-    if field_type == "Counts | None":
-        return None if value is None else Cards.of(value)
-    return _to_wire(value, field_type)
+def _cards_or_none(counts: ea.Counts | None) -> Cards | None:
+    return None if counts is None else Cards.of(counts)
+
+
+def _name_or_none(names: tuple[str, ...]) -> Callable[[int | None], str | None]:
+    def name(value: int | None) -> str | None:
+        return None if value is None else names[value]
+
+    return name
+
+
+_EVENT_TO_WIRE: dict[str, _Convert] = {
+    "Counts": Cards.of,
+    "Counts | None": _cards_or_none,
+    "Resource": RESOURCE_NAMES.__getitem__,
+    "Resource | None": _name_or_none(RESOURCE_NAMES),
+    "DevCard": DEV_CARD_NAMES.__getitem__,
+    "DevCard | None": _name_or_none(DEV_CARD_NAMES),
+    "tuple[int, int]": list,
+    "tuple[int, ...]": list,
+    "tuple[Seat, ...]": list,
+    "tuple[Counts, ...]": lambda value: [Cards.of(v) for v in value],
+    "tuple[Resource, ...]": lambda value: [RESOURCE_NAMES[v] for v in value],
+}
+"""How an engine event's value goes on the wire, by the field's type (the types of
+_EVENT_FIELD_TYPES not here go as they are)."""
+_EVENT_FORMS = {
+    cls: (
+        model,
+        str(model.model_fields["kind"].default),
+        tuple((f.name, _EVENT_TO_WIRE.get(str(f.type))) for f in fields(cls)),
+        frozenset(f.name for f in fields(cls)),
+    )
+    for cls, model in EVENT_PAYLOADS.items()
+}
+"""Each engine event type's wire model, kind, fields with their conversions, and the
+fields it gives the model."""
 
 
 @functools.lru_cache(maxsize=8192)
 def event_from_engine(event: engine.Event) -> WireModel:
     """The wire form of an engine event, as given (redact with ``event.for_seat`` first).
     Wire models are immutable, so the forms of the events met most often are kept and
-    shared."""
-    cls: type = type(event)
-    model = EVENT_PAYLOADS[cls]
-    return model(
-        **{
-            name: getattr(event, name)
-            if kind is None
-            else _event_field_to_wire(getattr(event, name), kind)
-            for name, kind in _wire_fields(cls)
-        }
-    )
+    shared. The engine's values are taken as valid (the engine makes only those)."""
+    model, kind, conversions, given = _EVENT_FORMS[type(event)]
+    values: dict[str, Any] = {"kind": kind}
+    for name, convert in conversions:
+        value = getattr(event, name)
+        values[name] = value if convert is None else convert(value)
+    return assume_valid(model, values, set(given))
 
 
 def _event_field_from_wire(value: Any, field_type: str) -> Any:
@@ -749,6 +793,7 @@ __all__ = [
     "action_from_engine",
     "action_to_engine",
     "actions_from_engine",
+    "assume_valid",
     "event_to_engine",
     "view_to_engine",
     "event_from_engine",

@@ -31,3 +31,9 @@ def assert_exactly(got: Any, expected: Any, where: str = "") -> None:
             assert_exactly(a, b, f"{where}.{i}")
     else:
         assert got == expected, f"{where}: {got!r} != {expected!r}"
+
+
+def revalidated(model: BaseModel) -> BaseModel:
+    """``model`` made again by validating its own values, given as it was given them."""
+    given = {name: getattr(model, name) for name in model.model_fields_set}
+    return type(model)(**given)

@@ -52,7 +52,7 @@ from protocol import messages as m
 from protocol import payloads as p
 from protocol.payloads import actions_from_engine
 from tests.engine.randomplay import random_steps
-from tests.protocol.exact import assert_exactly
+from tests.protocol.exact import assert_exactly, revalidated
 
 RESOURCES = [r.name.lower() for r in Resource]
 DEV_CARDS = [d.name.lower() for d in DevCard]
@@ -337,6 +337,8 @@ def test_every_event_reaches_every_recipient_in_its_form(game: str) -> None:
                         secrets += 1
                     else:
                         assert shown is None
+            for wire in forms:  # as validation would have made it of the engine's values
+                assert_exactly(wire, revalidated(wire))
             message = m.Events(game="g", state_id=i + 1, events=forms)
             for codec in CODECS:
                 assert codec.decode_server(codec.encode(message)) == message
