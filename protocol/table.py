@@ -327,13 +327,16 @@ class Table:
 
     def _tell(self, played: Played, recipients: list[Recipient]) -> list[Delivery]:
         """The ``events`` of ``played`` for each recipient, in its form: each event as
-        ``event.for_seat(recipient)`` gives it. Recipients who see alike (the same wire
-        forms) get the same message."""
+        ``event.for_seat(recipient)`` gives it (an event of a type without a secret, the
+        event itself). Recipients who see alike (the same wire forms) get the same
+        message."""
         events = played.events
         whole = [event_from_engine(e) for e in events]
         # Each recipient's events in a form of its own (not the event itself), by index:
         own: list[list[tuple[int, engine.Event]]] | None = None
         for i, event in enumerate(events):
+            if type(event) in _PUBLIC:
+                continue
             forms = list(map(event.for_seat, recipients))
             if forms.count(event) == len(forms):  # each the event itself, or equal to it
                 continue
@@ -382,6 +385,7 @@ class Table:
         return ActionRefused(ErrorCode.ILLEGAL_ACTION, exc.message, exc.code, game=self.game)
 
 
+_PUBLIC = engine.PUBLIC_EVENT_TYPES
 _PROMPT_GIVEN = frozenset({"game", "state_id", "seat", "actions", "deadline", "view"})
 _EVENTS_GIVEN = frozenset({"game", "state_id", "events"})
 """The fields a table gives its prompts and events (the type is the default)."""
