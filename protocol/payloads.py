@@ -490,11 +490,31 @@ _EVENT_FORMS = {
 fields it gives the model."""
 
 
-@functools.lru_cache(maxsize=8192)
+_KEPT_EVENTS = 4096
+"""Wire forms kept for each event type (all of a type's are dropped when there are more)."""
+_event_forms: dict[type, tuple[Callable[[Any], Any], dict[Any, WireModel]]] = {
+    cls: (operator.attrgetter(*(f.name for f in fields(cls))), {}) for cls in EVENT_PAYLOADS
+}
+"""For each engine event type: what compares its events (their values, as the dataclass's
+equality compares them), and the wire forms made so far by those values."""
+
+
 def event_from_engine(event: engine.Event) -> WireModel:
     """The wire form of an engine event, as given (redact with ``event.for_seat`` first).
     Wire models are immutable, so the forms of the events met most often are kept and
-    shared. The engine's values are taken as valid (the engine makes only those)."""
+    shared: equal events get the same form. The engine's values are taken as valid (the
+    engine makes only those)."""
+    values_of, kept = _event_forms[type(event)]
+    key = values_of(event)
+    wire = kept.get(key)
+    if wire is None:
+        if len(kept) >= _KEPT_EVENTS:
+            kept.clear()
+        wire = kept[key] = _event_form(event)
+    return wire
+
+
+def _event_form(event: engine.Event) -> WireModel:
     model, kind, conversions, given = _EVENT_FORMS[type(event)]
     values: dict[str, Any] = {"kind": kind}
     for name, convert in conversions:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from typing import TypeAlias
 
 from pydantic import ValidationError
@@ -103,6 +104,7 @@ class Table:
         self.max_actions = max_actions
         self.state = engine.new_game(config, seed)
         self._everyone: tuple[Recipient, ...] = (*range(self.state.n), None)
+        self._audiences: dict[tuple[Recipient, ...], tuple[Recipient, ...]] = {}
         self._plain_game = _is_game_id(game)
         """Whether ``game`` is an id the messages take as it is (then they are made
         without validating what the table itself made)."""
@@ -314,18 +316,28 @@ class Table:
             played = self._record(action)
         except engine.IllegalActionError as exc:
             raise self._illegal(exc) from exc
-        if listening is None:
-            recipients = [*self._everyone]
-        else:
-            wanted = set(listening)
-            recipients = [r for r in self._everyone if r in wanted]
+        recipients = self._audience(listening)
         out = self._tell(played, recipients)
         if self.over:
             over = self.game_over()
             out.extend((r, over) for r in recipients)
         return out
 
-    def _tell(self, played: Played, recipients: list[Recipient]) -> list[Delivery]:
+    def _audience(self, listening: Iterable[Recipient] | None) -> tuple[Recipient, ...]:
+        """The recipients of :meth:`act` in delivery order: everyone, or those of
+        ``listening`` (the same few come again and again, so each answer is kept)."""
+        if listening is None:
+            return self._everyone
+        key = tuple(listening)
+        kept = self._audiences.get(key)
+        if kept is None:
+            if len(self._audiences) >= 64:
+                self._audiences.clear()
+            wanted = set(key)
+            kept = self._audiences[key] = tuple(r for r in self._everyone if r in wanted)
+        return kept
+
+    def _tell(self, played: Played, recipients: Sequence[Recipient]) -> list[Delivery]:
         """The ``events`` of ``played`` for each recipient, in its form: each event as
         ``event.for_seat(recipient)`` gives it (an event of a type without a secret, the
         event itself). Recipients who see alike (the same wire forms) get the same
@@ -346,8 +358,7 @@ class Table:
                 if seen is not event:
                     own[j].append((i, seen))
         if own is None:  # everyone sees every event whole
-            alike = self._events(played.state_id, whole)
-            return [(r, alike) for r in recipients]
+            return list(zip(recipients, repeat(self._events(played.state_id, whole))))
         out: list[Delivery] = []
         made: dict[tuple[int, ...], m.Events] = {}
         for r, mine in zip(recipients, own, strict=True):
