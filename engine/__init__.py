@@ -20,7 +20,7 @@ from engine.constants import DevCard, Resource, Seat, Terrain
 from engine.defaults import default_action
 from engine.errors import BoardError, ConfigError, EngineError, IllegalActionError
 from engine.events import *  # noqa: F403
-from engine.events import EVENT_TYPES, Event
+from engine.events import EVENT_TYPES, PUBLIC_EVENT_TYPES, Event
 from engine.longest import longest_road
 from engine.notation import NotationError, format_view, parse_view
 from engine.notation import format as format_position
@@ -43,6 +43,7 @@ from engine.view import PlayerView, TradeView, View, view
 __all__ = [
     "ACTION_TYPES",
     "EVENT_TYPES",
+    "PUBLIC_EVENT_TYPES",
     "Action",
     "Answer",
     "Board",

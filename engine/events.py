@@ -234,3 +234,8 @@ Event = (
 )
 
 EVENT_TYPES: tuple[type, ...] = Event.__args__
+
+PUBLIC_EVENT_TYPES: frozenset[type] = frozenset(
+    kind for kind in EVENT_TYPES if getattr(kind, "for_seat", None) is _Public.for_seat
+)
+"""The event types without a secret: ``for_seat`` gives every recipient the event itself."""

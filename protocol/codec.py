@@ -9,25 +9,58 @@ raises anything but :class:`ProtocolError`, whose ``code`` and message go straig
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Callable
+from typing import Any, cast
 
 import msgpack
 from pydantic import TypeAdapter, ValidationError
 
 from protocol.messages import (
+    CLIENT_MESSAGES,
+    SERVER_MESSAGES,
     SUBPROTOCOL_MSGPACK,
     SUBPROTOCOLS,
     ClientMessage,
     Error,
     ErrorCode,
+    Events,
+    Prompt,
     ServerMessage,
 )
-from protocol.payloads import WireModel
+from protocol.payloads import IdentityCache, WireModel
 
 _CLIENT: TypeAdapter[Any] = TypeAdapter(ClientMessage)
 _SERVER: TypeAdapter[Any] = TypeAdapter(ServerMessage)
 _CLIENT_TYPES = frozenset(_CLIENT.json_schema()["discriminator"]["mapping"])
 _SERVER_TYPES = frozenset(_SERVER.json_schema()["discriminator"]["mapping"])
+_Validate = Callable[[Any], Any]
+
+
+def _validations(models: tuple[type[WireModel], ...]) -> dict[str, _Validate]:
+    """Each message type's own validation: what its union's does for that type, less
+    finding the type."""
+    return {
+        str(model.model_fields["type"].default): model.__pydantic_validator__.validate_python
+        for model in models
+    }
+
+
+_CLIENT_VALIDATIONS = _validations(CLIENT_MESSAGES)
+_SERVER_VALIDATIONS = _validations(SERVER_MESSAGES)
+
+
+def _validated(data: Any, validations: dict[str, _Validate]) -> Any | None:
+    """The message in decoded ``data`` as its type's own validation makes it (what the union
+    of all messages would make), or None when that refuses it or its type is unknown."""
+    kind = data.get("type") if type(data) is dict else None
+    validate = validations.get(kind) if type(kind) is str else None
+    if validate is None:
+        return None
+    try:
+        return validate(data)
+    except ValidationError:
+        return None
+
 
 Frame = bytes | str
 MAX_GAME_ID = 64
@@ -58,25 +91,43 @@ class Codec:
             raise ValueError(f"unknown subprotocol {subprotocol!r}; use one of {SUBPROTOCOLS}")
         self.subprotocol = subprotocol
         self.binary = subprotocol == SUBPROTOCOL_MSGPACK
+        self._pack: Callable[[Any], bytes] = msgpack.Packer(use_bin_type=True).pack
 
     def encode(self, message: WireModel) -> Frame:
-        """The frame for a message: bytes for msgpack, text for JSON."""
-        if self.binary:
-            data: bytes = msgpack.packb(message.model_dump(mode="json"), use_bin_type=True)
-            return data
-        return message.model_dump_json()
+        """The frame for a message: bytes for msgpack, text for JSON. In msgpack, the bytes
+        are those of ``msgpack.packb(message.model_dump(mode="json"), use_bin_type=True)``."""
+        if not self.binary:
+            return message.model_dump_json()
+        kind = type(message)  # exactly: a subclass may have fields of its own
+        if kind is Events:
+            frame = _events_frame(cast(Events, message), self._pack)
+        elif kind is Prompt:
+            frame = _prompt_frame(cast(Prompt, message), self._pack)
+        else:
+            frame = None
+        if frame is None:
+            frame = self._pack(message.model_dump(mode="json"))
+        return frame
 
     def decode_client(self, frame: Frame) -> Any:
         """A client message from a frame, strictly: an unknown field is an error. Raises
         :class:`ProtocolError`."""
-        return self._decode(frame, _CLIENT, _CLIENT_TYPES, lenient=False)
+        data = self._unpack(frame)
+        message = _validated(data, _CLIENT_VALIDATIONS)
+        if message is None:
+            message = self._decode(data, _CLIENT, _CLIENT_TYPES, lenient=False)
+        return message
 
     def decode_server(self, frame: Frame) -> Any:
         """A server message from a frame. Fields this client does not know are dropped, as
         docs/protocol.md asks of clients, since a newer server may add some; a message of a
         type it does not know raises :class:`ProtocolError` with ``unknown_type``, for the
         caller to skip. Raises :class:`ProtocolError`."""
-        return self._decode(frame, _SERVER, _SERVER_TYPES, lenient=True)
+        data = self._unpack(frame)
+        message = _validated(data, _SERVER_VALIDATIONS)
+        if message is None:
+            message = self._decode(data, _SERVER, _SERVER_TYPES, lenient=True)
+        return message
 
     def read_server(self, frame: Frame) -> Any | None:
         """:meth:`decode_server` for a client's read loop: None for a message of a type this
@@ -89,9 +140,10 @@ class Codec:
             raise
 
     def _decode(
-        self, frame: Frame, adapter: TypeAdapter[Any], types: frozenset[str], *, lenient: bool
+        self, data: Any, adapter: TypeAdapter[Any], types: frozenset[str], *, lenient: bool
     ) -> Any:
-        data = self._unpack(frame)
+        """The message in decoded ``data`` that its type's own validation refused (or that
+        has no known type): the union's, or the refusal that says why not."""
         if not isinstance(data, dict):
             raise ProtocolError(ErrorCode.BAD_MESSAGE, "a message is an object with a 'type'")
         named = data.get("game")
@@ -147,6 +199,96 @@ class Codec:
                     "(a \\ud800-\\udfff escape not in a pair); send text that is valid Unicode",
                 )
         return data
+
+
+# An ``events`` or ``prompt`` frame is put together from the packed bytes of its parts:
+# msgpack is concatenative, so a map is its header followed by each key and value packed,
+# and an array its header followed by its items. The payloads (events, actions) are
+# immutable and shared, so each one's bytes are packed once and kept.
+
+_Pack = Callable[[Any], bytes]
+
+_packed: IdentityCache[bytes] = IdentityCache(1 << 14)
+"""The packed bytes of the payloads met so far."""
+_FIXARRAYS = tuple(bytes((0x90 | n,)) for n in range(16))
+"""The headers of arrays of 0 to 15 items."""
+_PROMPT_TAIL = msgpack.packb(["deadline", None, "view", None], use_bin_type=True)[1:]
+"""The end of a ``prompt`` with no deadline and no view."""
+_KEPT_HEADS = 1024
+"""Games whose frames' first bytes are kept, for each type (all are dropped past it)."""
+
+
+class _Heads(dict[str, bytes]):
+    """The first bytes of one type's frames, by game: the header of a map of ``fields``
+    keys, its ``type``, its ``game`` and the key ``state_id``."""
+
+    def __init__(self, kind: str, fields: int) -> None:
+        super().__init__()
+        self.kind = kind
+        self.fields = fields
+
+    def __missing__(self, game: str) -> bytes:
+        if len(self) >= _KEPT_HEADS:
+            self.clear()
+        packed: bytes = msgpack.packb(
+            ["type", self.kind, "game", game, "state_id"], use_bin_type=True
+        )
+        head = bytes((0x80 | self.fields,)) + packed[1:]  # the list's header becomes the map's
+        self[game] = head
+        return head
+
+
+_EVENTS_HEADS = _Heads("events", 4)
+_PROMPT_HEADS = _Heads("prompt", 7)
+
+
+def _events_frame(message: Events, pack: _Pack) -> bytes | None:
+    """The msgpack frame of ``events``; None for a game id that is not a str."""
+    game = message.game
+    if type(game) is not str:
+        return None
+    parts = [_EVENTS_HEADS[game], pack([message.state_id, "events"])[1:]]
+    _add_payloads(parts, message.events, pack)
+    return b"".join(parts)
+
+
+def _prompt_frame(message: Prompt, pack: _Pack) -> bytes | None:
+    """The msgpack frame of a ``prompt``; None for one with a view, a game id that is not a
+    str or a deadline that is not a float."""
+    game, deadline = message.game, message.deadline
+    if message.view is not None or type(game) is not str:
+        return None
+    if deadline is None:
+        tail = _PROMPT_TAIL
+    elif type(deadline) is float:
+        tail = pack(["deadline", deadline, "view", None])[1:]
+    else:
+        return None
+    parts = [_PROMPT_HEADS[game], pack([message.state_id, "seat", message.seat, "actions"])[1:]]
+    _add_payloads(parts, message.actions, pack)
+    parts.append(tail)
+    return b"".join(parts)
+
+
+def _add_payloads(parts: list[bytes], payloads: list[Any], pack: _Pack) -> None:
+    """Append to ``parts`` an array of payloads, packed."""
+    count = len(payloads)
+    if count < 16:
+        parts.append(_FIXARRAYS[count])
+    elif count < 1 << 16:
+        parts.append(b"\xdc" + count.to_bytes(2, "big"))
+    else:
+        parts.append(b"\xdd" + count.to_bytes(4, "big"))
+    try:
+        parts.append(b"".join(map(_packed.values.__getitem__, map(id, payloads))))
+        return
+    except KeyError:  # one met for the first time
+        pass
+    for payload in payloads:
+        data = _packed.values.get(id(payload))
+        if data is None:
+            data = _packed.keep(payload, pack(payload.model_dump(mode="json")))
+        parts.append(data)
 
 
 def _is_encodable(text: str) -> bool:

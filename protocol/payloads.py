@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import functools
 import operator
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, fields
-from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
+from typing import TYPE_CHECKING, Annotated, Any, Generic, Literal, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -26,6 +26,49 @@ class WireModel(BaseModel):
     """Base of every protocol model: strict types, no unknown fields, immutable."""
 
     model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+
+
+Model = TypeVar("Model", bound=WireModel)
+Value = TypeVar("Value")
+_set_attribute = object.__setattr__
+_set_fields_given = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
+"""Setters of the slots every pydantic model has, called directly."""
+
+
+class IdentityCache(Generic[Value]):
+    """Values kept for objects by identity, without hashing them: ``values[id(obj)]`` is
+    the value kept for ``obj``. Each object is held while its value is kept, so no other
+    object can have its id meanwhile: an id found in ``values`` is that object's. Past
+    ``limit`` objects, all are dropped."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.values: dict[int, Value] = {}
+        self._held: list[object] = []
+
+    def keep(self, obj: object, value: Value) -> Value:
+        """Keep ``value`` for ``obj``; returns ``value``."""
+        if len(self.values) >= self.limit:
+            self.values.clear()
+            self._held.clear()
+        self._held.append(obj)
+        self.values[id(obj)] = value
+        return value
+
+
+def assume_valid(cls: type[Model], values: dict[str, Any], given: set[str]) -> Model:
+    """The ``cls`` that validating ``values`` would give, made without validating them: for
+    values known to be valid, of exactly the types validation leaves (``values`` holds every
+    field; ``given`` names the fields that were given rather than defaulted). A
+    ``model_construct`` that does no work for aliases or defaults."""
+    model = cls.__new__(cls)
+    _set_attribute(model, "__dict__", values)
+    _set_fields_given(model, given)
+    _set_extra(model, None)
+    _set_private(model, None)
+    return model
 
 
 ResourceName = Literal["brick", "lumber", "wool", "grain", "ore"]
@@ -239,7 +282,6 @@ ACTION_PAYLOADS: dict[type, type[WireModel]] = {
 }
 """The wire model of each engine action type: the model of the same name, with the same
 fields less the seat (a test keeps the two in step)."""
-_ENGINE_ACTIONS = {model: kind for kind, model in ACTION_PAYLOADS.items()}
 
 
 def _to_wire(value: Any, field_type: str) -> Any:
@@ -304,18 +346,58 @@ def action_from_engine(action: engine.Action) -> ActionPayload:
     return cast("ActionPayload", model(**values))  # ACTION_PAYLOADS holds only these
 
 
+_wire_actions: IdentityCache[ActionPayload] = IdentityCache(1 << 14)
+"""The wire forms of the engine actions met so far: the listed actions are the engine's
+interned ones, met again and again."""
+
+
+def actions_from_engine(actions: Sequence[engine.Action]) -> list[ActionPayload]:
+    """The wire forms of engine actions, in order: each the one :func:`action_from_engine`
+    gives, found by the action's identity first (without hashing it)."""
+    try:
+        return list(map(_wire_actions.values.__getitem__, map(id, actions)))
+    except KeyError:  # one met for the first time
+        pass
+    out = []
+    for action in actions:
+        wire = _wire_actions.values.get(id(action))
+        if wire is None:
+            wire = _wire_actions.keep(action, action_from_engine(action))
+        out.append(wire)
+    return out
+
+
+_RESOURCES_BY_NAME = {name: Resource(i) for i, name in enumerate(RESOURCE_NAMES)}
+_Convert = Callable[[Any], Any]
+
+
+def _seats(value: list[int] | None) -> tuple[int, ...] | None:
+    return None if value is None else tuple(value)
+
+
+_FROM_WIRE: dict[str, _Convert] = {
+    "Counts": Cards.counts,
+    "Resource": _RESOURCES_BY_NAME.__getitem__,
+    "tuple[Seat, ...] | None": _seats,
+}
+"""How a wire value becomes the engine's, by the engine field's type (others are taken as
+they are)."""
+_TO_ENGINE: dict[type, tuple[type, tuple[tuple[str, _Convert | None], ...]]] = {
+    model: (kind, tuple((f.name, _FROM_WIRE.get(str(f.type))) for f in fields(kind)[1:]))
+    for kind, model in ACTION_PAYLOADS.items()
+}
+"""Each wire action model's engine action type, and that type's fields after the seat,
+each with its conversion."""
+
+
 def action_to_engine(payload: WireModel, seat: int) -> engine.Action:
     """The engine action a seat means by a wire action. Names become enum values."""
-    kind = _ENGINE_ACTIONS[type(payload)]
-    values: dict[str, Any] = {"seat": seat}
-    for name in type(payload).model_fields:
-        if name == "kind":
-            continue
+    kind, wire_fields = _TO_ENGINE[type(payload)]
+    values: list[Any] = [seat]
+    for name, convert in wire_fields:
         value = getattr(payload, name)
-        if name in ("resource", "give", "get") and isinstance(value, str):
-            value = Resource(RESOURCE_NAMES.index(value))
-        values[name] = _from_wire(value)
-    action: engine.Action = kind(**values)
+        values.append(value if convert is None else convert(value))
+    action: engine.Action = kind(*values)
     return action
 
 
@@ -369,31 +451,76 @@ EVENT_PAYLOADS: dict[type, type[WireModel]] = {cls: _event_model(cls) for cls in
 """The wire model of each engine event type."""
 
 
-def _event_field_to_wire(value: Any, field_type: str) -> Any:
-    if field_type == "tuple[Counts, ...]":
-        return [Cards.of(v) for v in value]
-    if field_type == "tuple[Resource, ...]":
-        return [RESOURCE_NAMES[v] for v in value]
-    if field_type == "Counts | None":
-        return None if value is None else Cards.of(value)
-    return _to_wire(value, field_type)
+def _cards_or_none(counts: ea.Counts | None) -> Cards | None:
+    return None if counts is None else Cards.of(counts)
 
 
-@functools.lru_cache(maxsize=8192)
+def _name_or_none(names: tuple[str, ...]) -> Callable[[int | None], str | None]:
+    def name(value: int | None) -> str | None:
+        return None if value is None else names[value]
+
+    return name
+
+
+_EVENT_TO_WIRE: dict[str, _Convert] = {
+    "Counts": Cards.of,
+    "Counts | None": _cards_or_none,
+    "Resource": RESOURCE_NAMES.__getitem__,
+    "Resource | None": _name_or_none(RESOURCE_NAMES),
+    "DevCard": DEV_CARD_NAMES.__getitem__,
+    "DevCard | None": _name_or_none(DEV_CARD_NAMES),
+    "tuple[int, int]": list,
+    "tuple[int, ...]": list,
+    "tuple[Seat, ...]": list,
+    "tuple[Counts, ...]": lambda value: [Cards.of(v) for v in value],
+    "tuple[Resource, ...]": lambda value: [RESOURCE_NAMES[v] for v in value],
+}
+"""How an engine event's value goes on the wire, by the field's type (the types of
+_EVENT_FIELD_TYPES not here go as they are)."""
+_EVENT_FORMS = {
+    cls: (
+        model,
+        str(model.model_fields["kind"].default),
+        tuple((f.name, _EVENT_TO_WIRE.get(str(f.type))) for f in fields(cls)),
+        frozenset(f.name for f in fields(cls)),
+    )
+    for cls, model in EVENT_PAYLOADS.items()
+}
+"""Each engine event type's wire model, kind, fields with their conversions, and the
+fields it gives the model."""
+
+
+_KEPT_EVENTS = 4096
+"""Wire forms kept for each event type (all of a type's are dropped when there are more)."""
+_event_forms: dict[type, tuple[Callable[[Any], Any], dict[Any, WireModel]]] = {
+    cls: (operator.attrgetter(*(f.name for f in fields(cls))), {}) for cls in EVENT_PAYLOADS
+}
+"""For each engine event type: what compares its events (their values, as the dataclass's
+equality compares them), and the wire forms made so far by those values."""
+
+
 def event_from_engine(event: engine.Event) -> WireModel:
     """The wire form of an engine event, as given (redact with ``event.for_seat`` first).
     Wire models are immutable, so the forms of the events met most often are kept and
-    shared."""
-    cls: type = type(event)
-    model = EVENT_PAYLOADS[cls]
-    return model(
-        **{
-            name: getattr(event, name)
-            if kind is None
-            else _event_field_to_wire(getattr(event, name), kind)
-            for name, kind in _wire_fields(cls)
-        }
-    )
+    shared: equal events get the same form. The engine's values are taken as valid (the
+    engine makes only those)."""
+    values_of, kept = _event_forms[type(event)]
+    key = values_of(event)
+    wire = kept.get(key)
+    if wire is None:
+        if len(kept) >= _KEPT_EVENTS:
+            kept.clear()
+        wire = kept[key] = _event_form(event)
+    return wire
+
+
+def _event_form(event: engine.Event) -> WireModel:
+    model, kind, conversions, given = _EVENT_FORMS[type(event)]
+    values: dict[str, Any] = {"kind": kind}
+    for name, convert in conversions:
+        value = getattr(event, name)
+        values[name] = value if convert is None else convert(value)
+    return assume_valid(model, values, set(given))
 
 
 def _event_field_from_wire(value: Any, field_type: str) -> Any:
@@ -685,6 +812,8 @@ __all__ = [
     "WireModel",
     "action_from_engine",
     "action_to_engine",
+    "actions_from_engine",
+    "assume_valid",
     "event_to_engine",
     "view_to_engine",
     "event_from_engine",

@@ -237,6 +237,8 @@ class ServerSession:
             return self._hello(message)
         if not self.greeted:
             return _refuse(ErrorCode.HELLO_FIRST, "say hello first")
+        if type(message) is m.Act:  # the commonest message, which spends no budget
+            return ForGame(game=message.game, message=message)
         budget = budget_of(message)
         if budget is not None:
             refusal = self._spend_budget(budget, getattr(message, "game", None))

@@ -12,7 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from typing import TypeAlias
+
+from pydantic import ValidationError
 
 import engine
 from engine import constants
@@ -21,8 +24,9 @@ from protocol.messages import ErrorCode
 from protocol.payloads import (
     ViewPayload,
     WireModel,
-    action_from_engine,
     action_to_engine,
+    actions_from_engine,
+    assume_valid,
     event_from_engine,
     view_from_engine,
 )
@@ -76,22 +80,6 @@ def seat_events(events: Sequence[engine.Event], seat: Recipient) -> list[WireMod
     return [event_from_engine(e.for_seat(seat)) for e in events]
 
 
-def _forms(
-    events: Sequence[engine.Event], recipients: Sequence[Recipient]
-) -> list[list[WireModel]]:
-    """Each recipient's wire form of ``events``, in the order of ``recipients``. An event
-    that a recipient gets whole is converted once for all of them."""
-    whole = [event_from_engine(e) for e in events]
-    out: list[list[WireModel]] = []
-    for r in recipients:
-        form = []
-        for e, wire in zip(events, whole, strict=True):
-            seen = e.for_seat(r)
-            form.append(wire if seen is e else event_from_engine(seen))
-        out.append(form)
-    return out
-
-
 class Table:
     """One game between its seats: the engine state, every action played, and what each
     recipient is told of them.
@@ -115,6 +103,11 @@ class Table:
         self.seed = seed
         self.max_actions = max_actions
         self.state = engine.new_game(config, seed)
+        self._everyone: tuple[Recipient, ...] = (*range(self.state.n), None)
+        self._audiences: dict[tuple[Recipient, ...], tuple[Recipient, ...]] = {}
+        self._plain_game = _is_game_id(game)
+        """Whether ``game`` is an id the messages take as it is (then they are made
+        without validating what the table itself made)."""
         self.played: list[Played] = []
         """Every action so far, oldest first (``played[i]`` led to state ``i + 1``)."""
         self._kept: dict[Recipient, list[m.History]] = {}
@@ -157,7 +150,7 @@ class Table:
     @property
     def recipients(self) -> list[Recipient]:
         """Everyone an action is told to, in delivery order: each seat, then spectators."""
-        return [*range(self.state.n), None]
+        return [*self._everyone]
 
     # --- what a recipient is told -----------------------------------------------------------
     def view(self, seat: Recipient) -> ViewPayload:
@@ -170,14 +163,31 @@ class Table:
         """The ``prompt`` for ``seat`` at the current state: its legal actions (none if it
         has nothing to do), ``deadline`` (seconds left to act, or None) and, when
         ``with_view``, its view."""
-        actions = [action_from_engine(a) for a in engine.legal_actions(self.state, seat)]
+        actions = actions_from_engine(engine.legal_actions(self.state, seat))
+        view = self.view(seat) if with_view else None
+        if (
+            self._plain_game
+            and type(seat) is int
+            and 0 <= seat < self.state.n
+            and (deadline is None or type(deadline) is float)
+        ):
+            values = {
+                "type": "prompt",
+                "game": self.game,
+                "state_id": self.state_id,
+                "seat": seat,
+                "actions": actions,
+                "deadline": deadline,
+                "view": view,
+            }
+            return assume_valid(m.Prompt, values, {*_PROMPT_GIVEN})
         return m.Prompt(
             game=self.game,
             state_id=self.state_id,
             seat=seat,
             actions=actions,
             deadline=deadline,
-            view=self.view(seat) if with_view else None,
+            view=view,
         )
 
     def game_over(self) -> m.GameOver:
@@ -306,22 +316,68 @@ class Table:
             played = self._record(action)
         except engine.IllegalActionError as exc:
             raise self._illegal(exc) from exc
-        recipients = self.recipients
-        if listening is not None:
-            wanted = set(listening)
-            recipients = [r for r in recipients if r in wanted]
-        out: list[Delivery] = []
-        made: dict[tuple[int, ...], m.Events] = {}  # recipients who see alike share a message
-        for r, form in zip(recipients, _forms(played.events, recipients), strict=True):
-            key = tuple(map(id, form))
-            told = made.get(key)
-            if told is None:
-                told = made[key] = m.Events(game=self.game, state_id=played.state_id, events=form)
-            out.append((r, told))
+        recipients = self._audience(listening)
+        out = self._tell(played, recipients)
         if self.over:
             over = self.game_over()
             out.extend((r, over) for r in recipients)
         return out
+
+    def _audience(self, listening: Iterable[Recipient] | None) -> tuple[Recipient, ...]:
+        """The recipients of :meth:`act` in delivery order: everyone, or those of
+        ``listening`` (the same few come again and again, so each answer is kept)."""
+        if listening is None:
+            return self._everyone
+        key = tuple(listening)
+        kept = self._audiences.get(key)
+        if kept is None:
+            if len(self._audiences) >= 64:
+                self._audiences.clear()
+            wanted = set(key)
+            kept = self._audiences[key] = tuple(r for r in self._everyone if r in wanted)
+        return kept
+
+    def _tell(self, played: Played, recipients: Sequence[Recipient]) -> list[Delivery]:
+        """The ``events`` of ``played`` for each recipient, in its form: each event as
+        ``event.for_seat(recipient)`` gives it (an event of a type without a secret, the
+        event itself). Recipients who see alike (the same wire forms) get the same
+        message."""
+        events = played.events
+        whole = [event_from_engine(e) for e in events]
+        # Each recipient's events in a form of its own (not the event itself), by index:
+        own: list[list[tuple[int, engine.Event]]] | None = None
+        for i, event in enumerate(events):
+            if type(event) in _PUBLIC:
+                continue
+            forms = list(map(event.for_seat, recipients))
+            if forms.count(event) == len(forms):  # each the event itself, or equal to it
+                continue
+            if own is None:
+                own = [[] for _ in recipients]
+            for j, seen in enumerate(forms):
+                if seen is not event:
+                    own[j].append((i, seen))
+        if own is None:  # everyone sees every event whole
+            return list(zip(recipients, repeat(self._events(played.state_id, whole))))
+        out: list[Delivery] = []
+        made: dict[tuple[int, ...], m.Events] = {}
+        for r, mine in zip(recipients, own, strict=True):
+            form = list(whole)
+            for i, seen in mine:
+                form[i] = event_from_engine(seen)
+            key = tuple(map(id, form))
+            told = made.get(key)
+            if told is None:
+                told = made[key] = self._events(played.state_id, form)
+            out.append((r, told))
+        return out
+
+    def _events(self, state_id: int, events: list[WireModel]) -> m.Events:
+        """The ``events`` message of the wire forms ``events`` at ``state_id``."""
+        if self._plain_game:
+            values = {"type": "events", "game": self.game, "state_id": state_id, "events": events}
+            return assume_valid(m.Events, values, {*_EVENTS_GIVEN})
+        return m.Events(game=self.game, state_id=state_id, events=events)
 
     def _record(self, action: engine.Action) -> Played:
         """Apply ``action`` and keep it. Raises engine.IllegalActionError, state unchanged."""
@@ -338,3 +394,18 @@ class Table:
 
     def _illegal(self, exc: engine.IllegalActionError) -> ActionRefused:
         return ActionRefused(ErrorCode.ILLEGAL_ACTION, exc.message, exc.code, game=self.game)
+
+
+_PUBLIC = engine.PUBLIC_EVENT_TYPES
+_PROMPT_GIVEN = frozenset({"game", "state_id", "seat", "actions", "deadline", "view"})
+_EVENTS_GIVEN = frozenset({"game", "state_id", "events"})
+"""The fields a table gives its prompts and events (the type is the default)."""
+
+
+def _is_game_id(game: str) -> bool:
+    """Whether the messages take ``game`` as a game id."""
+    try:
+        m.Events(game=game, state_id=0, events=[])
+    except ValidationError:
+        return False
+    return True

@@ -17,6 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import (
+    EVENT_TYPES,
+    PUBLIC_EVENT_TYPES,
     DevCard,
     DevCardBought,
     GameConfig,
@@ -280,6 +282,7 @@ def test_event_secrets_go_to_the_entitled_seats_only(seed: int, players: int) ->
     for ev in record.events:
         for q in [None, *range(players)]:
             form = ev.for_seat(q)
+            assert (type(ev) in PUBLIC_EVENT_TYPES) == (not isinstance(ev, Stolen | DevCardBought))
             if isinstance(ev, Stolen):
                 assert ev.resource is not None
                 assert isinstance(form, Stolen)
@@ -304,6 +307,11 @@ def test_event_secrets_go_to_the_entitled_seats_only(seed: int, players: int) ->
     assert seen["public"]
     if players > 2 or record.state.turn > 30:
         assert seen["stolen"] or seen["bought"]
+
+
+def test_the_public_event_types_are_those_without_a_secret() -> None:
+    """Every recipient gets an event of these types whole (the table relies on it)."""
+    assert set(EVENT_TYPES) - PUBLIC_EVENT_TYPES == {Stolen, DevCardBought}
 
 
 def test_views_survive_pickling() -> None:

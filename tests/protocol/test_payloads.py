@@ -32,6 +32,8 @@ from engine import (
     Resource,
     Terrain,
     View,
+    legal_actions,
+    seats_to_act,
     view,
 )
 from engine import events as ee
@@ -48,7 +50,9 @@ from protocol import (
 )
 from protocol import messages as m
 from protocol import payloads as p
+from protocol.payloads import actions_from_engine
 from tests.engine.randomplay import random_steps
+from tests.protocol.exact import assert_exactly, revalidated
 
 RESOURCES = [r.name.lower() for r in Resource]
 DEV_CARDS = [d.name.lower() for d in DevCard]
@@ -233,6 +237,58 @@ def test_multi_card_and_targeted_actions(action: Action, expected: dict[str, Any
             assert back.to is None or type(back.to) is tuple  # a tuple in the engine
 
 
+def _generic_action_to_engine(payload: p.WireModel, seat: int) -> Action:
+    """The engine action a wire action means, converted field by field from the model's
+    fields (how the protocol converted it before it had a conversion for each model)."""
+    kind = {model: k for k, model in p.ACTION_PAYLOADS.items()}[type(payload)]
+    values: dict[str, Any] = {"seat": seat}
+    for name in type(payload).model_fields:
+        if name == "kind":
+            continue
+        value = getattr(payload, name)
+        if name in ("resource", "give", "get") and isinstance(value, str):
+            value = Resource(p.RESOURCE_NAMES.index(value))
+        if isinstance(value, p.Cards):
+            value = value.counts()
+        elif isinstance(value, list):
+            value = tuple(value)
+        values[name] = value
+    action: Action = kind(**values)
+    return action
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_every_legal_action_converts_as_field_by_field(game: str) -> None:
+    """Every action listed to every seat that must act, and every action played (domestic
+    trades too), in every state of the game: the wire forms listed are those of
+    action_from_engine, and each comes back as the generic conversion makes it, of the
+    same types within."""
+    config, seed = GAMES[game]
+    for step in random_steps(config, seed, max_actions=4000):
+        for seat in seats_to_act(step.state):
+            listed = legal_actions(step.state, seat)
+            wires = actions_from_engine(listed)
+            assert wires == [action_from_engine(a) for a in listed]
+            assert all(a is b for a, b in zip(wires, actions_from_engine(listed), strict=True))
+            for action, wire in zip(listed, wires, strict=True):
+                converted = action_to_engine(wire, seat)
+                assert converted == action
+                assert_exactly(converted, _generic_action_to_engine(wire, seat))
+        played = action_from_engine(step.action)
+        converted = action_to_engine(played, step.action.seat)
+        assert_exactly(converted, _generic_action_to_engine(played, step.action.seat))
+
+
+def test_a_kept_value_is_its_objects_until_all_are_dropped() -> None:
+    kept: p.IdentityCache[str] = p.IdentityCache(3)
+    objects = [object() for _ in range(4)]
+    for i, obj in enumerate(objects[:3]):
+        assert kept.keep(obj, f"v{i}") == f"v{i}"
+    assert [kept.values.get(id(obj)) for obj in objects] == ["v0", "v1", "v2", None]
+    kept.keep(objects[3], "v3")  # past the limit: the others are dropped
+    assert kept.values == {id(objects[3]): "v3"}
+
+
 def test_a_wire_offer_becomes_an_engine_offer() -> None:
     wire = p.OfferTrade(give=p.Cards(brick=1, ore=2), get=p.Cards(wool=3), to=[3, 0])
     assert action_to_engine(wire, 1) == OfferTrade(1, (1, 0, 0, 0, 2), (0, 0, 3, 0, 0), (3, 0))
@@ -281,6 +337,8 @@ def test_every_event_reaches_every_recipient_in_its_form(game: str) -> None:
                         secrets += 1
                     else:
                         assert shown is None
+            for wire in forms:  # as validation would have made it of the engine's values
+                assert_exactly(wire, revalidated(wire))
             message = m.Events(game="g", state_id=i + 1, events=forms)
             for codec in CODECS:
                 assert codec.decode_server(codec.encode(message)) == message

@@ -10,12 +10,21 @@ from functools import cache
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 import engine
 from protocol import messages as m
 from protocol.messages import ErrorCode
-from protocol.payloads import Cards, EndTurn, action_from_engine, action_to_engine
-from protocol.table import HISTORY_CHUNK, ActionRefused, Delivery, Table
+from protocol.payloads import (
+    Cards,
+    EndTurn,
+    action_from_engine,
+    action_to_engine,
+    event_from_engine,
+)
+from protocol.table import HISTORY_CHUNK, ActionRefused, Delivery, Played, Table
+from tests.engine.randomplay import random_steps
+from tests.protocol.exact import assert_exactly, revalidated
 
 CONFIG = engine.GameConfig(players=4, victory_points=6)
 
@@ -262,3 +271,73 @@ def test_only_the_recipients_listening_are_told_and_each_in_its_own_form() -> No
         assert [r for r, _ in told] == [2] * len(told)
         assert [message for r, message in everyone if r == 2] == [message for _, message in told]
     assert some.state_id == full.state_id == 150
+
+
+# ======================================================================================
+# Messages made without validation are those validation makes, shared as before
+# ======================================================================================
+
+
+def _told_field_by_field(
+    game: str, played: Played, recipients: list[int | None]
+) -> list[tuple[int | None, m.Events]]:
+    """Each recipient's ``events`` as the table made them before it made its messages
+    without validating them: every form from ``for_seat``, one validated message for each
+    distinct form."""
+    whole = [event_from_engine(e) for e in played.events]
+    made: dict[tuple[int, ...], m.Events] = {}
+    out = []
+    for r in recipients:
+        form = []
+        for event, wire in zip(played.events, whole, strict=True):
+            seen = event.for_seat(r)
+            form.append(wire if seen is event else event_from_engine(seen))
+        key = tuple(map(id, form))
+        if key not in made:
+            made[key] = m.Events(game=game, state_id=played.state_id, events=form)
+        out.append((r, made[key]))
+    return out
+
+
+def _sharing(told: list[tuple[int | None, Any]]) -> list[int]:
+    """Which message each delivery shares: the index of the first delivery of the same
+    object."""
+    firsts: dict[int, int] = {}
+    return [firsts.setdefault(id(message), i) for i, (_, message) in enumerate(told)]
+
+
+@pytest.mark.parametrize("seed", [31, 32])
+def test_every_message_is_what_validation_makes_and_shared_alike(seed: int) -> None:
+    config = engine.GameConfig(players=4)
+    table = Table("g-ü", config, seed)
+    rnd = random.Random(seed)
+    everyone: list[int | None] = [0, 1, 2, 3, None]
+    split = 0  # actions whose listeners did not all see alike
+    for step in random_steps(config, seed, max_actions=3000):
+        for seat in engine.seats_to_act(table.state):
+            for deadline in (None, 2.5, 3):  # an int deadline is validated into a float
+                prompt = table.prompt(seat, deadline, with_view=deadline == 3)
+                assert_exactly(prompt, revalidated(prompt))
+                assert prompt.actions == [
+                    action_from_engine(a) for a in engine.legal_actions(table.state, seat)
+                ]
+        listening = [r for r in everyone if rnd.random() < 0.8]
+        told = table.act(step.action.seat, step.action, listening=listening)
+        events = [(r, message) for r, message in told if isinstance(message, m.Events)]
+        expected = _told_field_by_field(table.game, table.played[-1], listening)
+        assert [r for r, _ in events] == [r for r, _ in expected] == listening
+        for (_, got), (_, want) in zip(events, expected, strict=True):
+            assert_exactly(got, want)
+        assert _sharing(events) == _sharing(expected)
+        split += len(set(_sharing(events))) > 1
+    assert table.over and split
+
+
+def test_a_game_id_the_messages_refuse_is_refused_when_a_message_is_made() -> None:
+    for game in ("", "x" * 65):
+        table = Table(game, CONFIG, 1)
+        with pytest.raises(ValidationError):
+            table.prompt(0)
+        action = engine.legal_actions(table.state, 0)[0]
+        with pytest.raises(ValidationError):
+            table.act(0, action)
