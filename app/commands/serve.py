@@ -4,7 +4,9 @@ against its seed)."""
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -32,8 +34,28 @@ def _short_collections() -> None:
     gc.set_threshold(*GC_THRESHOLDS)
 
 
+EVENT_LOOPS = ("uvloop", "asyncio")
+"""The event loops a server runs on: uvloop's (libuv: sockets and timers handled in C, the
+default where it is installed) or asyncio's own."""
+
+
+def event_loop(name: str) -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """The factory of the event loop ``name`` (None: asyncio's own). uvloop asked for where
+    it is not installed falls back to asyncio's, with a line on stderr."""
+    if name == "asyncio":
+        return None
+    try:
+        import uvloop
+    except ImportError:
+        print(
+            "hexhaven serve: uvloop is not installed; serving on asyncio's event loop",
+            file=sys.stderr,
+        )
+        return None
+    return uvloop.new_event_loop
+
+
 def _serve(args: argparse.Namespace) -> int:
-    import asyncio
     import signal
 
     from app.log import configure_logging
@@ -109,7 +131,8 @@ def _serve(args: argparse.Namespace) -> int:
 
     problem = None
     try:
-        asyncio.run(run())
+        with asyncio.Runner(loop_factory=event_loop(args.event_loop)) as runner:
+            runner.run(run())
     except OSError as exc:
         if listening:
             raise
@@ -220,6 +243,12 @@ def register(sub: Any) -> None:
         metavar="SECONDS",
         help="the longest one decision of a bot in the bot host may search, when the "
         "game's turn timer does not end it sooner (default 10)",
+    )
+    serve.add_argument(
+        "--event-loop",
+        choices=EVENT_LOOPS,
+        default="uvloop",
+        help="the event loop: uvloop's (default, where installed) or asyncio's own",
     )
     serve.add_argument(
         "--bot-processes",
