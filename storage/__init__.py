@@ -75,6 +75,29 @@ def _runs(statements: Iterable[Statement]) -> list[tuple[str, list[Sequence[Any]
 
 
 @lru_cache(maxsize=256)
+def _rows_clause(sql: str) -> tuple[str, str] | None:
+    """A plain ``INSERT ... VALUES (?, ...)`` split at its one row, for an insert of many
+    rows in one statement: (what comes before the row, the row); None for any other
+    statement (an upsert, for one, may touch a row twice in one statement)."""
+    head, sep, row = sql.rpartition(" VALUES ")
+    row = row.strip()
+    if (
+        not sep
+        or not head.lstrip().upper().startswith("INSERT INTO ")
+        or not (row.startswith("(") and row.endswith(")"))
+        or set(row[1:-1].replace(" ", "").split(",")) != {"?"}
+    ):
+        return None
+    return head + sep, row
+
+
+@lru_cache(maxsize=256)
+def _many_rows(head: str, row: str, rows: int) -> str:
+    """An insert of ``rows`` rows in one statement."""
+    return head + ",".join([row] * rows)
+
+
+@lru_cache(maxsize=256)
 def _postgres_sql(sql: str) -> str:
     """A statement with ``?`` for its parameters in psycopg's form (``%s``)."""
     return sql.replace("?", "%s")
@@ -97,6 +120,8 @@ class Database:
         self.where = where
         """The database as it may be shown: a file path, or a URL without its password."""
         self._reopen = reopen
+        self._limit: int | None = None
+        """SQLite's most parameters a statement, once asked."""
 
     @property
     def lost(self) -> bool:
@@ -154,12 +179,13 @@ class Database:
         ``executemany``; on PostgreSQL in one pipeline, not a round trip each."""
         conn = self._conn
         if not self.postgres:
+            runs = _runs(statements)
+            if len(runs) == 1 and self._one_statement(*runs[0]):
+                self._run(*runs[0])  # one statement is a transaction of its own
+                return
             with self.transaction():
-                for sql, many in _runs(statements):
-                    if len(many) == 1:
-                        conn.execute(sql, many[0])
-                    else:
-                        conn.executemany(sql, many)
+                for sql, many in runs:
+                    self._run(sql, many)
             return
         with conn.pipeline(), conn.transaction(), conn.cursor() as cur:
             for sql, many in _runs(statements):
@@ -167,6 +193,37 @@ class Database:
                     cur.execute(_postgres_sql(sql), many[0])
                 else:
                     cur.executemany(_postgres_sql(sql), many)
+
+    def _one_statement(self, sql: str, many: Sequence[Sequence[Any]]) -> bool:
+        """Whether :meth:`_run` runs ``sql`` for ``many`` as one statement (SQLite)."""
+        if len(many) == 1:
+            return True
+        return _rows_clause(sql) is not None and len(many) * len(many[0]) <= self._variables
+
+    def _run(self, sql: str, many: Sequence[Sequence[Any]]) -> None:
+        """Run one statement for each of ``many`` parameters, in order (SQLite): a plain
+        insert of many rows as statements of many rows each, up to SQLite's limit on
+        parameters a statement (each a single step of the database, the interpreter let go
+        once rather than once a row); any other statement with ``executemany``."""
+        conn = self._conn
+        if len(many) == 1:
+            conn.execute(sql, many[0])
+            return
+        clause = _rows_clause(sql)
+        if clause is None or not many[0]:
+            conn.executemany(sql, many)
+            return
+        per = max(1, self._variables // len(many[0]))
+        for start in range(0, len(many), per):
+            chunk = many[start : start + per]
+            conn.execute(_many_rows(*clause, len(chunk)), [v for row in chunk for v in row])
+
+    @property
+    def _variables(self) -> int:
+        """The most parameters one SQLite statement takes."""
+        if self._limit is None:
+            self._limit = min(32766, int(self._conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)))
+        return self._limit
 
     def close(self) -> None:
         self._conn.close()

@@ -5,11 +5,12 @@ real PostgreSQL server through a connection and through the pool."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from storage import Database, Pool, Row, Statement, _runs, connect
+from storage import Database, Pool, Row, Statement, _rows_clause, _runs, connect
 
 INSERT = "INSERT INTO t (k, v) VALUES (?, ?)"
 UPDATE = "UPDATE t SET v = ? WHERE k = ?"
@@ -94,3 +95,34 @@ def test_a_failing_statement_in_a_run_stores_nothing_of_the_batch(
     assert _rows(conn) == [(9, "z")]
     batch(ORDERED)  # the connection is whole again
     assert _rows(conn) == [*AFTER, (9, "z")]
+
+
+def test_a_batch_of_one_run_of_inserts_is_one_statement_and_stores_all_or_nothing(
+    tmp_path: Path,
+) -> None:
+    """On SQLite a run of plain inserts goes as statements of many rows each (here three
+    rows a statement, the limit lowered), in order; a key taken twice stores none of it."""
+    conn = connect(tmp_path / "t.db")
+    conn.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT NOT NULL)")
+    conn._limit = 6  # two parameters a row: three rows a statement
+    conn.batch([(INSERT, (k, f"v{k}")) for k in range(1, 8)])
+    assert _rows(conn) == [(k, f"v{k}") for k in range(1, 8)]
+    with pytest.raises(Exception, match=r"(?i)unique"):
+        conn.batch([(INSERT, (k, "again")) for k in (20, 21, 22, 23, 3, 24)])
+    assert _rows(conn) == [(k, f"v{k}") for k in range(1, 8)]
+    with pytest.raises(Exception, match=r"(?i)unique"):
+        conn.batch([(INSERT, (k, "again")) for k in (30, 30)])  # within one statement
+    assert _rows(conn) == [(k, f"v{k}") for k in range(1, 8)]
+    conn.close()
+
+
+def test_only_plain_inserts_are_put_in_rows() -> None:
+    assert _rows_clause(INSERT) == ("INSERT INTO t (k, v) VALUES ", "(?, ?)")
+    for sql in (
+        UPDATE,
+        DELETE,
+        "INSERT INTO t (k, v) VALUES (?, ?) ON CONFLICT (k) DO UPDATE SET v=excluded.v",
+        "INSERT INTO t (k, v) VALUES (?, 1)",
+        "INSERT INTO t (k, v) SELECT k, v FROM u",
+    ):
+        assert _rows_clause(sql) is None, sql
