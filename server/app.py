@@ -307,49 +307,60 @@ class HexhavenServer:
         the store are resumed first: on SQLite every one (read at once: nothing else runs
         yet); on PostgreSQL those whose lease this process takes, as soon as it listens (see
         :meth:`_hold_leases`)."""
-        leased = self.store.postgres
-        if not leased:
+        if not self.store.postgres:
             for stored in self.store.unfinished():
                 self._resume(stored)
         loop = asyncio.get_running_loop()
-        async with self.store.writing():
-            listener = await loop.create_server(
-                self._connection,
-                host,
-                port,
-                ssl=self.tls.context if self.tls is not None else None,
-                backlog=BACKLOG,
-            )
-            scheme = "ws" if self.tls is None else "wss"
-            self.url = f"{scheme}://{host}:{self.port_of(listener)}"
-            self.log.info("server.listening", url=self.url, page=f"http{self.url[2:]}/")
-            try:
-                if leased:
-                    self.owner = self.owner or f"{socket.gethostname()}:{self.port_of(listener)}"
-                    self.store.holder = self.owner  # every commit is fenced by its leases
-                    await self._hold_leases()
-                    keeper = asyncio.create_task(self._keep_leases(), name="leases")
-                    self._tasks.add(keeper)
-                    keeper.add_done_callback(self._tasks.discard)
-                else:
-                    for room in self.rooms.values():
-                        room.launch_bots()  # bots of games resumed from the store
-                for name, job in (("reaper", self._reap_idle()), ("sweep", self._sweep())):
-                    task = asyncio.create_task(job, name=name)
-                    self._tasks.add(task)
-                    task.add_done_callback(self._tasks.discard)
-                yield listener
-            finally:
-                listener.close()
-                await self._close_connections()
-                await self._stop_rooms()
-                if self.bot_host is not None:
-                    await self.bot_host.close()
-                if leased:  # its games are free for another process at once...
-                    with contextlib.suppress(Exception):  # ...or once their leases lapse
-                        async with asyncio.timeout(LEASE):
-                            await self.store.call(self.store.release_leases, self.owner)
-                self.log.info("server.stopped")
+        with self.metrics.collector_pauses():
+            async with self.store.writing():
+                listener = await loop.create_server(
+                    self._connection,
+                    host,
+                    port,
+                    ssl=self.tls.context if self.tls is not None else None,
+                    backlog=BACKLOG,
+                )
+                try:
+                    await self._listening(listener, host)
+                    yield listener
+                finally:
+                    await self._stop(listener)
+
+    async def _listening(self, listener: asyncio.Server, host: str) -> None:
+        """The server listens on ``listener`` (at ``host``): its URL is known, the games held (on
+        PostgreSQL: those whose leases this process takes) play on, and the background
+        tasks start."""
+        scheme = "ws" if self.tls is None else "wss"
+        self.url = f"{scheme}://{host}:{self.port_of(listener)}"
+        self.log.info("server.listening", url=self.url, page=f"http{self.url[2:]}/")
+        if self.store.postgres:
+            self.owner = self.owner or f"{socket.gethostname()}:{self.port_of(listener)}"
+            self.store.holder = self.owner  # every commit is fenced by its leases
+            await self._hold_leases()
+            keeper = asyncio.create_task(self._keep_leases(), name="leases")
+            self._tasks.add(keeper)
+            keeper.add_done_callback(self._tasks.discard)
+        else:
+            for room in self.rooms.values():
+                room.launch_bots()  # bots of games resumed from the store
+        for name, job in (("reaper", self._reap_idle()), ("sweep", self._sweep())):
+            task = asyncio.create_task(job, name=name)
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _stop(self, listener: asyncio.Server) -> None:
+        """Stop serving: no more connections, the open ones closed (1001), the rooms and the
+        bot host stopped, and on PostgreSQL this process's leases given up."""
+        listener.close()
+        await self._close_connections()
+        await self._stop_rooms()
+        if self.bot_host is not None:
+            await self.bot_host.close()
+        if self.store.postgres:  # its games are free for another process at once...
+            with contextlib.suppress(Exception):  # ...or once their leases lapse
+                async with asyncio.timeout(LEASE):
+                    await self.store.call(self.store.release_leases, self.owner)
+        self.log.info("server.stopped")
 
     def _connection(self) -> Connection:
         """A new socket's connection (the listening socket's protocol factory)."""

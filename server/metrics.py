@@ -8,16 +8,22 @@ times are observed as they come (on the writer's thread)."""
 
 from __future__ import annotations
 
+import contextlib
+import gc
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Protocol
 
+import structlog
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 """Prometheus' text format."""
+LONG_PAUSE = 0.05
+"""Pauses of the garbage collector this long or longer are logged (``gc.pause``)."""
 
 
 class Observed(Protocol):
@@ -114,6 +120,14 @@ class ServerMetrics:
             registry=self.registry,
         )
 
+        self.gc_pause_seconds = Histogram(
+            "hexhaven_gc_pause_seconds",
+            "Pauses of the garbage collector (every game waits meanwhile), by generation.",
+            ["generation"],
+            buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 5.0),
+            registry=self.registry,
+        )
+
     def committed(self, writes: int, seconds: float) -> None:
         """A group commit of ``writes`` that took ``seconds`` (the store's ``on_commit``)."""
         self.commit_seconds.observe(seconds)
@@ -122,6 +136,36 @@ class ServerMetrics:
     def refused(self, code: str, limit: str | None) -> None:
         """Count one refusal (an ``error`` sent) with this code and limit."""
         self.refusals.labels(code, limit or "").inc()
+
+    @contextlib.contextmanager
+    def collector_pauses(self, long: float = LONG_PAUSE) -> Iterator[None]:
+        """Time each pause of the garbage collector while the block runs (into
+        ``hexhaven_gc_pause_seconds``), and log each one of ``long`` seconds or more
+        (``gc.pause``, with its generation and what it freed)."""
+        log = structlog.get_logger("hexhaven.server")
+        began = 0.0
+
+        def timed(phase: str, info: dict[str, int]) -> None:
+            nonlocal began
+            if phase == "start":
+                began = time.perf_counter()
+                return
+            took = time.perf_counter() - began
+            generation = info.get("generation", 2)
+            self.gc_pause_seconds.labels(str(generation)).observe(took)
+            if took >= long:
+                log.warning(
+                    "gc.pause",
+                    generation=generation,
+                    ms=round(1000 * took, 1),
+                    collected=info.get("collected", 0),
+                )
+
+        gc.callbacks.append(timed)
+        try:
+            yield
+        finally:
+            gc.callbacks.remove(timed)
 
     def text(self) -> bytes:
         """The metrics in Prometheus' text format."""

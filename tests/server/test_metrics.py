@@ -5,10 +5,12 @@ server saw (connections, games, actions, commits, refusals by code and limit).""
 from __future__ import annotations
 
 import asyncio
+import gc
 import urllib.error
 import urllib.request
 
 from prometheus_client.parser import text_string_to_metric_families
+from structlog.testing import capture_logs
 
 from protocol import SUBPROTOCOL_MSGPACK
 from protocol import messages as m
@@ -80,3 +82,20 @@ async def test_health_and_metrics_are_served_beside_the_websocket() -> None:
             await c.close()
         status, _, _ = await asyncio.to_thread(get, port, "/elsewhere")
         assert status == 404  # no such page (a websocket handshake goes on at any path)
+
+
+def test_the_collectors_pauses_are_timed_by_generation_and_long_ones_logged() -> None:
+    metrics = HexhavenServer().metrics
+    with capture_logs() as logs, metrics.collector_pauses(long=0.0):
+        gc.collect()  # a full collection
+        gc.collect(0)
+    gc.collect()  # after the block: not timed
+    counts = {
+        s.labels["generation"]: s.value
+        for family in text_string_to_metric_families(metrics.text().decode())
+        for s in family.samples
+        if s.name == "hexhaven_gc_pause_seconds_count"
+    }
+    assert counts["2"] >= 1 and counts["0"] >= 1
+    pauses = [e for e in logs if e["event"] == "gc.pause"]
+    assert {e["generation"] for e in pauses} >= {0, 2} and all(e["ms"] >= 0 for e in pauses)
