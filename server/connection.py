@@ -164,7 +164,11 @@ class Turn:
         """Write every connection's waiting frames now."""
         due, self._due = self._due, []
         for conn in due:
-            conn.write_out()
+            try:
+                conn.write_out()
+            except Exception:  # one connection's failure keeps no other from its frames
+                conn.log.exception("conn.write_failed")
+                conn.cut_off()
 
 
 class Connection(asyncio.Protocol):
@@ -365,8 +369,18 @@ class Connection(asyncio.Protocol):
         out.clear()
         self._out_bytes = 0
         transport = self._transport
-        if transport is not None and not self._lost:
+        if (
+            transport is None
+            or self._lost
+            or self._protocol.state is not State.OPEN
+            or transport.is_closing()
+        ):
+            return  # closed meanwhile (the client's close, or its end of the socket)
+        try:
             transport.write(data)
+        except Exception as exc:  # a socket ending under us: it is dropped
+            self.log.warning("conn.write_failed", error=repr(exc))
+            self.cut_off()
 
     def close(self, code: int = CloseCode.NORMAL_CLOSURE, reason: str = "") -> None:
         """Begin the closing handshake after what was sent; the client has

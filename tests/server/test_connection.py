@@ -265,3 +265,20 @@ async def test_a_connection_cut_off_in_a_turn_writes_nothing_of_it() -> None:
         pipe.conn.send(_chat("x" * 400))  # over the bound before anything is written
     await asyncio.sleep(0)
     assert pipe.transport.out == b"" and pipe.host.gone == [pipe.conn]
+
+
+async def test_a_connection_that_ends_in_a_turn_keeps_no_other_from_its_frames() -> None:
+    """Frames wait for the end of the turn for two connections; one's client ends its
+    socket meanwhile (the server answers with its own end): its frames are dropped, the
+    other's are written."""
+    turn = Turn()
+    gone, stays = Pipe(turn=turn), Pipe(turn=turn)
+    for pipe in (gone, stays):
+        pipe.hello()
+        pipe.conn.send(_chat("for you"))
+    gone.conn.eof_received()  # the end of its socket: the server ends its side too
+    assert gone.transport.eof
+    await asyncio.sleep(0)  # the turn ends
+    assert stays.transport.out and stays.conn.waiting == len(stays.transport.out)  # written
+    stays.pull()
+    assert [x["text"] for x in stays.messages()] == ["for you"]

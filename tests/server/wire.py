@@ -53,6 +53,8 @@ class Transport(asyncio.Transport):
 
     # what the connection calls
     def write(self, data: bytes | bytearray | memoryview) -> None:
+        if self.eof:
+            raise RuntimeError("Cannot call write() after write_eof()")  # as asyncio's
         if self.closed or self.aborted:
             return
         self.out += data
