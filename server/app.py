@@ -287,6 +287,7 @@ class HexhavenServer:
         """This process's name in the games' leases (PostgreSQL): ``HOST:PORT`` unless
         set, so a process restarted on its port takes its games back at once."""
         self._connections: set[Connection] = set()
+        """Every socket accepted and not closed yet (its websocket handshake done or not)."""
         self._turn: Turn | None = Turn()
         """Where frames wait for the end of the event loop's turn (None: written at once)."""
         """Every socket accepted and not closed yet (its handshake done or not)."""
@@ -373,8 +374,12 @@ class HexhavenServer:
             metrics=self.metrics,
             turn=self._turn,
         )
-        self._connections.add(conn)
         return conn
+
+    def accepted(self, conn: Connection) -> None:
+        """``conn`` has its socket: it is swept and closed with the others from now on (a
+        socket whose TLS handshake fails never gets this far, nor is told it closed)."""
+        self._connections.add(conn)
 
     async def _close_connections(self) -> None:
         """Begin every connection's closing handshake (1001: the server is going away), and
@@ -388,6 +393,7 @@ class HexhavenServer:
                 async with asyncio.timeout(CLOSE_TIMEOUT):
                     await self._all_closed
         for conn in list(self._connections):
+            conn.log.warning("conn.close_timeout", opened=conn.session is not None)
             conn.cut_off()
 
     def _resume(self, stored: StoredGame, room: GameRoom | None = None) -> GameRoom:

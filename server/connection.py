@@ -81,6 +81,9 @@ class Timing:
 class Host(Protocol):
     """The server as its connections see it."""
 
+    def accepted(self, conn: Connection) -> None:
+        """``conn`` has its socket (over TLS, once the TLS handshake is done)."""
+
     def respond(self, protocol: ServerProtocol, request: Request) -> Response | None:
         """A plain HTTP request's answer; None for a websocket handshake, accepted then."""
 
@@ -91,7 +94,8 @@ class Host(Protocol):
         """Handle one message; True when it was refused for the message rate."""
 
     def closed(self, conn: Connection) -> None:
-        """``conn``'s socket is closed, whatever the reason (its handshake done or not)."""
+        """``conn``'s socket is closed, whatever the reason (its handshake done or not; told
+        only of a connection it was told was accepted)."""
 
 
 class Refusals(Protocol):
@@ -274,6 +278,8 @@ class Connection(asyncio.Protocol):
         transport = cast(asyncio.Transport, transport)  # a stream's (uvloop's is no subclass)
         self._transport = transport
         transport.set_write_buffer_limits(high=max(1, self.max_bytes // READ_PAUSE_DIVISOR))
+        self._since = self._clock()
+        self._host.accepted(self)
 
     def data_received(self, data: bytes) -> None:
         self._heard += 1

@@ -6,6 +6,7 @@ without TLS, and what ``hexhaven host`` and ``join`` say to type with a CA file.
 
 from __future__ import annotations
 
+import asyncio
 import ssl
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -205,3 +206,23 @@ def test_a_host_trusting_a_ca_file_tells_friends_and_itself_to_give_it_too(
         "Your seat is kept. Back with:\n"
         f"  hexhaven join {url} g1 --cafile ca.pem --token-file g1.token\n"
     )
+
+
+async def test_a_failed_tls_handshake_leaves_no_connection_behind(certs: Certs) -> None:
+    """A client that does not speak TLS is dropped in the TLS handshake; the server keeps
+    nothing of it (nor waits for it when it stops)."""
+    tls = ServerTLS(certs.cert, certs.key)
+    srv = HexhavenServer(tls=tls)
+    try:
+        async with srv.running("127.0.0.1", 0) as listener:
+            reader, writer = await asyncio.open_connection("127.0.0.1", srv.port_of(listener))
+            writer.write(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")  # plain text, not a handshake
+            async with asyncio.timeout(30):
+                while await reader.read(4096):  # until the server ends the socket
+                    pass
+            writer.close()
+            assert srv._connections == set()
+            by_name = f"wss://localhost:{srv.port_of(listener)}"
+            assert await play(RandomAgent(), by_name, "nosuchgame", cafile=certs.ca) is None
+    finally:
+        tls.close()

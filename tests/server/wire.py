@@ -128,6 +128,10 @@ class Host:
     limits: Limits = field(default_factory=Limits)
     requests: list[Any] = field(default_factory=list)
     gone: list[Connection] = field(default_factory=list)
+    sockets: list[Connection] = field(default_factory=list)
+
+    def accepted(self, conn: Connection) -> None:
+        self.sockets.append(conn)
 
     def respond(self, protocol: ServerProtocol, request: Request) -> Response | None:
         if "websocket" in request.headers.get("Upgrade", "").lower():
