@@ -603,6 +603,9 @@ class HexhavenServer:
         return False
 
     def _dispatch(self, conn: Connection, request: Request) -> None:
+        if type(request) is ForGame:  # the commonest, an act among them
+            self._to_room(conn, request.game, request.message)
+            return
         match request:
             case m.ListGames():
                 if not self.store.postgres:

@@ -127,7 +127,7 @@ _history_frames: OrderedDict[tuple[int, str], tuple[WireModel, bytes]] = Ordered
 def encoded(session: ServerSession, message: WireModel) -> bytes:
     """``message``'s frame for ``session``'s encoding, reusing one made for it before.
     Raises what encoding raises (a message that cannot be encoded)."""
-    kind = session.subprotocol
+    kind = session.codec.subprotocol
     recent = _encoded_recently.get(kind)
     if recent is None:
         recent = _encoded_recently[kind] = deque(maxlen=ENCODED_KEPT)

@@ -758,16 +758,18 @@ class GameRoom:
         events = table.played[-1].events
         dice = next((e.dice for e in events if isinstance(e, engine.DiceRolled)), None)
         self._store(action_played(self.id, index, action, dice))
-        self.deadlines.pop(seat, None)  # the turn timer is per action: its next one starts afresh
+        if self.deadlines:
+            self.deadlines.pop(seat, None)  # the turn timer is per action: it starts afresh
         self.log.debug("room.action", seat=seat, kind=type(action).__name__, state_id=index + 1)
-        if table.over:  # at the limit nobody could win: it ends without a winner
+        ended = table.over
+        if ended:  # at the limit nobody could win: it ends without a winner
             over = table.game_over()
             limit = not table.state.is_over
             self.log.info("room.over", winner=over.winner, points=over.points, limit=limit)
             self._store(game_finished(self.id, over.winner, over.points))
             self.deadlines.clear()
         self._deliver(told)
-        if not table.over:
+        if not ended:
             self._prompt()
 
     def _chat(self, peer: Peer, msg: m.Chat) -> None:
