@@ -67,7 +67,7 @@ async def test_a_game_against_a_bot_is_played_to_the_end_from_the_keyboard(
     srv = HexhavenServer(store)
     loop = asyncio.get_running_loop()
     async with srv.running("127.0.0.1", 0):
-        options = m.GameOptions(players=2, victory_points=4, bots=[m.BotSeat(kind="heuristic")])
+        options = m.GameOptions(players=2, victory_points=3, bots=[m.BotSeat(kind="heuristic")])
         link = Link(srv.url, Seating("create", name="Ana", options=options, start_now=True))
         await link.open()
         app = HexhavenApp(link)
