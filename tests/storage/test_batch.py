@@ -46,19 +46,24 @@ def test_runs_group_consecutive_statements_of_the_same_sql_in_order() -> None:
 Batch = Callable[[Sequence[Statement]], None]
 
 
-@pytest.fixture(params=["connection", "pool"])
-def database(request: pytest.FixtureRequest, db: str) -> Iterator[tuple[Database, Batch]]:
+EACH_WAY = pytest.mark.parametrize(
+    ("db", "way"),
+    [("sqlite", "connection"), ("postgres", "connection"), ("postgres", "pool")],
+    indirect=["db"],
+)
+"""Each way a batch runs: a connection's, on either store, and a PostgreSQL pool's."""
+
+
+@pytest.fixture
+def database(db: str, way: str) -> Iterator[tuple[Database, Batch]]:
     """A table ``t`` in ``db``; a connection to read it, and a way to run a batch: the
     connection's, or (PostgreSQL) a pool's guarded batch."""
     conn = connect(db)
     conn.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT NOT NULL)")
-    if request.param == "connection":
+    if way == "connection":
         yield conn, conn.batch
         conn.close()
         return
-    if not conn.postgres:
-        conn.close()
-        pytest.skip("a pool is for PostgreSQL")
     pool = Pool(db)
 
     def guarded(statements: Sequence[Statement]) -> None:
@@ -77,12 +82,14 @@ def _rows(conn: Database) -> list[Any]:
     return [tuple(r) for r in conn.execute("SELECT k, v FROM t ORDER BY k").fetchall()]
 
 
+@EACH_WAY
 def test_a_batch_runs_its_statements_in_order(database: tuple[Database, Batch]) -> None:
     conn, batch = database
     batch(ORDERED)
     assert _rows(conn) == AFTER
 
 
+@EACH_WAY
 def test_a_failing_statement_in_a_run_stores_nothing_of_the_batch(
     database: tuple[Database, Batch],
 ) -> None:
