@@ -266,6 +266,7 @@ async def test_a_stalling_model_gets_the_default_and_is_told(served: Served) -> 
         finally:
             watching.cancel()
             await asyncio.gather(watching, return_exceptions=True)
+            await host.close()  # unread, it would hold the server's shutdown to its deadline
 
 
 async def test_a_seat_is_taken_back_by_its_token_file_and_a_watcher_sees_no_hand(
