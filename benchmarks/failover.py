@@ -36,9 +36,7 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import time
-import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,6 +44,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from _postgres import own_postgres  # noqa: E402
 from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 from websockets.exceptions import ConnectionClosed  # noqa: E402
 from websockets.typing import Subprotocol  # noqa: E402
@@ -73,16 +72,8 @@ def _postgres(url: str | None) -> Iterator[str]:
     if url is not None:
         yield url
         return
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        import pgserver
-
-        with tempfile.TemporaryDirectory(prefix="pg") as data:
-            server = pgserver.get_server(data, cleanup_mode="stop")
-            try:
-                yield str(server.get_uri())
-            finally:
-                server.cleanup()
+    with own_postgres() as own:
+        yield own
 
 
 @contextlib.contextmanager

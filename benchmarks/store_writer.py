@@ -67,6 +67,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from _postgres import own_postgres
+
 import engine
 from protocol import messages as m
 from server.store import Store, WriteFailed, action_played
@@ -359,14 +361,8 @@ def _database(db: str | None) -> Iterator[str]:
         with tempfile.TemporaryDirectory(prefix="store-writer") as folder:
             yield str(Path(folder) / "games.db")
     elif db == "postgres":
-        import pgserver
-
-        with tempfile.TemporaryDirectory(prefix="pg") as data:
-            server = pgserver.get_server(data, cleanup_mode="stop")
-            try:
-                yield str(server.get_uri())
-            finally:
-                server.cleanup()
+        with own_postgres() as url:
+            yield url
     else:
         yield db
 
