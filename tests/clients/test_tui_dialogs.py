@@ -464,9 +464,13 @@ async def test_long_names_wrap_with_their_tick_boxes() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         await pilot.press("t")
-        await pilot.pause()
-        widget = app.screen.query_one("#recipients")
-        lines = [s.text for s in widget.render_lines(Region(0, 0, *widget.outer_size))]
+        for _ in range(100):  # the dialog is laid out at a refresh after it opens
+            await pilot.pause()
+            widget = app.screen.query_one("#recipients")
+            lines = [s.text for s in widget.render_lines(Region(0, 0, *widget.outer_size))]
+            if all(any(f"heuristic-{q}" in x for x in lines) for q in (1, 2, 3)):
+                break
+            await pilot.pause(0.02)
         for q in (1, 2, 3):
             line = next(x for x in lines if f"heuristic-{q}" in x)
             assert f"{q}☑" in line, lines  # the box and its name on one line
