@@ -2,7 +2,7 @@
 
 Each accepted socket is a :class:`~server.connection.Connection` (websockets' sans-I/O
 protocol on an asyncio transport): what it reads is handed here message by message, and
-what is sent to it is written to its socket at once. Its
+what is sent to it is written to its socket at the end of the event loop's turn. Its
 :class:`~protocol.server_session.ServerSession` holds the connection's rules (hello first,
 version, frame size, rate, decoding, ping) and answers what breaks them; this module only
 routes the session's requests. Messages for a game go to that game's room (handled at once
@@ -83,6 +83,8 @@ __all__ = [
     "trusted_proxies",
 ]
 
+_SUBPROTOCOLS = [Subprotocol(p) for p in SUBPROTOCOLS]
+"""The subprotocols a websocket handshake may choose, as websockets takes them."""
 BACKLOG = 2048
 """Connections the listening socket queues before they are accepted (a burst of players
 arriving at once)."""
@@ -288,9 +290,8 @@ class HexhavenServer:
         set, so a process restarted on its port takes its games back at once."""
         self._connections: set[Connection] = set()
         """Every socket accepted and not closed yet (its websocket handshake done or not)."""
-        self._turn: Turn | None = Turn()
-        """Where frames wait for the end of the event loop's turn (None: written at once)."""
-        """Every socket accepted and not closed yet (its handshake done or not)."""
+        self._turn = Turn()
+        """Where the connections' frames wait for the end of the event loop's turn."""
         self._all_closed: asyncio.Future[None] | None = None
         """While the server stops: done once every connection has closed."""
         self._actions_closed = 0
@@ -365,16 +366,15 @@ class HexhavenServer:
 
     def _connection(self) -> Connection:
         """A new socket's connection (the listening socket's protocol factory)."""
-        conn = Connection(
+        return Connection(
             self,
-            subprotocols=[Subprotocol(p) for p in SUBPROTOCOLS],
+            subprotocols=_SUBPROTOCOLS,
             max_message=MAX_FRAME * 16,
             max_bytes=self.limits.outbox_bytes,
             clock=time.monotonic,
             metrics=self.metrics,
             turn=self._turn,
         )
-        return conn
 
     def accepted(self, conn: Connection) -> None:
         """``conn`` has its socket: it is swept and closed with the others from now on (a
@@ -1070,7 +1070,7 @@ class HexhavenServer:
             for conn in list(self._connections):
                 conn.tick(now)
                 if not conn.closing and conn.stalled(now, limit):
-                    self.log.warning("conn.stalled", conn=conn.id, bytes=conn.waiting)
+                    conn.log.warning("conn.stalled", bytes=conn.waiting)
                     conn.cut_off()
 
     def _close_room(self, room: GameRoom, unlist: bool = True) -> None:

@@ -223,7 +223,9 @@ class Connection(asyncio.Protocol):
         self._out_bytes = 0
         """...and their size."""
         self._fragments: list[bytes] = []
-        """The parts of a fragmented message received so far."""
+        """The parts of a fragmented message received so far..."""
+        self._text = False
+        """...and whether that message is text."""
         self._backlog: deque[Frame] = deque()
         """Frames parsed while reading was paused (a rate pause, or a full outbox)."""
         self._rate_paused: asyncio.TimerHandle | None = None
@@ -361,7 +363,7 @@ class Connection(asyncio.Protocol):
                 self._turn.add(self)
             self._out.append(frame)
             self._out_bytes += size
-        waiting = transport.get_write_buffer_size() + self._out_bytes
+        waiting = self.waiting
         if waiting > self.max_bytes:
             self.log.warning("conn.too_slow", bytes=waiting)
             self.cut_off()
@@ -486,9 +488,6 @@ class Connection(asyncio.Protocol):
             else:
                 text = opcode is Opcode.TEXT
             self._message(data, text)
-
-    _text = False
-    """Whether the fragmented message being received is text."""
 
     def _message(self, data: bytes, text: bool) -> None:
         if self.session is None or self.closing:
