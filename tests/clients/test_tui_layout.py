@@ -38,11 +38,16 @@ SIZES = [(80, 24), (90, 30), (100, 30), (120, 40), (160, 50)]
 async def settle(pilot: Pilot[None]) -> None:
     """Wait until the screen is laid out and every panel drawn for its width: a panel
     redraws after the refresh that follows a resize, which a loaded machine may delay past
-    one pause."""
+    one pause. Settled: no panel waits to redraw, and a pause (each one lays the screen out
+    anew) moved none of them, so the layout a redraw asked for has been made."""
+    last: list[Region] | None = None
     for _ in range(100):
         await pilot.pause()
-        if not any(panel.resizing for panel in pilot.app.query(Panel)):
+        panels = list(pilot.app.query(Panel))
+        regions = [panel.region for panel in panels]
+        if not any(panel.resizing for panel in panels) and regions == last:
             return
+        last = regions
         await pilot.pause(0.02)
     raise AssertionError("the panels never settled")
 
