@@ -31,8 +31,6 @@ from protocol.payloads import IdentityCache, WireModel
 
 _CLIENT: TypeAdapter[Any] = TypeAdapter(ClientMessage)
 _SERVER: TypeAdapter[Any] = TypeAdapter(ServerMessage)
-_CLIENT_TYPES = frozenset(_CLIENT.json_schema()["discriminator"]["mapping"])
-_SERVER_TYPES = frozenset(_SERVER.json_schema()["discriminator"]["mapping"])
 _Validate = Callable[[Any], Any]
 
 
@@ -47,6 +45,8 @@ def _validations(models: tuple[type[WireModel], ...]) -> dict[str, _Validate]:
 
 _CLIENT_VALIDATIONS = _validations(CLIENT_MESSAGES)
 _SERVER_VALIDATIONS = _validations(SERVER_MESSAGES)
+_CLIENT_TYPES = frozenset(_CLIENT_VALIDATIONS)
+_SERVER_TYPES = frozenset(_SERVER_VALIDATIONS)
 
 
 def _validated(data: Any, validations: dict[str, _Validate]) -> Any | None:

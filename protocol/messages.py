@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from enum import StrEnum
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal, cast, get_args
 
 from pydantic import AfterValidator, Field
 
@@ -521,34 +521,13 @@ ServerMessage = Annotated[
     Field(discriminator="type"),
 ]
 
-CLIENT_MESSAGES: tuple[type[WireModel], ...] = (
-    Hello,
-    ListGames,
-    CreateGame,
-    JoinGame,
-    Rejoin,
-    Watch,
-    Leave,
-    StartGame,
-    Act,
-    Chat,
-    Ping,
-    GetRecord,
-)
-SERVER_MESSAGES: tuple[type[WireModel], ...] = (
-    Welcome,
-    GameList,
-    GameCreated,
-    Joined,
-    Players,
-    GameView,
-    Events,
-    Prompt,
-    ChatMessage,
-    GameOver,
-    Error,
-    Pong,
-    History,
-    Clock,
-    GameRecord,
-)
+
+def _members(union: Any) -> tuple[type[WireModel], ...]:
+    """The message models of an ``Annotated`` union of them, in its order."""
+    return cast(tuple[type[WireModel], ...], get_args(get_args(union)[0]))
+
+
+CLIENT_MESSAGES = _members(ClientMessage)
+"""Every message a client may send (the members of :data:`ClientMessage`)."""
+SERVER_MESSAGES = _members(ServerMessage)
+"""Every message a server may send (the members of :data:`ServerMessage`)."""
