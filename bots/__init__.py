@@ -11,8 +11,10 @@ search family, configured by parameters) and ``catanatron``
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-from clients.sdk import Agent
+if TYPE_CHECKING:  # a search worker imports this package; it needs no SDK or protocol
+    from clients.sdk import Agent
 
 KINDS = ("random", "heuristic", "uct", "catanatron")
 

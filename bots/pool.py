@@ -26,7 +26,7 @@ from typing import Any, TypeVar
 
 import structlog
 
-from bots.ensemble import Ensemble, exit_with_parent
+from bots.ensemble import Ensemble, exit_without
 from bots.heuristic import HeuristicAgent
 from clients.sdk import Agent, Table
 from protocol import messages as m
@@ -169,15 +169,6 @@ class PoolEnsemble(Ensemble):
         for child in multiprocessing.active_children():
             child.terminate()
         pool.shutdown(wait=True, cancel_futures=True)
-
-
-def exit_without(parent: int, period: float = 1.0) -> None:
-    """End this worker once process ``parent`` (the one that started it) is gone, checked
-    every ``period`` seconds, or at once if it is gone already (it died while the worker
-    started). An ``initializer`` for pools."""
-    if os.getppid() != parent:
-        os._exit(1)
-    exit_with_parent(period)
 
 
 def _deadline(job: Any, cap: float) -> float:

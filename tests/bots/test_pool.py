@@ -58,6 +58,21 @@ def test_a_worker_that_dies_mid_search_is_replaced_and_its_jobs_run_again(
         pool.close()
 
 
+def test_a_search_worker_loads_the_search_and_not_the_sdk() -> None:
+    """A worker starts by importing what its initializer and jobs live in: the engine and
+    the search, not the SDK, the protocol's models or the logging (a second of start-up
+    CPU a worker)."""
+    pool = PoolEnsemble(1, search_seconds=60)
+    try:
+        # eval, a built-in, runs in the worker without importing anything of its own
+        [loaded] = pool.map(eval, ["sorted(__import__('sys').modules)"])
+    finally:
+        pool.close()
+    assert {"bots.ensemble", "bots.uct", "engine.rules"} <= set(loaded)
+    for unneeded in ("bots.pool", "clients.sdk", "protocol", "pydantic", "structlog"):
+        assert unneeded not in loaded
+
+
 def test_a_search_whose_workers_keep_dying_fails_once_its_time_is_out() -> None:
     pool = PoolEnsemble(1, search_seconds=4.0)
     try:
