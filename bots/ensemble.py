@@ -125,8 +125,8 @@ def exit_with_parent(period: float = 1.0) -> None:
 def exit_without(parent: int, period: float = 1.0) -> None:
     """End this worker once process ``parent`` (the one that started it) is gone, checked
     every ``period`` seconds, or at once if it is gone already (it died while the worker
-    started). An ``initializer`` for pools: a worker imports this module, which keeps to the engine
-    and the search (no SDK, protocol or logging)."""
+    started). An ``initializer`` for pools: a worker imports this module, which keeps to
+    the engine and the search (no SDK, protocol or logging)."""
     if os.getppid() != parent:
         os._exit(1)
     exit_with_parent(period)

@@ -60,8 +60,8 @@ def test_a_worker_that_dies_mid_search_is_replaced_and_its_jobs_run_again(
 
 def test_a_search_worker_loads_the_search_and_not_the_sdk() -> None:
     """A worker starts by importing what its initializer and jobs live in: the engine and
-    the search, not the SDK, the protocol's models or the logging (a second of start-up
-    CPU a worker)."""
+    the search, not the SDK, the protocol's models or the logging (about half a second of
+    start-up CPU a worker)."""
     pool = PoolEnsemble(1, search_seconds=60)
     try:
         # eval, a built-in, runs in the worker without importing anything of its own
