@@ -19,12 +19,13 @@ allocations (not 700); the middle generation after 5 young collections (not 10),
 it stays small; a full collection considered after 400 middle ones (not 10)."""
 
 
-def _short_collections() -> None:
-    """Keep the garbage collector's pauses short and rare in a long-running server. A full
-    collection scans every object and stops every game meanwhile (50-150 ms with a few
-    hundred games open, measured with benchmarks/server_load.py); so what start-up made
-    (modules, models, resumed games) is frozen out of the scans, and full collections are
-    rare (:data:`GC_THRESHOLDS`). A middle collection scans what the last young ones kept
+def short_collections() -> None:
+    """Keep the garbage collector's pauses short and rare in a long-running process with a
+    large heap (a server; the test suite's processes). A full collection scans every
+    object and stops every game meanwhile (50-150 ms with a few hundred games open,
+    measured with benchmarks/server_load.py); so what start-up made (modules, models,
+    resumed games) is frozen out of the scans, and full collections are rare
+    (:data:`GC_THRESHOLDS`). A middle collection scans what the last young ones kept
     (games' new actions and events): after 20 young ones it took up to 100 ms with 240
     games playing, after 5 it takes up to about 30."""
     import gc
@@ -126,7 +127,7 @@ def _serve(args: argparse.Namespace) -> int:
         )
         async with server.running(args.host, args.port):
             listening = True
-            _short_collections()
+            short_collections()
             await stop.wait()
 
     problem = None
