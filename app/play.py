@@ -19,6 +19,7 @@ from websockets.exceptions import WebSocketException
 from websockets.uri import parse_uri
 
 from app.board_choice import board_fields
+from app.collector import short_collections
 from app.log import configure_logging
 from app.tokens import STDIN, KeptSeat, TokenError, keep_seat, kept_seat, read_token, write_private
 from clients.tls import tls_problem
@@ -146,6 +147,7 @@ async def _run_ui(
     """Run the UI on an open link until it quits, then close the link. ``back`` is the
     command that comes back to the seat, for the help screen."""
     app = HexhavenApp(link, note=note, host=host, back=back)
+    short_collections()
     try:
         await app.run_async()
     finally:

@@ -49,7 +49,7 @@ from typing import Any, TypeVar
 import msgpack
 
 import engine
-from app.commands.serve import GC_THRESHOLDS
+from app.collector import GC_THRESHOLDS
 from protocol import messages as m
 from protocol.codec import Codec
 from protocol.options import game_config, with_board

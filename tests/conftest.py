@@ -16,7 +16,7 @@ import pytest
 import structlog
 from hypothesis import settings
 
-from app.commands.serve import short_collections
+from app.collector import short_collections
 
 _databases = itertools.count()
 
@@ -38,11 +38,11 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """Once every test module is imported: the garbage collector as a server sets it. A
-    worker's heap grows to hundreds of megabytes (libraries, terminal apps, examples
-    drawn), and with the default thresholds its full collections took up to 3 s each and
-    a fifth of the TUI tests' CPU time (tests/clients: 209 s of CPU in one process, 159 s
-    like this)."""
+    """Once every test module is imported: the garbage collector as a server sets it
+    (:func:`app.collector.short_collections`). A worker's heap grows to hundreds of
+    megabytes (libraries, terminal apps, examples drawn), and with the default thresholds
+    its full collections took up to 3 s each and a fifth of the TUI tests' CPU time
+    (tests/clients: 209 s of CPU in one process, 159 s like this)."""
     short_collections()
 
 

@@ -10,30 +10,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from app.collector import short_collections
 from app.commands.common import listen_problem, name_values, open_store, port
 from app.engine_build import warn_if_interpreted
-
-GC_THRESHOLDS = (10_000, 5, 400)
-"""The garbage collector's thresholds in a server: young objects collected after 10,000
-allocations (not 700); the middle generation after 5 young collections (not 10), so that
-it stays small; a full collection considered after 400 middle ones (not 10)."""
-
-
-def short_collections() -> None:
-    """Keep the garbage collector's pauses short and rare in a long-running process with a
-    large heap (a server; the test suite's processes). A full collection scans every
-    object and stops every game meanwhile (50-150 ms with a few hundred games open,
-    measured with benchmarks/server_load.py); so what start-up made (modules, models,
-    resumed games) is frozen out of the scans, and full collections are rare
-    (:data:`GC_THRESHOLDS`). A middle collection scans what the last young ones kept
-    (games' new actions and events): after 20 young ones it took up to 100 ms with 240
-    games playing, after 5 it takes up to about 30."""
-    import gc
-
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(*GC_THRESHOLDS)
-
 
 EVENT_LOOPS = ("uvloop", "asyncio")
 """The event loops a server runs on: uvloop's (libuv: sockets and timers handled in C, the
