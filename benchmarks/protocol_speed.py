@@ -38,7 +38,6 @@ the parts less the engine's check, apply and legal actions; Y is those three.
 from __future__ import annotations
 
 import argparse
-import gc
 import itertools
 import random
 import statistics
@@ -49,7 +48,7 @@ from typing import Any, TypeVar
 import msgpack
 
 import engine
-from app.collector import GC_THRESHOLDS
+from app.collector import short_collections
 from protocol import messages as m
 from protocol.codec import Codec
 from protocol.options import game_config, with_board
@@ -144,9 +143,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.games < 1 or args.rounds < 1:
         parser.error("--games and --rounds must be positive")
 
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(*GC_THRESHOLDS)
+    short_collections()
     last = args.seed + args.games * args.rounds
     play(last, Timer())  # the untimed game
     rounds: dict[str, list[float]] = {part: [] for part in PARTS}

@@ -869,7 +869,7 @@ def main(argv: list[str] | None = None) -> None:
         type=int,
         default=64,
         help="games at once at saturation (enough that the server, not the round trip, "
-        "sets the pace: with 16 the server was busy 48-77%% of the time)",
+        "sets the pace)",
     )
     parser.add_argument(
         "--think-ms", type=float, default=200.0, help="paced clients' mean pause before acting"
