@@ -171,6 +171,10 @@ _FIELDS: Final = (
     "winner",
 )
 """The fields of :class:`GameState`, named once for its slots and for :meth:`snapshot`."""
+_COMPARED = tuple(f for f in _FIELDS if f not in ("config", "board", "topo", "acts"))
+"""The fields :meth:`GameState.snapshot` compares (the shared, immutable ones left out)."""
+_NESTED = frozenset({"proads", "pbuild"})
+"""The fields that are lists of lists."""
 
 
 class GameState:
@@ -280,12 +284,12 @@ class GameState:
     def snapshot(self) -> tuple[object, ...]:
         """Every field as a comparable value (for tests and replay checks)."""
         out: list[object] = []
-        for name in _FIELDS:
-            if name in ("config", "board", "topo", "acts"):
-                continue
+        for name in _COMPARED:
             v = getattr(self, name)
-            if isinstance(v, list):
-                v = tuple(tuple(x) if isinstance(x, list) else x for x in v)
+            if name in _NESTED:
+                v = tuple(map(tuple, v))
+            elif isinstance(v, list):
+                v = tuple(v)
             out.append(v)
         return tuple(out)
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from functools import cache
+from dataclasses import dataclass
+from functools import cache, lru_cache
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -43,6 +44,7 @@ from engine import (
     SettlementBuilt,
     StartingResources,
     Stolen,
+    Topology,
     TradeCompleted,
     TradeOffered,
     TurnStarted,
@@ -81,11 +83,24 @@ def _config(players: int, setup: str, radius: int) -> GameConfig:
 # ======================================================================================
 
 
+# The pieces on the board change in few actions (builds, and the set-up), while the checks
+# below run after every action: what is computed from the pieces alone is computed once per
+# arrangement of them (kept by the pieces themselves) and compared with the state each time.
+KEPT = 1 << 14
+
+
 def brute_longest_road(state: GameState, seat: int) -> int:
     """The longest trail of ``seat``'s roads, by enumerating every trail with an explicit
     stack. A trail may start or end at an opponent's building but not pass through it."""
-    ev = state.topo.edge_vertices
-    roads = [e for e, o in enumerate(state.eowner) if o == seat]
+    return _brute_longest_road(state.topo, seat, tuple(state.eowner), tuple(state.vowner))
+
+
+@lru_cache(maxsize=KEPT)
+def _brute_longest_road(
+    topo: Topology, seat: int, eowner: tuple[int, ...], vowner: tuple[int, ...]
+) -> int:
+    ev = topo.edge_vertices
+    roads = [e for e, o in enumerate(eowner) if o == seat]
     bit = {e: 1 << i for i, e in enumerate(roads)}
     at: dict[int, list[int]] = {}
     for e in roads:
@@ -93,7 +108,7 @@ def brute_longest_road(state: GameState, seat: int) -> int:
             at.setdefault(v, []).append(e)
 
     def passable(v: int) -> bool:
-        return state.vowner[v] < 0 or state.vowner[v] == seat
+        return vowner[v] < 0 or vowner[v] == seat
 
     best = 0
     stack: list[tuple[int, int, int]] = []  # (end vertex, used roads, length)
@@ -113,12 +128,14 @@ def brute_longest_road(state: GameState, seat: int) -> int:
     return best
 
 
-def expected_ratios(state: GameState, seat: int) -> list[int]:
+def expected_ratios(
+    topo: Topology, harbours: tuple[int, ...], vowner: tuple[int, ...], seat: int
+) -> list[int]:
     """The best maritime ratio per resource from the harbours the seat's buildings touch."""
     ratios = [4] * N_RESOURCES
-    ev = state.topo.edge_vertices
-    for slot, kind in zip(state.topo.harbour_slots, state.board.harbours, strict=True):
-        if any(state.vowner[v] == seat for v in ev[slot]):
+    ev = topo.edge_vertices
+    for slot, kind in zip(topo.harbour_slots, harbours, strict=True):
+        if any(vowner[v] == seat for v in ev[slot]):
             if kind == HARBOUR_GENERIC:
                 ratios = [min(x, 3) for x in ratios]
             else:
@@ -220,27 +237,61 @@ def check_points(state: GameState) -> None:
 
 
 def check_pieces(state: GameState) -> None:
-    topo = state.topo
-    for q in range(state.n):
-        roads = {e for e, o in enumerate(state.eowner) if o == q}
-        buildings = {v for v, o in enumerate(state.vowner) if o == q}
-        settlements = sum(1 for v in buildings if state.vlevel[v] == 1)
-        cities = sum(1 for v in buildings if state.vlevel[v] == 2)
-        assert len(roads) <= ROADS and settlements <= SETTLEMENTS and cities <= CITIES
+    n = state.n
+    seats = _pieces(
+        state.topo,
+        n,
+        tuple(state.board.harbours),
+        tuple(state.eowner),
+        tuple(state.vowner),
+        tuple(state.vlevel),
+    )
+    for q, (roads, buildings, settlements, cities, ratios) in enumerate(seats.seats):
         assert state.roads_left[q] == ROADS - len(roads)
         assert state.settlements_left[q] == SETTLEMENTS - settlements
         assert state.cities_left[q] == CITIES - cities
-        assert sorted(state.proads[q]) == sorted(roads)
-        assert len(state.proads[q]) == len(roads)
-        assert sorted(state.pbuild[q]) == sorted(buildings)
-        assert state.ratio[q * 5 : q * 5 + 5] == expected_ratios(state, q)
+        assert sorted(state.proads[q]) == roads
+        assert sorted(state.pbuild[q]) == buildings
+        assert state.ratio[q * 5 : q * 5 + 5] == ratios
+    assert state.vblocked == seats.blocked
+
+
+@dataclass(frozen=True)
+class Pieces:
+    seats: list[tuple[list[int], list[int], int, int, list[int]]]
+    """Each seat's roads and buildings (sorted), settlements, cities and maritime ratios."""
+    blocked: list[int]
+    """Each intersection's count of buildings on it and its neighbours."""
+
+
+@lru_cache(maxsize=KEPT)
+def _pieces(
+    topo: Topology,
+    n: int,
+    harbours: tuple[int, ...],
+    eowner: tuple[int, ...],
+    vowner: tuple[int, ...],
+    vlevel: tuple[int, ...],
+) -> Pieces:
+    """What the pieces on the board say the state's counts must be; asserts what the
+    pieces must satisfy by themselves (the piece limits, the distance rule)."""
+    seats = []
+    for q in range(n):
+        roads = [e for e, o in enumerate(eowner) if o == q]
+        buildings = [v for v, o in enumerate(vowner) if o == q]
+        settlements = sum(1 for v in buildings if vlevel[v] == 1)
+        cities = sum(1 for v in buildings if vlevel[v] == 2)
+        assert len(roads) <= ROADS and settlements <= SETTLEMENTS and cities <= CITIES
+        ratios = expected_ratios(topo, harbours, vowner, q)
+        seats.append((roads, buildings, settlements, cities, ratios))
+    blocked = []
     for v in range(topo.n_vertices):
-        assert (state.vowner[v] < 0) == (state.vlevel[v] == 0)
-        near = (state.vowner[v] >= 0) + sum(state.vowner[w] >= 0 for w in topo.vertex_vertices[v])
-        assert state.vblocked[v] == near
-        if state.vowner[v] >= 0:
+        assert (vowner[v] < 0) == (vlevel[v] == 0)
+        blocked.append((vowner[v] >= 0) + sum(vowner[w] >= 0 for w in topo.vertex_vertices[v]))
+        if vowner[v] >= 0:
             # The distance rule: no two buildings on neighbouring intersections.
-            assert all(state.vowner[w] < 0 for w in topo.vertex_vertices[v])
+            assert all(vowner[w] < 0 for w in topo.vertex_vertices[v])
+    return Pieces(seats, blocked)
 
 
 def check_longest_road(state: GameState) -> None:
