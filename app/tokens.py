@@ -4,9 +4,11 @@ line (any local user can read those): commands read it from a file, or from stan
 
 from __future__ import annotations
 
+import contextlib
 import getpass
 import os
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,13 +53,21 @@ def read_token(source: str) -> str:
 
 
 def write_private(path: Path, text: str) -> None:
-    """Write ``text`` to ``path``, readable and writable by its owner alone (a file that
-    was there is made so too), creating the folder if need be. Raises ``OSError``."""
+    """Write ``text`` to ``path``, readable and writable by its owner alone, creating the
+    folder if need be. The file is replaced whole (written beside it, then renamed), so a
+    reader finds the old file or the new one, never a part. Raises ``OSError``."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as file:
-        os.fchmod(file.fileno(), 0o600)
-        file.write(text)
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")  # mode 0600
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as file:
+            file.write(text)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
 
 
 def save_token(path: Path, token: str) -> None:

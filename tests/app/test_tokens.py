@@ -16,7 +16,15 @@ import pytest
 
 from app.bot import TellingAgent
 from app.cli import main
-from app.tokens import TokenError, keep_seat, kept_seat, read_token, save_token, seat_file
+from app.tokens import (
+    TokenError,
+    keep_seat,
+    kept_seat,
+    read_token,
+    save_token,
+    seat_file,
+    write_private,
+)
 from bots.random_player import RandomAgent
 from clients.sdk import Table
 from clients.tui.app import HexhavenApp
@@ -62,6 +70,17 @@ def test_a_saved_token_is_for_its_owner_alone(tmp_path: Path) -> None:
     file.chmod(0o644)  # a file that was there, open to all
     save_token(file, "tok-2")
     assert file.read_text() == "tok-2\n" and stat.S_IMODE(file.stat().st_mode) == 0o600
+
+
+def test_a_token_file_is_replaced_whole_or_not_at_all(tmp_path: Path) -> None:
+    """A reader (another process waiting for the file) never finds part of a token: a
+    write that fails half-way leaves the file as it was, and nothing beside it."""
+    file = tmp_path / "seat.token"
+    save_token(file, "tok-1")
+    with pytest.raises(UnicodeEncodeError):
+        write_private(file, "tok-\ud800\n")  # fails in the write, after the file is open
+    assert file.read_text() == "tok-1\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["seat.token"]
 
 
 def test_the_file_of_a_seat_stays_in_the_data_directory(
