@@ -530,14 +530,17 @@ class HexhavenApp(App[None]):
 
     def _tick(self) -> None:
         """Once a second: the clocks, and how long the game has waited. Nothing once the
-        game's widgets are gone (a tick may still come while the app closes)."""
+        game's widgets are gone (a tick may still come while the app closes, as they go)."""
         if not self.query(BoardView):
             return
-        if self.model.deadline_left() is not None or self.model.clock:
-            self.refresh_status()
-            self.query_one(PlayersPanel).redraw()
-        if self.waiting:
-            self.refresh_hint()  # how long it has waited
+        try:
+            if self.model.deadline_left() is not None or self.model.clock:
+                self.refresh_status()
+                self.query_one(PlayersPanel).redraw()
+            if self.waiting:
+                self.refresh_hint()  # how long it has waited
+        except NoMatches:  # the screen is being taken down: some widgets are gone already
+            return
 
     # --- the action list --------------------------------------------------------------------
     def build_choices(self) -> list[Choice]:
