@@ -237,11 +237,10 @@ def check_points(state: GameState) -> None:
 
 
 def check_pieces(state: GameState) -> None:
-    n = state.n
     seats = _pieces(
         state.topo,
-        n,
-        tuple(state.board.harbours),
+        state.n,
+        state.board.harbours,
         tuple(state.eowner),
         tuple(state.vowner),
         tuple(state.vlevel),
