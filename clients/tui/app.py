@@ -115,6 +115,8 @@ FULL_KEYS = "arrows/Tab move · Enter choose · Esc back"
 NARROW_HINT = 30
 """Below this many columns the hint, while a spot is picked, gives the spot and short keys
 only (at 80 columns it has 16)."""
+CONDITIONAL_KEYS = ("offer", "bank", "start", "end_turn")
+"""The actions whose keys the footer shows only when they can do something."""
 
 
 @dataclass(frozen=True)
@@ -213,6 +215,9 @@ class HexhavenApp(App[None]):
         self.back = back
         self.choices: list[Choice] = []
         self._labels: list[str] = []
+        self._footer_shows: tuple[bool | None, ...] | None = None
+        """What :meth:`check_action` said of the footer's conditional keys when it was last
+        rebuilt (each rebuild makes its key widgets anew)."""
         self._short = False
         self.sent_for: int | None = None
         """The state id of the prompt an action was sent for (nothing more is offered for
@@ -252,8 +257,9 @@ class HexhavenApp(App[None]):
         self.refresh_all()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """The footer shows the keys that can do something: the trade keys to a seated
-        player in a game under way, the start key to the host in the lobby."""
+        """The footer shows the keys that can do something (:data:`CONDITIONAL_KEYS`): the
+        trade keys to a seated player in a game under way, the start key to the host in the
+        lobby, the end of the turn when it is offered."""
         model = self.model
         if action in ("offer", "bank"):
             return not model.spectator and model.started and model.over is None
@@ -358,7 +364,10 @@ class HexhavenApp(App[None]):
         if self._labels != before:
             self._auto_open()
         kinds = {c.kind for c in self.choices}
-        self.refresh_bindings()  # the footer's keys (see check_action)
+        footer = tuple(self.check_action(a, ()) for a in CONDITIONAL_KEYS)
+        if footer != self._footer_shows:  # the footer's keys (see check_action) changed
+            self._footer_shows = footer
+            self.refresh_bindings()
         self.query_one(PlayersPanel).show(model)
         self.query_one(HandPanel).show(model, kinds)
         self.refresh_hint()

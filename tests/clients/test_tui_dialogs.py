@@ -512,3 +512,19 @@ async def test_the_log_shows_its_latest_lines_after_a_resize() -> None:
             await pilot.pause()
             await pilot.pause()
             assert log.max_scroll_y > 0 and log.scroll_y == log.max_scroll_y
+
+
+async def test_the_footer_keeps_its_keys_while_what_they_show_stays_the_same() -> None:
+    """The footer is rebuilt (each key a new widget) only when a key comes or goes, not on
+    every message the game sends."""
+    state = pos.setup_game(pos.config(players=3))
+    pos.main_phase(state, 0)
+    app, _ = client(state, 0, prompt(state, 0))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        keys = list(app.query("FooterKey"))
+        assert "end turn" in " ".join(str(k.render()) for k in keys)
+        for _ in range(3):
+            app.refresh_all()
+            await pilot.pause()
+        assert all(a is b for a, b in zip(app.query("FooterKey"), keys, strict=True))
