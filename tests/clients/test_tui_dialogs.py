@@ -8,6 +8,7 @@ import hashlib
 from typing import Any
 
 import pytest
+from textual.events import AppBlur, AppFocus
 
 from clients.tui.app import HexhavenApp
 from clients.tui.dialogs import CardDialog, ChoiceDialog, GameOverScreen, HelpScreen
@@ -34,6 +35,7 @@ from protocol.payloads import (
     event_from_engine,
     view_from_engine,
 )
+from tests.clients.test_tui_game import footer_of, shown
 from tests.engine import positions as pos
 
 GAME = "g1"
@@ -523,8 +525,27 @@ async def test_the_footer_keeps_its_keys_while_what_they_show_stays_the_same() -
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         keys = list(app.query("FooterKey"))
-        assert "end turn" in " ".join(str(k.render()) for k in keys)
+        assert "end turn" in footer_of(app)
         for _ in range(3):
             app.refresh_all()
             await pilot.pause()
         assert all(a is b for a, b in zip(app.query("FooterKey"), keys, strict=True))
+
+
+async def test_the_footer_catches_up_when_the_terminal_is_back_in_focus() -> None:
+    """A key that came while the terminal was out of focus (the footer is not rebuilt then)
+    shows once it is back in focus."""
+    state = pos.setup_game(pos.config(players=3))
+    pos.pre_roll(state, 0)
+    app, _ = client(state, 0, prompt(state, 0))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert "end turn" not in footer_of(app)
+        app.post_message(AppBlur())
+        await pilot.pause()
+        pos.main_phase(state, 0)
+        app.deliver(prompt(state, 0))
+        await pilot.pause()
+        assert "end turn" not in footer_of(app)  # out of focus: not rebuilt
+        app.post_message(AppFocus())
+        await shown(pilot, lambda: "end turn" in footer_of(app))
