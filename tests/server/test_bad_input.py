@@ -15,9 +15,10 @@ from protocol import SUBPROTOCOL_JSON, SUBPROTOCOL_MSGPACK
 from protocol import messages as m
 from protocol.payloads import BuildCity, EndTurn
 from protocol.server_session import Limits
-from server.app import MAX_FRAME, HexhavenServer
+from server.app import MAX_FRAME
 from server.limits import ServerLimits
 from tests.server.client import Client
+from tests.server.test_limits import serving
 from tests.server.test_play import seated_game
 
 SLOW = Limits(rate=50.0, burst=100.0)
@@ -28,9 +29,8 @@ second is not always outrun by a test's client sharing a tenth of a core with it
 @pytest.fixture
 async def slow_rate_port() -> AsyncIterator[int]:
     """A real server on 127.0.0.1 whose connections may send :data:`SLOW`'s rate."""
-    srv = HexhavenServer(limits=ServerLimits(connection=SLOW))
-    async with srv.running("127.0.0.1", 0) as ws_server:
-        yield srv.port_of(ws_server)
+    async with serving(ServerLimits(connection=SLOW)) as port:
+        yield port
 
 
 async def first_prompt(c: Client) -> m.Prompt:
