@@ -52,6 +52,8 @@ COMPILED = [
     "engine/topology.py",
     "engine/view.py",
     "bots/playout.py",
+    "features/actions.py",
+    "features/encoding.py",
 ]
 
 MYPY_OPTIONS = ["--follow-imports=silent"]

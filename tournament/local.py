@@ -44,7 +44,10 @@ class LocalGame:
 
 
 @dataclass
-class _Seat:
+class AgentSeat:
+    """An agent in a seat of a local game: its table, and the decisions it made and their
+    time."""
+
     agent: Agent
     table: Table
     decisions: int = 0
@@ -83,7 +86,8 @@ def play_local(
         for q, name in enumerate(names)
     ]
     seats = [
-        _Seat(a, Table(game=game.game, seat=q, players=list(roster))) for q, a in enumerate(agents)
+        AgentSeat(a, Table(game=game.game, seat=q, players=list(roster)))
+        for q, a in enumerate(agents)
     ]
     for q, s in enumerate(seats):
         s.table.view = game.view(q)
@@ -102,12 +106,12 @@ def play_local(
             raise RefusedAction(
                 f"{names[q]} at seat {q} chose an action a server would refuse: {exc}"
             ) from exc
-        over = _tell(told, seats, watch) or over
+        over = tell(told, seats, watch) or over
     return LocalGame(game.state, [s.decisions for s in seats], [s.seconds for s in seats], over)
 
 
-def _tell(
-    told: list[Delivery], seats: list[_Seat], watch: Callable[[engine.Event], None] | None
+def tell(
+    told: list[Delivery], seats: list[AgentSeat], watch: Callable[[engine.Event], None] | None
 ) -> m.GameOver | None:
     """Hand an action's events to every seat and ``watch``, one event at a time in each
     recipient's form; returns the ``game_over`` if the game ended."""

@@ -1,0 +1,532 @@
+"""A seat's view of a game as a fixed-size vector of floats, and as named arrays.
+
+:func:`encoding` gives the :class:`Encoding` of a board radius and a player count: its
+blocks (name, shape, meaning) laid end to end, the board's blocks first. Two writers make
+the same vector:
+
+- :meth:`Encoding.encode_view` reads an :class:`engine.view.View` (what a seat is sent:
+  the adapter over the protocol uses it);
+- :meth:`Encoding.encode_state` reads a :class:`engine.state.GameState` for one seat, but
+  only the fields that seat's view shows (the fast path of the environments; the tests
+  check it against the first on every position of random games, and check that scrambling
+  what the seat cannot see leaves it unchanged).
+
+Seats are relative: row ``k`` of a per-seat block is seat ``(seat + k) % players``, so row 0
+is always the encoded seat. Counts are raw numbers (cards, pieces, points), flags and
+one-hot entries are 0 or 1; ``docs/learning.md`` lists every block.
+"""
+
+from __future__ import annotations
+
+from collections.abc import MutableSequence, Sequence
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from typing import Any, Final, cast
+
+from engine.board import Board
+from engine.constants import (
+    BANK_PER_RESOURCE,
+    DEV_DECK,
+    DICE_DOTS,
+    HARBOUR_GENERIC,
+    MAX_ACTIONS,
+    MAX_VICTORY_POINTS,
+    N_DEV_KINDS,
+    N_RESOURCES,
+    DevCard,
+    Terrain,
+)
+from engine.rules import seats_to_act
+from engine.state import Answer, GameState, Phase
+from engine.topology import topology
+from engine.view import View
+
+_R: Final = N_RESOURCES
+_TERRAINS: Final = len(Terrain)
+_PHASES: Final = len(Phase)
+_ANSWERS: Final = ("not_asked", "pending", "accepted", "declined", "countered")
+"""The answer states of an open offer, in the order of the ``trade_answers`` columns."""
+_ANSWER_COLUMN: Final = {int(Answer[a.upper()]): i for i, a in enumerate(_ANSWERS)}
+_PHASE_NAMES: Final = {p.name.lower(): int(p) for p in Phase}
+_SEAT_FIELDS: Final = (
+    "points",
+    "resource_cards",
+    "development_cards",
+    "knights",
+    "roads_left",
+    "settlements_left",
+    "cities_left",
+    "longest_road",
+    "has_longest_road",
+    "has_largest_army",
+    "discards_owed",
+)
+"""The columns of the ``seats`` block: a :class:`engine.view.PlayerView`'s fields."""
+_ALL_CARDS: Final = BANK_PER_RESOURCE * N_RESOURCES
+
+
+@dataclass(frozen=True)
+class Block:
+    """One named part of the vector: ``shape`` entries from ``offset``, row-major."""
+
+    name: str
+    shape: tuple[int, ...]
+    offset: int
+    high: float
+    """The largest value an entry can take (1 for flags and one-hot entries)."""
+    meaning: str
+
+    @property
+    def size(self) -> int:
+        out = 1
+        for d in self.shape:
+            out *= d
+        return out
+
+
+class Encoding:
+    """The vector layout for one board radius and player count (build it with
+    :func:`encoding`, which makes each once)."""
+
+    def __init__(self, radius: int, players: int) -> None:
+        topo = topology(radius)
+        self.radius = radius
+        self.players = players
+        self.topo = topo
+        n, h, v, e = players, topo.n_hexes, topo.n_vertices, topo.n_edges
+        max_dots = 3 * max(DICE_DOTS[t] for t in DICE_DOTS if t != 7)
+        specs: list[tuple[str, tuple[int, ...], float, str]] = [
+            # the board: the same for every seat and all game long
+            (
+                "hex_terrain",
+                (h, _TERRAINS),
+                1,
+                "terrain one-hot: hills, forest, pasture, fields, mountains, desert",
+            ),
+            (
+                "hex_token",
+                (h, 11),
+                1,
+                "number token one-hot, column t-2 for token t (7 never set; none on a desert)",
+            ),
+            ("hex_dots", (h,), 5, "the token's dots: rolls in 36 that produce (0 on a desert)"),
+            (
+                "vertex_harbour",
+                (v, _R + 1),
+                1,
+                "harbour at the intersection: brick, lumber, wool, grain, ore (2:1), any (3:1)",
+            ),
+            (
+                "vertex_dots",
+                (v, _R),
+                max_dots,
+                "dots of the touching hexes, by the resource they yield",
+            ),
+            # the game as the seat sees it
+            ("robber", (h,), 1, "the robber's hex, one-hot"),
+            ("vertex_settlement", (v, n), 1, "a settlement of relative seat k"),
+            ("vertex_city", (v, n), 1, "a city of relative seat k"),
+            ("edge_road", (e, n), 1, "a road of relative seat k"),
+            ("hand", (_R,), _ALL_CARDS, "own resource cards: brick, lumber, wool, grain, ore"),
+            (
+                "development",
+                (N_DEV_KINDS,),
+                max(DEV_DECK),
+                "own development cards held (bought this turn included): knight, victory "
+                "point, road building, year of plenty, monopoly",
+            ),
+            (
+                "development_new",
+                (N_DEV_KINDS,),
+                max(DEV_DECK),
+                "own development cards bought this turn (not yet playable)",
+            ),
+            (
+                "own_points",
+                (1,),
+                MAX_VICTORY_POINTS + 10,
+                "own points, hidden victory cards included",
+            ),
+            ("trade_ratios", (_R,), 4, "own bank ratio per resource (4, 3 or 2)"),
+            (
+                "seats",
+                (n, len(_SEAT_FIELDS)),
+                _ALL_CARDS,
+                "per relative seat: " + ", ".join(_SEAT_FIELDS),
+            ),
+            ("bank", (_R,), BANK_PER_RESOURCE, "the bank's resource cards"),
+            ("development_deck", (1,), sum(DEV_DECK), "development cards left in the deck"),
+            ("phase", (_PHASES,), 1, "phase one-hot: " + ", ".join(p.name.lower() for p in Phase)),
+            ("current", (n,), 1, "the relative seat whose turn it is, one-hot"),
+            ("to_act", (n,), 1, "the relative seats that owe an action"),
+            ("turn", (1,), MAX_ACTIONS, "the turn number"),
+            (
+                "dice",
+                (11,),
+                1,
+                "the roll this turn, one-hot, column t-2 for total t (none before the roll)",
+            ),
+            ("development_played", (1,), 1, "a development card was played this turn"),
+            ("free_roads", (1,), 2, "free roads of road building still to lay"),
+            ("victory_points", (1,), MAX_VICTORY_POINTS, "points that win the game"),
+            ("trade_open", (1,), 1, "a domestic offer is open"),
+            ("trade_offerer", (n,), 1, "the relative seat that made it, one-hot"),
+            ("trade_give", (_R,), _ALL_CARDS, "what the offerer gives"),
+            ("trade_get", (_R,), _ALL_CARDS, "what the offerer asks for"),
+            (
+                "trade_answers",
+                (n, len(_ANSWERS)),
+                1,
+                "per relative seat, one-hot: " + ", ".join(_ANSWERS),
+            ),
+            (
+                "trade_counters",
+                (n, 2 * _R),
+                _ALL_CARDS,
+                "per relative seat, its counter-offer: what it gives, then what it gets",
+            ),
+            (
+                "winner",
+                (n,),
+                1,
+                "the relative seat that won, one-hot (none while the game goes on)",
+            ),
+        ]
+        blocks: list[Block] = []
+        offset = 0
+        for name, shape, high, meaning in specs:
+            block = Block(name, shape, offset, float(high), meaning)
+            blocks.append(block)
+            offset += block.size
+        self.blocks: tuple[Block, ...] = tuple(blocks)
+        self.size = offset
+        by = {b.name: b.offset for b in blocks}
+        self.offsets = by
+        self.board_size = by["robber"]
+        """The board's blocks come first: entries ``[0, board_size)`` are fixed for a game."""
+        self.highs: tuple[float, ...] = tuple(b.high for b in blocks for _ in range(b.size))
+        # Offsets of the dynamic blocks, as attributes for the writers' hot path.
+        self._robber = by["robber"]
+        self._settlement = by["vertex_settlement"]
+        self._city = by["vertex_city"]
+        self._road = by["edge_road"]
+        self._hand = by["hand"]
+        self._dev = by["development"]
+        self._dev_new = by["development_new"]
+        self._own_points = by["own_points"]
+        self._ratios = by["trade_ratios"]
+        self._seats = by["seats"]
+        self._bank = by["bank"]
+        self._deck = by["development_deck"]
+        self._phase = by["phase"]
+        self._current = by["current"]
+        self._to_act = by["to_act"]
+        self._turn = by["turn"]
+        self._dice = by["dice"]
+        self._played = by["development_played"]
+        self._free_roads = by["free_roads"]
+        self._vp = by["victory_points"]
+        self._trade_open = by["trade_open"]
+        self._offerer = by["trade_offerer"]
+        self._give = by["trade_give"]
+        self._get = by["trade_get"]
+        self._answers = by["trade_answers"]
+        self._counters = by["trade_counters"]
+        self._winner = by["winner"]
+
+    def block(self, name: str) -> Block:
+        """The block called ``name``; KeyError if there is none."""
+        for b in self.blocks:
+            if b.name == name:
+                return b
+        raise KeyError(f"no block {name!r}; blocks: {', '.join(b.name for b in self.blocks)}")
+
+    # --- the board ------------------------------------------------------------------------
+    def board(self, board: Board) -> list[float]:
+        """The board's blocks (entries ``[0, board_size)``), the same for every seat."""
+        if board.radius != self.radius:
+            raise ValueError(f"the board has radius {board.radius}, not {self.radius}")
+        return list(_board_blocks(board, self.board_size))
+
+    # --- writers --------------------------------------------------------------------------
+    def encode_view(self, view: View, out: MutableSequence[float] | None = None) -> Any:
+        """The vector of a seat's ``view`` (a new list, or written into ``out``, which must
+        hold :attr:`size` zeros). Raises ValueError for a spectator's view or one of
+        another shape."""
+        if view.seat is None:
+            raise ValueError("a spectator's view has no seat to encode for")
+        n = self.players
+        if view.players != n:
+            raise ValueError(f"the view has {view.players} players, not {n}")
+        b = cast(dict[str, Any], view.board)
+        board = _board_of(b)
+        if board.radius != self.radius:
+            raise ValueError(f"the board has radius {board.radius}, not {self.radius}")
+        x: MutableSequence[float] = [0.0] * self.size if out is None else out
+        static = _board_blocks(board, self.board_size)
+        for i, value in enumerate(static):
+            if value:
+                x[i] = value
+        me = view.seat
+        x[self._robber + view.robber] = 1.0
+        for vertex, q in view.settlements:
+            x[self._settlement + vertex * n + (q - me) % n] = 1.0
+        for vertex, q in view.cities:
+            x[self._city + vertex * n + (q - me) % n] = 1.0
+        for edge, q in view.roads:
+            x[self._road + edge * n + (q - me) % n] = 1.0
+        _put(x, self._hand, view.hand or ())
+        _put(x, self._dev, view.development or ())
+        _put(x, self._dev_new, view.development_new or ())
+        x[self._own_points] = float(view.own_points or 0)
+        _put(x, self._ratios, view.trade_ratios or ())
+        width = len(_SEAT_FIELDS)
+        for p in view.seats:
+            row = self._seats + ((p.seat - me) % n) * width
+            for i, name in enumerate(_SEAT_FIELDS):
+                x[row + i] = float(getattr(p, name))
+        _put(x, self._bank, view.bank)
+        x[self._deck] = float(view.development_deck)
+        x[self._phase + _PHASE_NAMES[view.phase]] = 1.0
+        x[self._current + (view.current - me) % n] = 1.0
+        for q in view.to_act:
+            x[self._to_act + (q - me) % n] = 1.0
+        x[self._turn] = float(view.turn)
+        if view.dice is not None:
+            x[self._dice + view.dice[0] + view.dice[1] - 2] = 1.0
+        x[self._played] = float(view.dev_card_played)
+        x[self._free_roads] = float(view.free_roads)
+        x[self._vp] = float(view.victory_points)
+        t = view.trade
+        if t is not None:
+            x[self._trade_open] = 1.0
+            x[self._offerer + (t.offerer - me) % n] = 1.0
+            _put(x, self._give, t.give)
+            _put(x, self._get, t.get)
+            for q, answer in enumerate(t.answers):
+                k = (q - me) % n
+                x[self._answers + k * len(_ANSWERS) + _ANSWERS.index(answer)] = 1.0
+                counter = t.counters[q]
+                if counter is not None:
+                    _put(x, self._counters + k * 2 * _R, counter[0])
+                    _put(x, self._counters + k * 2 * _R + _R, counter[1])
+        if view.winner is not None:
+            x[self._winner + (view.winner - me) % n] = 1.0
+        return x
+
+    def encode_state(
+        self,
+        state: GameState,
+        seat: int,
+        out: MutableSequence[float],
+        base: int = 0,
+        *,
+        with_board: bool = True,
+    ) -> None:
+        """Write ``seat``'s vector into ``out[base : base + size]``, which must hold zeros,
+        reading only what ``view(state, seat)`` shows. ``with_board=False`` leaves the
+        board's blocks as they are (a caller that keeps them per game)."""
+        n = self.players
+        me = seat
+        if with_board:
+            for i, value in enumerate(_board_blocks(state.board, self.board_size)):
+                if value:
+                    out[base + i] = value
+        out[base + self._robber + state.robber] = 1.0
+        vlevel = state.vlevel
+        s_off = base + self._settlement
+        c_off = base + self._city
+        for q in range(n):
+            k = q - me if q >= me else q - me + n
+            for vertex in state.pbuild[q]:
+                if vlevel[vertex] == 1:
+                    out[s_off + vertex * n + k] = 1.0
+                else:
+                    out[c_off + vertex * n + k] = 1.0
+            r_off = base + self._road + k
+            for edge in state.proads[q]:
+                out[r_off + edge * n] = 1.0
+        hand = state.hand
+        dev = state.dev
+        hb = me * _R
+        o = base + self._hand
+        for r in range(_R):
+            c = hand[hb + r]
+            if c:
+                out[o + r] = float(c)
+        o = base + self._dev
+        for r in range(_R):
+            c = dev[hb + r]
+            if c:
+                out[o + r] = float(c)
+        if seat == state.current:
+            new = state.dev_new
+            o = base + self._dev_new
+            for r in range(_R):
+                c = new[r]
+                if c:
+                    out[o + r] = float(c)
+        out[base + self._own_points] = float(state.vp[me] + dev[hb + _VP_CARD])
+        ratio = state.ratio
+        o = base + self._ratios
+        for r in range(_R):
+            out[o + r] = float(ratio[hb + r])
+        width = len(_SEAT_FIELDS)
+        longest = state.longest_holder
+        army = state.army_holder
+        for q in range(n):
+            k = q - me if q >= me else q - me + n
+            row = base + self._seats + k * width
+            qb = q * _R
+            out[row] = float(state.vp[q])
+            out[row + 1] = float(
+                hand[qb] + hand[qb + 1] + hand[qb + 2] + hand[qb + 3] + hand[qb + 4]
+            )
+            out[row + 2] = float(dev[qb] + dev[qb + 1] + dev[qb + 2] + dev[qb + 3] + dev[qb + 4])
+            out[row + 3] = float(state.knights[q])
+            out[row + 4] = float(state.roads_left[q])
+            out[row + 5] = float(state.settlements_left[q])
+            out[row + 6] = float(state.cities_left[q])
+            out[row + 7] = float(state.road_len[q])
+            if longest == q:
+                out[row + 8] = 1.0
+            if army == q:
+                out[row + 9] = 1.0
+            owed = state.owed[q]
+            if owed:
+                out[row + 10] = float(owed)
+        bank = state.bank
+        o = base + self._bank
+        for r in range(_R):
+            c = bank[r]
+            if c:
+                out[o + r] = float(c)
+        deck = state.deck
+        out[base + self._deck] = float(deck[0] + deck[1] + deck[2] + deck[3] + deck[4])
+        phase = state.phase
+        out[base + self._phase + phase] = 1.0
+        cur = state.current
+        out[base + self._current + (cur - me) % n] = 1.0
+        for q in seats_to_act(state):
+            out[base + self._to_act + (q - me) % n] = 1.0
+        out[base + self._turn] = float(state.turn)
+        dice = state.dice
+        if dice is not None:
+            out[base + self._dice + dice[0] + dice[1] - 2] = 1.0
+        if state.dev_played:
+            out[base + self._played] = 1.0
+        if state.free_roads:
+            out[base + self._free_roads] = float(state.free_roads)
+        out[base + self._vp] = float(state.config.victory_points)
+        offer = state.offer
+        if offer is not None:
+            out[base + self._trade_open] = 1.0
+            out[base + self._offerer + (cur - me) % n] = 1.0
+            give, get = offer
+            o = base + self._give
+            g = base + self._get
+            for r in range(_R):
+                if give[r]:
+                    out[o + r] = float(give[r])
+                if get[r]:
+                    out[g + r] = float(get[r])
+            answers = state.answers
+            counters = state.counters
+            na = len(_ANSWERS)
+            for q in range(n):
+                k = (q - me) % n
+                out[base + self._answers + k * na + _ANSWER_COLUMN[answers[q]]] = 1.0
+                counter = counters[q]
+                if counter is not None:
+                    o = base + self._counters + k * 2 * _R
+                    cg, ct = counter
+                    for r in range(_R):
+                        if cg[r]:
+                            out[o + r] = float(cg[r])
+                        if ct[r]:
+                            out[o + _R + r] = float(ct[r])
+        if state.winner >= 0:
+            out[base + self._winner + (state.winner - me) % n] = 1.0
+
+    def named(self, vector: Any) -> dict[str, Any]:
+        """The blocks of a vector as named arrays of their shapes (views into ``vector``
+        where it is a numpy array; ``vector`` may also have a leading batch axis)."""
+        import numpy as np
+
+        arr = np.asarray(vector)
+        lead = arr.shape[:-1]
+        return {
+            b.name: arr[..., b.offset : b.offset + b.size].reshape(*lead, *b.shape)
+            for b in self.blocks
+        }
+
+
+_VP_CARD: Final = int(DevCard.VICTORY_POINT)
+
+
+def _put(x: MutableSequence[float], offset: int, values: Sequence[int]) -> None:
+    for i, c in enumerate(values):
+        if c:
+            x[offset + i] = float(c)
+
+
+@cache
+def _board_of_key(
+    radius: int,
+    terrain: tuple[int, ...],
+    tokens: tuple[int, ...],
+    harbours: tuple[int, ...],
+    harbour_layout: int,
+) -> Board:
+    return Board.from_layout(terrain, tokens, harbours, radius, True, harbour_layout)
+
+
+def _board_of(b: dict[str, Any]) -> Board:
+    """The board a view describes (the checks on its contents are the game's, not ours)."""
+    return _board_of_key(
+        int(b["radius"]),
+        tuple(b["terrain"]),
+        tuple(b["tokens"]),
+        tuple(b["harbours"]),
+        int(b["harbour_layout"]),
+    )
+
+
+@lru_cache(maxsize=1024)
+def _board_blocks(board: Board, size: int) -> tuple[float, ...]:
+    """The board's blocks, made once per board."""
+    topo = board.topo
+    h, v = topo.n_hexes, topo.n_vertices
+    x = [0.0] * size
+    o_terrain = 0
+    o_token = o_terrain + h * _TERRAINS
+    o_dots = o_token + h * 11
+    o_harbour = o_dots + h
+    o_vdots = o_harbour + v * (_R + 1)
+    for hx in range(h):
+        terrain = int(board.terrain[hx])
+        x[o_terrain + hx * _TERRAINS + terrain] = 1.0
+        token = board.tokens[hx]
+        if token:
+            x[o_token + hx * 11 + token - 2] = 1.0
+            x[o_dots + hx] = float(DICE_DOTS[token])
+    for vx in range(v):
+        kind = board.vertex_harbour[vx]
+        if kind >= 0:
+            x[o_harbour + vx * (_R + 1) + (_R if kind == HARBOUR_GENERIC else kind)] = 1.0
+        for hx in topo.vertex_hexes[vx]:
+            token = board.tokens[hx]
+            if token:
+                x[o_vdots + vx * _R + int(board.terrain[hx])] += float(DICE_DOTS[token])
+    return tuple(x)
+
+
+@cache
+def encoding(radius: int = 3, players: int = 4) -> Encoding:
+    """The :class:`Encoding` of a board radius and player count, made once."""
+    if not 2 <= players <= 4:
+        raise ValueError(f"players must be 2 to 4, not {players}")
+    return Encoding(radius, players)
+
+
+__all__ = ["Block", "Encoding", "encoding"]

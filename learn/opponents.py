@@ -1,0 +1,273 @@
+"""The seats a learner plays against, and one game of a learner among them.
+
+An opponent is one of:
+
+- ``"random"``: a uniformly random legal action (the ``random`` bot's rule), played on the
+  engine directly;
+- a callable ``policy(observation, mask) -> index``: a policy over this package's encoding
+  and action index (a trained one, or the learner's own past self), given its seat's view;
+- any other bot spec of ``hexhaven play`` (``"heuristic"``, ``"uct"``, ``"uct:budget=200"``,
+  ...): the bot itself, seated at the protocol's game table exactly as in a local match (its
+  own seat's prompts and events, its answers validated as a server would).
+
+:class:`Match` is one game: the learner's seat, the opponents in the other seats, and the
+learner's rewards (:class:`learn.batch.Rules`). Games with only ``random`` and callable
+opponents run on the engine's fast path; one bot seat puts the whole game on the table.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from typing import Any, Final
+
+import numpy as np
+
+from bots import make_agent, parse_spec
+from clients.sdk import Agent, Table
+from engine.rules import advance, legal_actions, seats_to_act
+from engine.state import GameState, new_game
+from features.actions import ActionIndex
+from features.encoding import Encoding
+from learn.batch import Rules, acting_seat
+from learn.spaces import writable
+from learn.turns import OfferCount
+from protocol import messages as m
+from protocol.payloads import action_from_engine
+from protocol.table import Table as GameTable
+from tournament.local import AgentSeat, RefusedAction, tell
+
+Policy = Callable[[np.ndarray, np.ndarray], int]
+"""A policy over the encoding: ``policy(observation, mask) -> action index``."""
+Opponent = str | Policy
+
+RANDOM: Final = "random"
+
+
+class _Learner(Agent):
+    """The learner's seat at a game table: it hears events and is never asked."""
+
+    name = "learner"
+
+    def choose(self, prompt: m.Prompt, table: Table) -> Any:
+        raise RefusedAction("the learner's seat is stepped by the environment, never prompted")
+
+
+def check_opponents(opponents: Sequence[Opponent], players: int) -> tuple[Opponent, ...]:
+    """One opponent per other seat: a single one fills them all. Raises ValueError for a
+    count or a spec that does not fit (a spec is made once here, to fail early)."""
+    if players < 2:
+        raise ValueError(f"a game needs 2 to 4 players, not {players}")
+    ops = tuple(opponents)
+    if len(ops) == 1:
+        ops = ops * (players - 1)
+    if len(ops) != players - 1:
+        raise ValueError(
+            f"{players} players need {players - 1} opponents (or one for every seat), "
+            f"not {len(ops)}"
+        )
+    for op in ops:
+        if isinstance(op, str):
+            if op != RANDOM:
+                kind, params = parse_spec(op)
+                make_agent(kind, 0, params)
+        elif not callable(op):
+            raise ValueError(f"an opponent is a bot spec or a policy callable, not {op!r}")
+    return ops
+
+
+class Match:
+    """One game of the learner (seat ``seat``) against ``opponents`` (in the other seats,
+    in seat order). :meth:`start` plays the opponents up to the learner's first action;
+    :meth:`act` applies the learner's action and plays on to its next one, or the end."""
+
+    def __init__(
+        self,
+        rules: Rules,
+        enc: Encoding,
+        index: ActionIndex,
+        opponents: Sequence[Opponent],
+        seat: int,
+        seed: int,
+    ) -> None:
+        self.rules = rules
+        self.enc = enc
+        self.index = index
+        self.seat = seat
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self.offers = OfferCount()
+        others = [q for q in range(rules.players) if q != seat]
+        self.by_seat: dict[int, Opponent] = dict(zip(others, opponents, strict=True))
+        self._scratch_obs = np.zeros(enc.size, dtype=np.float32)
+        self._scratch_mask = np.zeros(index.size, dtype=np.int8)
+        bots = {
+            q: make_agent(*_kind(op, seed * 8 + q))
+            for q, op in self.by_seat.items()
+            if isinstance(op, str) and op != RANDOM
+        }
+        self.table: GameTable | None = None
+        self.seats: list[AgentSeat] = []
+        if bots:
+            table = GameTable("learn", rules.config(), seed, max_actions=rules.max_actions)
+            roster = [
+                m.PlayerInfo(
+                    seat=q,
+                    name=bots[q].name if q in bots else "learner",
+                    bot=True,
+                    connected=True,
+                    away=False,
+                )
+                for q in range(rules.players)
+            ]
+            self.seats = [
+                AgentSeat(
+                    bots.get(q) or _Learner(), Table(game=table.game, seat=q, players=list(roster))
+                )
+                for q in range(rules.players)
+            ]
+            for q, s in enumerate(self.seats):
+                s.table.view = table.view(q)
+                s.agent.on_seated(s.table)
+            self.table = table
+            self.state: GameState = table.state
+        else:
+            self.state = new_game(rules.config(), seed)
+        self.points = 0
+        self.board = np.asarray(enc.board(self.state.board), dtype=np.float32)
+        self._fresh = False
+        """The learner's mask in ``_scratch_mask`` is the one for the state as it is."""
+
+    # --- the learner ---------------------------------------------------------------------
+    @property
+    def over(self) -> bool:
+        """The game was won, or reached ``max_actions``."""
+        return self.state.winner >= 0 or self.state.actions_taken >= self.rules.max_actions
+
+    def observe(self, obs: np.ndarray, mask: np.ndarray) -> None:
+        """Write the learner's observation and legal actions (all zero once it is over);
+        both arrays are overwritten whole."""
+        self._write(self.seat, obs, mask)
+        self._scratch_mask[:] = mask
+        self._fresh = True
+
+    def _write(self, seat: int, obs: np.ndarray, mask: np.ndarray) -> None:
+        b = self.enc.board_size
+        obs[:b] = self.board
+        obs[b:] = 0
+        self.enc.encode_state(self.state, seat, writable(obs), with_board=False)
+        mask[:] = 0
+        if not self.over:
+            self.index.mask(self.state, seat, writable(mask))
+            self.offers.limit(self.state, self.rules.max_offers, self.index, mask)
+
+    def legal(self, action: int) -> bool:
+        """Whether the learner may take ``action`` now."""
+        if self.over or acting_seat(self.state) != self.seat:
+            return False
+        if not 0 <= action < self.index.size:
+            return False
+        mask = self._scratch_mask
+        if not self._fresh:
+            mask[:] = 0
+            self.index.mask(self.state, self.seat, writable(mask))
+            self.offers.limit(self.state, self.rules.max_offers, self.index, mask)
+            self._fresh = True
+        return bool(mask[action])
+
+    def start(self) -> None:
+        """Play the opponents up to the learner's first action."""
+        self.points = 0
+        self._opponents()
+
+    def act(self, action: int) -> float:
+        """Apply the learner's ``action`` (legal: see :meth:`legal`) and play the opponents
+        to its next action or the end; returns the learner's reward."""
+        self._apply(self.seat, action)
+        self._opponents()
+        return self._reward()
+
+    def _reward(self) -> float:
+        r = self.rules
+        reward = 0.0
+        if r.points:
+            now = self.state.victory_points(self.seat)
+            reward += r.points * (now - self.points)
+            self.points = now
+        if self.state.winner >= 0:
+            reward += r.win if self.state.winner == self.seat else r.loss
+        return reward
+
+    # --- the others ----------------------------------------------------------------------
+    def _opponents(self) -> None:
+        state = self.state
+        while not self.over:
+            q = acting_seat(state)
+            if q == self.seat:
+                return
+            op = self.by_seat[q]
+            if op == RANDOM:
+                self._apply_engine(q, self.rng.choice(legal_actions(state, q)))
+            elif isinstance(op, str):
+                self._ask_bots(q)
+            else:
+                self._fresh = False
+                obs, mask = self._scratch_obs, self._scratch_mask
+                self._write(q, obs, mask)
+                a = int(op(obs, mask))
+                if not 0 <= a < self.index.size or not mask[a]:
+                    raise RefusedAction(f"the policy at seat {q} chose action {a}, not legal")
+                self._apply(q, a)
+
+    def _ask_bots(self, first: int) -> None:
+        """Ask the bot at ``first``, then any other bot that owes an action (an offerer
+        waiting for answers says nothing), and apply the first answer."""
+        assert self.table is not None
+        order = [first] + [q for q in seats_to_act(self.state) if q != first]
+        for q in order:
+            if q == self.seat or isinstance(self.seats[q].agent, _Learner):
+                continue
+            payload = self.seats[q].ask(self.table.prompt(q, with_view=True))
+            if payload is not None:
+                self._act_on_table(
+                    q, m.Act(game=self.table.game, state_id=self.table.state_id, action=payload)
+                )
+                return
+        raise RefusedAction(f"no bot acted at state {self.table.state_id}")
+
+    # --- applying ------------------------------------------------------------------------
+    def _apply(self, q: int, action: int) -> None:
+        self._fresh = False
+        self.offers.count(self.state, self.index, action)
+        act = self.index.state_action(self.state, q, action)
+        if self.table is None:
+            advance(self.state, act)
+        else:
+            payload = action_from_engine(act)
+            self._act_on_table(
+                q, m.Act(game=self.table.game, state_id=self.table.state_id, action=payload)
+            )
+
+    def _apply_engine(self, q: int, act: Any) -> None:
+        self._fresh = False
+        if self.table is None:
+            advance(self.state, act)
+        else:
+            payload = action_from_engine(act)
+            self._act_on_table(
+                q, m.Act(game=self.table.game, state_id=self.table.state_id, action=payload)
+            )
+
+    def _act_on_table(self, q: int, act: m.Act) -> None:
+        assert self.table is not None
+        self._fresh = False
+        told = self.table.act(q, self.table.check(q, act))
+        tell(told, self.seats, None)
+
+
+def _kind(spec: str, seed: int) -> tuple[str, int, dict[str, str]]:
+    kind, params = parse_spec(spec)
+    return kind, seed, params
+
+
+__all__ = ["RANDOM", "Match", "Opponent", "Policy", "check_opponents"]
