@@ -5,7 +5,9 @@ Kinds: ``random`` (:class:`bots.random_player.RandomAgent`), ``heuristic``
 (:class:`bots.heuristic.HeuristicAgent`), ``uct`` (:class:`bots.uct_agent.UCTAgent`, the
 search family, configured by parameters) and ``catanatron``
 (:class:`bots.catanatron_agent.CatanatronAgent`: a player of the ``catanatron`` library,
-``player=module:Class``; needs the ``catanatron`` extra).
+``player=module:Class``; needs the ``catanatron`` extra) and ``policy``
+(:class:`bots.policy.PolicyAgent`: a policy trained in the learning environments,
+``weights=FILE``; needs the ``learn`` extra).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # a search worker imports this package; it needs no SDK or protocol
     from clients.sdk import Agent
 
-KINDS = ("random", "heuristic", "uct", "catanatron")
+KINDS = ("random", "heuristic", "uct", "catanatron", "policy")
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
@@ -61,4 +63,12 @@ def make_agent(
                 "pip install '.[catanatron]'"
             ) from exc
         return CatanatronAgent.from_params(params, seed)
+    if kind == "policy":
+        try:
+            from bots.policy import PolicyAgent
+        except ImportError as exc:
+            raise ValueError(
+                f"the policy bot needs the learn extra ({exc}); pip install '.[learn]'"
+            ) from exc
+        return PolicyAgent.from_params(params, seed)
     raise ValueError(f"unknown bot kind {kind!r}; known kinds: {', '.join(KINDS)}")

@@ -173,7 +173,9 @@ def register(sub: Any) -> None:
         "--token-file to come back with",
     )
     bot.add_argument(
-        "--kind", default="random", help="the bot kind: random, heuristic, uct or catanatron"
+        "--kind",
+        default="random",
+        help="the bot kind: random, heuristic, uct, catanatron or policy",
     )
     bot.add_argument(
         "--strength",

@@ -1,0 +1,178 @@
+"""How fast the learning environments step, beside catanatron's Gymnasium environment.
+
+Run it from the repository root (the ``learn`` extra installed)::
+
+    .venv/bin/python benchmarks/env_speed.py --seed 0
+
+It measures whichever engine build is imported and says which: the interpreted source (an
+editable install) or the mypyc-compiled one, where the encoding and the action index are
+compiled too (``HEXHAVEN_COMPILE=1 .venv/bin/pip install --no-build-isolation '.[learn]'``,
+see setup.py). Everything runs on one pinned core:
+
+* **Single environment.** ``gymnasium.make("hexhaven/Hexhaven-v0", players=2)``: the
+  learning seat against one ``random`` opponent, a two-player game to 10 points, as in
+  catanatron's default. ``--steps`` times it picks an index uniformly with
+  ``random.Random(seed)`` from the legal ones (``info["action_mask"]``) and calls
+  ``env.step``, resetting when an episode ends; each step returns a fresh observation and
+  mask. Steps/s, and game actions (the learner's and the opponent's) per step.
+* **Vector environment.** ``HexhavenVectorEnv(--batch)`` against ``random`` opponents, the
+  same loop with one action per game per call (numpy's choice over each row's mask).
+* **Batched self-play.** ``BatchedGames(--batch)`` (every seat played, one action per game
+  per call, observations and masks written into preallocated arrays); each step is one game
+  action, so steps/s is game actions/s with the observation and mask of every one.
+* **The engine alone.** Random two-player games through ``legal_actions`` and ``advance``
+  (as benchmarks/engine_speed.py), for the batched figure's yardstick.
+* **catanatron-gym** (benchmarks/_catanatron_gym.py: its own venv, created once): the same
+  random valid-action loop on ``catanatron-v1`` for ``--catanatron-steps``; skipped with
+  ``--no-catanatron`` or where it will not install.
+
+The last line is ``env_steps_per_s: X batched_steps_per_s: Y catanatron_gym_steps_per_s: Z
+ratio_vs_catanatron_gym: R`` (Z and R are ``n/a`` without catanatron-gym).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from typing import Any
+
+import gymnasium
+import numpy as np
+from _catanatron_gym import ensure_venv, run_child
+from _pinning import pin_to_one_core
+
+import engine.rules
+import hexhaven
+from engine import GameConfig, advance, legal_actions, new_game
+from learn.batch import BatchedGames, Rules
+from learn.gym_env import HexhavenVectorEnv
+
+
+def build() -> str:
+    """Which build of the engine and the encoding is imported."""
+    import features.encoding  # noqa: F401 (the module, not the function the package exports)
+
+    encoder = sys.modules["features.encoding"].__file__ or ""
+    if engine.rules.__file__ and engine.rules.__file__.endswith((".so", ".pyd")):
+        how = "compiled" if encoder.endswith((".so", ".pyd")) else "interpreted"
+        return f"compiled with mypyc (the encoding {how})"
+    return "interpreted"
+
+
+def single(steps: int, seed: int) -> dict[str, float]:
+    env: Any = gymnasium.make(hexhaven.ENV_ID, players=2)
+    rng = random.Random(seed)
+    _, info = env.reset(seed=seed)
+    episodes = 0
+    actions = 0
+    start = time.perf_counter()
+    for _ in range(steps):
+        legal = np.flatnonzero(info["action_mask"])
+        _, _, terminated, truncated, info = env.step(legal[rng.randrange(len(legal))])
+        if terminated or truncated:
+            episodes += 1
+            actions += env.unwrapped.match.state.actions_taken
+            _, info = env.reset()
+    seconds = time.perf_counter() - start
+    actions += env.unwrapped.match.state.actions_taken
+    return {"steps_per_s": steps / seconds, "episodes": episodes, "per_step": actions / steps}
+
+
+def _random_rows(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A uniformly random legal index in each row of ``mask``."""
+    counts = mask.cumsum(axis=1, dtype=np.int32)
+    pick = (rng.random(len(mask)) * counts[:, -1]).astype(np.int32)
+    chosen: np.ndarray = (counts <= pick[:, None]).sum(axis=1)
+    return chosen
+
+
+def vector(batch: int, calls: int, seed: int) -> dict[str, float]:
+    vec = HexhavenVectorEnv(batch, players=2)
+    rng = np.random.default_rng(seed)
+    _, info = vec.reset(seed=seed)
+    start = time.perf_counter()
+    for _ in range(calls):
+        _, _, _, _, info = vec.step(_random_rows(info["action_mask"], rng))
+    seconds = time.perf_counter() - start
+    return {"steps_per_s": batch * calls / seconds}
+
+
+def batched(batch: int, calls: int, seed: int) -> dict[str, float]:
+    games = BatchedGames(batch, Rules(players=2), seed=seed)
+    games.reset()
+    rng = np.random.default_rng(seed)
+    ended = 0
+    start = time.perf_counter()
+    for _ in range(calls):
+        games.step(_random_rows(games.mask, rng))
+        ended += int(games.done.sum())
+    seconds = time.perf_counter() - start
+    return {"steps_per_s": batch * calls / seconds, "ended": ended}
+
+
+def engine_alone(games: int, seed: int) -> dict[str, float]:
+    actions = 0
+    start = time.perf_counter()
+    for g in range(games):
+        rng = random.Random(seed + g)
+        state = new_game(GameConfig(players=2), seed + g)
+        while not state.is_over:
+            advance(state, rng.choice(legal_actions(state)))
+            actions += 1
+    return {"actions_per_s": actions / (time.perf_counter() - start)}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--steps", type=int, default=50_000, help="single-env steps (50000)")
+    parser.add_argument("--batch", type=int, default=256, help="games in a batch (256)")
+    parser.add_argument("--calls", type=int, default=200, help="batched calls to time (200)")
+    parser.add_argument("--games", type=int, default=50, help="engine-alone games (50)")
+    parser.add_argument("--catanatron-steps", type=int, default=20_000)
+    parser.add_argument("--no-catanatron", action="store_true")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    print(f"{pin_to_one_core()}; engine {build()}; Python {sys.version.split()[0]}")
+
+    one = single(args.steps, args.seed)
+    print(
+        f"single env: {one['steps_per_s']:,.0f} steps/s ({args.steps} steps, "
+        f"{one['episodes']:.0f} episodes, {one['per_step']:.2f} game actions per step)"
+    )
+    vec = vector(args.batch, args.calls, args.seed)
+    print(f"vector env of {args.batch}: {vec['steps_per_s']:,.0f} steps/s")
+    bat = batched(args.batch, args.calls, args.seed)
+    print(
+        f"batched self-play of {args.batch}: {bat['steps_per_s']:,.0f} steps/s "
+        f"({bat['ended']:.0f} games ended)"
+    )
+    eng = engine_alone(args.games, args.seed)
+    print(
+        f"engine alone: {eng['actions_per_s']:,.0f} actions/s; batched is "
+        f"{eng['actions_per_s'] / bat['steps_per_s']:.2f} times slower"
+    )
+    theirs = "n/a"
+    ratio = "n/a"
+    if not args.no_catanatron:
+        try:
+            figures = run_child(ensure_venv(), args.catanatron_steps, args.seed)
+        except (RuntimeError, OSError) as exc:
+            print(f"catanatron-gym: skipped ({str(exc).splitlines()[0]})")
+        else:
+            print(
+                f"catanatron-gym: {figures['steps_per_s']:,.0f} steps/s "
+                f"({figures['game_actions'] / figures['steps']:.2f} game actions per step)"
+            )
+            theirs = f"{figures['steps_per_s']:.0f}"
+            ratio = f"{one['steps_per_s'] / figures['steps_per_s']:.2f}"
+    print(
+        f"env_steps_per_s: {one['steps_per_s']:.0f} batched_steps_per_s: "
+        f"{bat['steps_per_s']:.0f} catanatron_gym_steps_per_s: {theirs} "
+        f"ratio_vs_catanatron_gym: {ratio}"
+    )
+
+
+if __name__ == "__main__":
+    main()
