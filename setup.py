@@ -1,6 +1,7 @@
-"""Build hook: a regular install compiles the engine's hot modules and the rollouts
-(``bots/playout.py``) with mypyc where a C compiler works, and falls back to pure Python
-where none does.
+"""Build hook: a regular install compiles the engine's hot modules, the rollouts
+(``bots/playout.py``), and the learning environments' encoding, action index and stepping
+(``features/``, ``learn/core.py``) with mypyc where a C compiler works, and falls back to
+pure Python where none does.
 
 The engine is plain, typed Python; compiled, the same source runs about twice as fast, so
 bots search deeper in the same time. README's install compiles (about a minute, once)::
@@ -54,6 +55,7 @@ COMPILED = [
     "bots/playout.py",
     "features/actions.py",
     "features/encoding.py",
+    "learn/core.py",
 ]
 
 MYPY_OPTIONS = ["--follow-imports=silent"]

@@ -12,7 +12,7 @@ see setup.py). Everything runs on one pinned core:
 * **Single environment.** ``gymnasium.make("hexhaven/Hexhaven-v0", players=2)``: the
   learning seat against one ``random`` opponent, a two-player game to 10 points, as in
   catanatron's default. ``--steps`` times it picks an index uniformly with
-  ``random.Random(seed)`` from the legal ones (``info["action_mask"]``) and calls
+  ``random.Random(seed)`` from the legal ones (``info["action_mask"].nonzero()``) and calls
   ``env.step``, resetting when an episode ends; each step returns a fresh observation and
   mask. Steps/s, and game actions (the learner's and the opponent's) per step.
 * **Vector environment.** ``HexhavenVectorEnv(--batch)`` against ``random`` opponents, the
@@ -69,7 +69,7 @@ def single(steps: int, seed: int) -> dict[str, float]:
     actions = 0
     start = time.perf_counter()
     for _ in range(steps):
-        legal = np.flatnonzero(info["action_mask"])
+        legal = info["action_mask"].nonzero()[0]
         _, _, terminated, truncated, info = env.step(legal[rng.randrange(len(legal))])
         if terminated or truncated:
             episodes += 1
@@ -128,7 +128,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--steps", type=int, default=50_000, help="single-env steps (50000)")
     parser.add_argument("--batch", type=int, default=256, help="games in a batch (256)")
-    parser.add_argument("--calls", type=int, default=200, help="batched calls to time (200)")
+    parser.add_argument("--calls", type=int, default=1500, help="batched calls to time (1500)")
     parser.add_argument("--games", type=int, default=50, help="engine-alone games (50)")
     parser.add_argument("--catanatron-steps", type=int, default=20_000)
     parser.add_argument("--no-catanatron", action="store_true")

@@ -353,24 +353,24 @@ class Encoding:
         for r in range(_R):
             c = hand[hb + r]
             if c:
-                out[o + r] = float(c)
+                out[o + r] = c
         o = base + self._dev
         for r in range(_R):
             c = dev[hb + r]
             if c:
-                out[o + r] = float(c)
+                out[o + r] = c
         if seat == state.current:
             new = state.dev_new
             o = base + self._dev_new
             for r in range(_R):
                 c = new[r]
                 if c:
-                    out[o + r] = float(c)
-        out[base + self._own_points] = float(state.vp[me] + dev[hb + _VP_CARD])
+                    out[o + r] = c
+        out[base + self._own_points] = state.vp[me] + dev[hb + _VP_CARD]
         ratio = state.ratio
         o = base + self._ratios
         for r in range(_R):
-            out[o + r] = float(ratio[hb + r])
+            out[o + r] = ratio[hb + r]
         width = len(_SEAT_FIELDS)
         longest = state.longest_holder
         army = state.army_holder
@@ -378,46 +378,44 @@ class Encoding:
             k = q - me if q >= me else q - me + n
             row = base + self._seats + k * width
             qb = q * _R
-            out[row] = float(state.vp[q])
-            out[row + 1] = float(
-                hand[qb] + hand[qb + 1] + hand[qb + 2] + hand[qb + 3] + hand[qb + 4]
-            )
-            out[row + 2] = float(dev[qb] + dev[qb + 1] + dev[qb + 2] + dev[qb + 3] + dev[qb + 4])
-            out[row + 3] = float(state.knights[q])
-            out[row + 4] = float(state.roads_left[q])
-            out[row + 5] = float(state.settlements_left[q])
-            out[row + 6] = float(state.cities_left[q])
-            out[row + 7] = float(state.road_len[q])
+            out[row] = state.vp[q]
+            out[row + 1] = hand[qb] + hand[qb + 1] + hand[qb + 2] + hand[qb + 3] + hand[qb + 4]
+            out[row + 2] = dev[qb] + dev[qb + 1] + dev[qb + 2] + dev[qb + 3] + dev[qb + 4]
+            out[row + 3] = state.knights[q]
+            out[row + 4] = state.roads_left[q]
+            out[row + 5] = state.settlements_left[q]
+            out[row + 6] = state.cities_left[q]
+            out[row + 7] = state.road_len[q]
             if longest == q:
                 out[row + 8] = 1.0
             if army == q:
                 out[row + 9] = 1.0
             owed = state.owed[q]
             if owed:
-                out[row + 10] = float(owed)
+                out[row + 10] = owed
         bank = state.bank
         o = base + self._bank
         for r in range(_R):
             c = bank[r]
             if c:
-                out[o + r] = float(c)
+                out[o + r] = c
         deck = state.deck
-        out[base + self._deck] = float(deck[0] + deck[1] + deck[2] + deck[3] + deck[4])
+        out[base + self._deck] = deck[0] + deck[1] + deck[2] + deck[3] + deck[4]
         phase = state.phase
         out[base + self._phase + phase] = 1.0
         cur = state.current
         out[base + self._current + (cur - me) % n] = 1.0
         for q in seats_to_act(state):
             out[base + self._to_act + (q - me) % n] = 1.0
-        out[base + self._turn] = float(state.turn)
+        out[base + self._turn] = state.turn
         dice = state.dice
         if dice is not None:
             out[base + self._dice + dice[0] + dice[1] - 2] = 1.0
         if state.dev_played:
             out[base + self._played] = 1.0
         if state.free_roads:
-            out[base + self._free_roads] = float(state.free_roads)
-        out[base + self._vp] = float(state.config.victory_points)
+            out[base + self._free_roads] = state.free_roads
+        out[base + self._vp] = state.config.victory_points
         offer = state.offer
         if offer is not None:
             out[base + self._trade_open] = 1.0
@@ -427,9 +425,9 @@ class Encoding:
             g = base + self._get
             for r in range(_R):
                 if give[r]:
-                    out[o + r] = float(give[r])
+                    out[o + r] = give[r]
                 if get[r]:
-                    out[g + r] = float(get[r])
+                    out[g + r] = get[r]
             answers = state.answers
             counters = state.counters
             na = len(_ANSWERS)
@@ -442,9 +440,9 @@ class Encoding:
                     cg, ct = counter
                     for r in range(_R):
                         if cg[r]:
-                            out[o + r] = float(cg[r])
+                            out[o + r] = cg[r]
                         if ct[r]:
-                            out[o + _R + r] = float(ct[r])
+                            out[o + _R + r] = ct[r]
         if state.winner >= 0:
             out[base + self._winner + (state.winner - me) % n] = 1.0
 

@@ -26,9 +26,8 @@ from engine.rules import advance
 from engine.state import new_game
 from features.actions import ActionIndex, action_index
 from features.encoding import Encoding, encoding
-from learn.batch import SEED_STRIDE, Rules, acting_seat
+from learn.core import SEED_STRIDE, OfferCount, Rules, acting_seat
 from learn.spaces import mask_space, observation_box, writable
-from learn.turns import OfferCount
 
 NAME = "hexhaven_v0"
 

@@ -10,81 +10,20 @@ observation is in the arrays), so every row always waits for an action.
 
 Who acts is one seat at a time, as in an agent-environment cycle: the seat to move; after a
 seven, the first seat still owing discards; while an offer is open, the first seat still to
-answer, then the offerer. The batch plays every seat (self-play); :mod:`learn.vector` puts
-one learning seat per game against opponents.
+answer, then the offerer. The batch plays every seat (self-play);
+:class:`learn.gym_env.HexhavenVectorEnv` puts one learning seat per game against opponents.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
 import numpy as np
 
-from engine.constants import MAX_ACTIONS
-from engine.rules import advance, seats_to_act
-from engine.state import GameConfig, GameState, Phase, new_game
 from features.actions import ActionIndex, action_index
 from features.encoding import Encoding, encoding
+from learn.core import SEED_STRIDE, Play, Rules, acting_seat
 from learn.spaces import writable
-from learn.turns import OfferCount
-
-_TRADE: Final = int(Phase.TRADE)
-SEED_STRIDE: Final = 1_000_003
-"""Game ``k`` (counted across resets) of a batch seeded ``s`` plays engine seed
-``s * SEED_STRIDE + k``."""
-
-
-@dataclass(frozen=True)
-class Rules:
-    """What the environments add to the game's rules, and how they reward.
-
-    ``max_offers`` bounds the domestic offers a seat may make in one turn (the mask hides the
-    offer range after that), so that no policy can offer forever; ``max_actions`` ends a
-    game with no winner (truncated). Rewards: ``win`` to the winner and ``loss`` to every
-    other seat when a game is won, nothing when it is truncated; with ``points`` above 0,
-    every step also gives each seat ``points`` times the change in its victory points
-    (hidden victory cards included).
-    """
-
-    players: int = 4
-    victory_points: int = 10
-    radius: int = 3
-    max_offers: int = 3
-    max_actions: int = MAX_ACTIONS
-    win: float = 1.0
-    loss: float = -1.0
-    points: float = 0.0
-
-    def config(self) -> GameConfig:
-        return GameConfig(
-            players=self.players, victory_points=self.victory_points, radius=self.radius
-        )
-
-
-def acting_seat(state: GameState) -> int:
-    """The one seat that acts now in the environments' cycle (see the module docstring);
-    -1 once the game is over."""
-    to_act = seats_to_act(state)
-    if not to_act:
-        return -1
-    if state.phase == _TRADE and len(to_act) > 1:
-        return to_act[1]
-    return to_act[0]
-
-
-class Game:
-    """One game of a batch or an environment: the state, the offers made this turn, the
-    board's fixed blocks, and the points each seat had after the last step."""
-
-    __slots__ = ("board", "offers", "points", "seed", "state")
-
-    def __init__(self, rules: Rules, seed: int, enc: Encoding) -> None:
-        self.seed = seed
-        self.state = new_game(rules.config(), seed)
-        self.board = np.asarray(enc.board(self.state.board), dtype=np.float32)
-        self.offers = OfferCount()
-        self.points = [0] * rules.players
 
 
 class BatchedGames:
@@ -116,15 +55,16 @@ class BatchedGames:
         self.done = np.zeros(n, dtype=bool)
         self.truncated = np.zeros(n, dtype=bool)
         self.winner = np.full(n, -1, dtype=np.int64)
-        self.games: list[Game] = []
+        self.games: list[Play] = []
         self._obs_rows = [writable(self.obs[i]) for i in range(n)]
         self._mask_rows = [writable(self.mask[i]) for i in range(n)]
+        self._reward_rows = [writable(self.rewards[i]) for i in range(n)]
 
     # --- starting ----------------------------------------------------------------------
-    def _new_game(self) -> Game:
+    def _new_game(self) -> Play:
         seed = self.base_seed * SEED_STRIDE + self.started
         self.started += 1
-        return Game(self.rules, seed, self.encoding)
+        return Play(self.rules, self.encoding, self.index, seed)
 
     def reset(self, seed: int | None = None) -> None:
         """Start every game afresh (``seed`` replaces the batch's seed)."""
@@ -163,23 +103,12 @@ class BatchedGames:
 
     def _apply(self, i: int, a: int) -> None:
         game = self.games[i]
+        game.act(int(self.seat[i]), a, self._reward_rows[i])
         state = game.state
-        seat = int(self.seat[i])
-        game.offers.count(state, self.index, a)
-        advance(state, self.index.state_action(state, seat, a))
-        rules = self.rules
-        if rules.points:
-            for q in range(rules.players):
-                now = state.victory_points(q)
-                if now != game.points[q]:
-                    self.rewards[i, q] += rules.points * (now - game.points[q])
-                    game.points[q] = now
         if state.winner >= 0:
-            self.rewards[i] += rules.loss
-            self.rewards[i, state.winner] += rules.win - rules.loss
             self.done[i] = True
             self.winner[i] = state.winner
-        elif state.actions_taken >= rules.max_actions:
+        elif game.over:
             self.done[i] = True
             self.truncated[i] = True
         if self.done[i]:
@@ -188,18 +117,9 @@ class BatchedGames:
     def _observe(self, i: int) -> None:
         """Write game ``i``'s acting seat, observation and mask."""
         game = self.games[i]
-        state = game.state
-        seat = acting_seat(state)
+        seat = acting_seat(game.state)
         self.seat[i] = seat
-        obs = self.obs[i]
-        enc = self.encoding
-        obs[: enc.board_size] = game.board
-        obs[enc.board_size :] = 0
-        enc.encode_state(state, seat, self._obs_rows[i], with_board=False)
-        mask = self.mask[i]
-        mask[:] = 0
-        self.index.mask(state, seat, self._mask_rows[i])
-        game.offers.limit(state, self.rules.max_offers, self.index, mask)
+        game.observe(seat, self._obs_rows[i], self._mask_rows[i])
 
 
-__all__ = ["SEED_STRIDE", "BatchedGames", "Game", "Rules", "acting_seat"]
+__all__ = ["SEED_STRIDE", "BatchedGames", "Rules", "acting_seat"]

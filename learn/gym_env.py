@@ -32,9 +32,9 @@ from gymnasium.vector.utils import batch_space
 from engine.notation import format as format_position
 from features.actions import ActionIndex, action_index
 from features.encoding import Encoding, encoding
-from learn.batch import SEED_STRIDE, Rules
+from learn.core import SEED_STRIDE, Rules
 from learn.opponents import Match, Opponent, check_opponents
-from learn.spaces import observation_box
+from learn.spaces import observation_box, writable
 
 
 class _Games:
@@ -103,7 +103,7 @@ class HexhavenEnv(gymnasium.Env[np.ndarray, np.int64]):
         self.observation_space = observation_box(self.games.encoding)
         self.action_space = spaces.Discrete(self.games.index.size)
         self._obs = np.zeros(self.games.encoding.size, dtype=np.float32)
-        self._mask = np.zeros(self.games.index.size, dtype=np.int8)
+        self._obs_buffer = writable(self._obs)
         self.match: Match | None = None
 
     @property
@@ -138,7 +138,9 @@ class HexhavenEnv(gymnasium.Env[np.ndarray, np.int64]):
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions now, as booleans."""
-        return self._mask.astype(bool)
+        if self.match is None:
+            raise RuntimeError("call reset first")
+        return self.match.mask.astype(bool)
 
     def render(self) -> str | None:
         """``ansi``: the whole position in the engine's notation (every card shown: a
@@ -149,14 +151,14 @@ class HexhavenEnv(gymnasium.Env[np.ndarray, np.int64]):
 
     def _observation(self) -> np.ndarray:
         assert self.match is not None
-        self.match.observe(self._obs, self._mask)
+        self.match.observe(self._obs_buffer)
         return self._obs.copy()
 
     def _info(self, illegal: bool = False) -> dict[str, Any]:
         assert self.match is not None
         match = self.match
         info: dict[str, Any] = {
-            "action_mask": self._mask.copy(),
+            "action_mask": match.mask.copy(),
             "seat": match.seat,
             "seed": match.seed,
             "illegal": illegal,
@@ -197,6 +199,8 @@ class HexhavenVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self.obs = np.zeros((num_envs, enc.size), dtype=np.float32)
         self.mask = np.zeros((num_envs, idx.size), dtype=np.int8)
         self.matches: list[Match] = []
+        self._obs_rows = [writable(row) for row in self.obs]
+        self._mask_rows = [writable(row) for row in self.mask]
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -206,7 +210,7 @@ class HexhavenVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self.games.reseed(seed)
         self.matches = [self.games.next_match() for _ in range(self.num_envs)]
         for i, match in enumerate(self.matches):
-            match.observe(self.obs[i], self.mask[i])
+            match.observe(self._obs_rows[i], self._mask_rows[i])
         return self.obs.copy(), {"action_mask": self.mask}
 
     def step(
@@ -236,10 +240,10 @@ class HexhavenVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             if match.over:
                 terminated[i] = match.state.winner >= 0
                 truncated[i] = not terminated[i]
-                match.observe(self.obs[i], self.mask[i])
+                match.observe(self._obs_rows[i], self._mask_rows[i])
                 final[i] = self.obs[i].copy()
                 match = self.matches[i] = self.games.next_match()
-            match.observe(self.obs[i], self.mask[i])
+            match.observe(self._obs_rows[i], self._mask_rows[i])
         info: dict[str, Any] = {"action_mask": self.mask, "illegal": illegal}
         if final:
             rows = np.zeros_like(self.obs)

@@ -25,13 +25,13 @@ import numpy as np
 
 from bots import make_agent, parse_spec
 from clients.sdk import Agent, Table
+from engine.actions import Action
 from engine.rules import advance, legal_actions, seats_to_act
-from engine.state import GameState, new_game
+from engine.state import GameState
 from features.actions import ActionIndex
 from features.encoding import Encoding
-from learn.batch import Rules, acting_seat
+from learn.core import Play, Rules, acting_seat
 from learn.spaces import writable
-from learn.turns import OfferCount
 from protocol import messages as m
 from protocol.payloads import action_from_engine
 from protocol.table import Table as GameTable
@@ -79,7 +79,8 @@ def check_opponents(opponents: Sequence[Opponent], players: int) -> tuple[Oppone
 class Match:
     """One game of the learner (seat ``seat``) against ``opponents`` (in the other seats,
     in seat order). :meth:`start` plays the opponents up to the learner's first action;
-    :meth:`act` applies the learner's action and plays on to its next one, or the end."""
+    :meth:`act` applies the learner's action and plays on to its next one, or the end.
+    ``mask`` holds the learner's legal actions as of the last :meth:`observe`."""
 
     def __init__(
         self,
@@ -96,11 +97,16 @@ class Match:
         self.seat = seat
         self.seed = seed
         self.rng = random.Random(seed)
-        self.offers = OfferCount()
+        self.play = Play(rules, enc, index, seed)
         others = [q for q in range(rules.players) if q != seat]
         self.by_seat: dict[int, Opponent] = dict(zip(others, opponents, strict=True))
-        self._scratch_obs = np.zeros(enc.size, dtype=np.float32)
-        self._scratch_mask = np.zeros(index.size, dtype=np.int8)
+        self.random_seats = [self.by_seat.get(q) == RANDOM for q in range(rules.players)]
+        self.mask = np.zeros(index.size, dtype=np.int8)
+        self._mask = writable(self.mask)
+        self._their_obs = np.zeros(enc.size, dtype=np.float32)
+        self._their_mask = np.zeros(index.size, dtype=np.int8)
+        self._fresh = False
+        """``mask`` is the learner's legal actions in the state as it is."""
         bots = {
             q: make_agent(*_kind(op, seed * 8 + q))
             for q, op in self.by_seat.items()
@@ -130,90 +136,72 @@ class Match:
                 s.table.view = table.view(q)
                 s.agent.on_seated(s.table)
             self.table = table
-            self.state: GameState = table.state
-        else:
-            self.state = new_game(rules.config(), seed)
-        self.points = 0
-        self.board = np.asarray(enc.board(self.state.board), dtype=np.float32)
-        self._fresh = False
-        """The learner's mask in ``_scratch_mask`` is the one for the state as it is."""
+            self.play.state = table.state  # the same game: its config and seed
 
     # --- the learner ---------------------------------------------------------------------
     @property
+    def state(self) -> GameState:
+        return self.play.state
+
+    @property
     def over(self) -> bool:
         """The game was won, or reached ``max_actions``."""
-        return self.state.winner >= 0 or self.state.actions_taken >= self.rules.max_actions
+        return self.play.over
 
-    def observe(self, obs: np.ndarray, mask: np.ndarray) -> None:
-        """Write the learner's observation and legal actions (all zero once it is over);
-        both arrays are overwritten whole."""
-        self._write(self.seat, obs, mask)
-        self._scratch_mask[:] = mask
-        self._fresh = True
-
-    def _write(self, seat: int, obs: np.ndarray, mask: np.ndarray) -> None:
-        b = self.enc.board_size
-        obs[:b] = self.board
-        obs[b:] = 0
-        self.enc.encode_state(self.state, seat, writable(obs), with_board=False)
-        mask[:] = 0
-        if not self.over:
-            self.index.mask(self.state, seat, writable(mask))
-            self.offers.limit(self.state, self.rules.max_offers, self.index, mask)
+    def observe(self, obs: Any, mask: Any = None) -> None:
+        """Write the learner's observation over the whole of ``obs``, and its legal actions
+        (none once the game is over) over ``mask``, or this match's ``mask`` without one
+        (buffers: :func:`learn.spaces.writable`)."""
+        self.play.observe(self.seat, obs, self._mask if mask is None else mask)
+        self._fresh = mask is None
 
     def legal(self, action: int) -> bool:
         """Whether the learner may take ``action`` now."""
-        if self.over or acting_seat(self.state) != self.seat:
+        if self.over or not 0 <= action < self.index.size:
             return False
-        if not 0 <= action < self.index.size:
-            return False
-        mask = self._scratch_mask
         if not self._fresh:
-            mask[:] = 0
-            self.index.mask(self.state, self.seat, writable(mask))
-            self.offers.limit(self.state, self.rules.max_offers, self.index, mask)
+            if acting_seat(self.state) != self.seat:
+                return False
+            self.play.legal(self.seat, self._mask)
             self._fresh = True
-        return bool(mask[action])
+        return bool(self.mask[action])
 
     def start(self) -> None:
         """Play the opponents up to the learner's first action."""
-        self.points = 0
         self._opponents()
+        self.play.seat_reward(self.seat)  # the points it starts with (none)
 
     def act(self, action: int) -> float:
         """Apply the learner's ``action`` (legal: see :meth:`legal`) and play the opponents
         to its next action or the end; returns the learner's reward."""
-        self._apply(self.seat, action)
+        self._fresh = False
+        if self.table is None:
+            self.play.apply(self.seat, action)
+        else:
+            self._apply(self.seat, action)
         self._opponents()
-        return self._reward()
-
-    def _reward(self) -> float:
-        r = self.rules
-        reward = 0.0
-        if r.points:
-            now = self.state.victory_points(self.seat)
-            reward += r.points * (now - self.points)
-            self.points = now
-        if self.state.winner >= 0:
-            reward += r.win if self.state.winner == self.seat else r.loss
-        return reward
+        return self.play.seat_reward(self.seat)
 
     # --- the others ----------------------------------------------------------------------
     def _opponents(self) -> None:
-        state = self.state
-        while not self.over:
-            q = acting_seat(state)
-            if q == self.seat:
+        play = self.play
+        while True:
+            if self.table is None:
+                q = play.play_random(self.seat, self.random_seats, self.rng)
+            else:
+                q = -1 if self.over else acting_seat(self.state)
+            if q < 0 or q == self.seat:
                 return
+            self._fresh = False
             op = self.by_seat[q]
-            if op == RANDOM:
-                self._apply_engine(q, self.rng.choice(legal_actions(state, q)))
+            if op == RANDOM:  # on the table: its actions go through it
+                legal = legal_actions(self.state, q)
+                self._apply_engine(q, legal[self.rng.randrange(len(legal))])
             elif isinstance(op, str):
                 self._ask_bots(q)
             else:
-                self._fresh = False
-                obs, mask = self._scratch_obs, self._scratch_mask
-                self._write(q, obs, mask)
+                obs, mask = self._their_obs, self._their_mask
+                play.observe(q, writable(obs), writable(mask))
                 a = int(op(obs, mask))
                 if not 0 <= a < self.index.size or not mask[a]:
                     raise RefusedAction(f"the policy at seat {q} chose action {a}, not legal")
@@ -225,30 +213,22 @@ class Match:
         assert self.table is not None
         order = [first] + [q for q in seats_to_act(self.state) if q != first]
         for q in order:
-            if q == self.seat or isinstance(self.seats[q].agent, _Learner):
+            if isinstance(self.seats[q].agent, _Learner):
                 continue
             payload = self.seats[q].ask(self.table.prompt(q, with_view=True))
             if payload is not None:
-                self._act_on_table(
-                    q, m.Act(game=self.table.game, state_id=self.table.state_id, action=payload)
-                )
+                act = m.Act(game=self.table.game, state_id=self.table.state_id, action=payload)
+                self._act_on_table(q, act)
                 return
         raise RefusedAction(f"no bot acted at state {self.table.state_id}")
 
     # --- applying ------------------------------------------------------------------------
     def _apply(self, q: int, action: int) -> None:
         self._fresh = False
-        self.offers.count(self.state, self.index, action)
-        act = self.index.state_action(self.state, q, action)
-        if self.table is None:
-            advance(self.state, act)
-        else:
-            payload = action_from_engine(act)
-            self._act_on_table(
-                q, m.Act(game=self.table.game, state_id=self.table.state_id, action=payload)
-            )
+        self.play.offers.count(self.state, self.index, action)
+        self._apply_engine(q, self.index.state_action(self.state, q, action))
 
-    def _apply_engine(self, q: int, act: Any) -> None:
+    def _apply_engine(self, q: int, act: Action) -> None:
         self._fresh = False
         if self.table is None:
             advance(self.state, act)
@@ -260,7 +240,6 @@ class Match:
 
     def _act_on_table(self, q: int, act: m.Act) -> None:
         assert self.table is not None
-        self._fresh = False
         told = self.table.act(q, self.table.check(q, act))
         tell(told, self.seats, None)
 
