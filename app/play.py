@@ -22,6 +22,7 @@ from app.board_choice import board_fields
 from app.collector import short_collections
 from app.log import configure_logging
 from app.tokens import STDIN, KeptSeat, TokenError, keep_seat, kept_seat, read_token, write_private
+from clients.sdk import Agent, Table
 from clients.tls import tls_problem
 from clients.tui.app import HexhavenApp
 from clients.tui.link import Link, Seating, SeatLost, fetch_record
@@ -197,9 +198,61 @@ def _saved(path: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def play(*, options: m.GameOptions, name: str, resume: bool, db: Path | None = None) -> int:
+class LocalSeat(Agent):
+    """A seat ``hexhaven play --agent SPEC`` fills in its own process: plays as ``inner``
+    does (the SDK asks it in a worker thread, and sends the first listed action where it
+    fails), and keeps the seat's token for ``--resume``."""
+
+    def __init__(self, spec: str, inner: Agent) -> None:
+        self.spec = spec
+        self.inner = inner
+        self.name = inner.name
+        self.token: str | None = None
+        self.seated = asyncio.Event()
+
+    def choose(self, prompt: m.Prompt, table: Table) -> Any:
+        return self.inner.choose(prompt, table)
+
+    def on_seated(self, table: Table) -> None:
+        self.inner.on_seated(table)
+        self.token = table.token
+        self.seated.set()
+
+    def on_event(self, event: Any, table: Table) -> None:
+        self.inner.on_event(event, table)
+
+    def on_error(self, error: m.Error, table: Table) -> None:
+        self.inner.on_error(error, table)
+
+
+def local_agents(specs: Sequence[str], seed: int | None = None) -> list[LocalSeat]:
+    """The agents of ``--agent`` specs (``kind`` or ``kind:name=value,...``, as ``hexhaven
+    arena`` takes them); ValueError naming a spec that does not make one."""
+    from bots import make_agent, parse_spec
+
+    seats = []
+    for i, spec in enumerate(specs):
+        try:
+            kind, params = parse_spec(spec)
+            agent = make_agent(kind, None if seed is None else seed + i, params)
+        except ValueError as exc:
+            raise ValueError(f"--agent {spec}: {exc}") from exc
+        seats.append(LocalSeat(spec, agent))
+    return seats
+
+
+def play(
+    *,
+    options: m.GameOptions,
+    name: str,
+    resume: bool,
+    db: Path | None = None,
+    agents: Sequence[str] = (),
+) -> int:
     """``hexhaven play``: an embedded server on 127.0.0.1 (a free port) with its games in
-    the data directory, a game for the person and bots, and the UI."""
+    the data directory, a game for the person, bots, and the ``agents`` (specs) played in
+    this process, and the UI."""
+    from clients.sdk import play as play_seat
     from server.app import HexhavenServer
     from server.store import Store
 
@@ -221,18 +274,46 @@ def play(*, options: m.GameOptions, name: str, resume: bool, db: Path | None = N
         if old.id != keep:
             store.abandon_game(old.id)  # the embedded server plays only the game at hand
 
+    kept = [(str(a["spec"]), str(a["token"])) for a in saved.get("agents", [])] if saved else []
+    try:
+        seats = local_agents([spec for spec, _ in kept] if saved else agents)
+    except ValueError as exc:
+        print(f"hexhaven play: {exc}", file=sys.stderr)
+        store.close()
+        return 2
+
     async def main() -> int:
         server = HexhavenServer(store)
         async with server.running("127.0.0.1", 0):
             if saved is not None:
                 seating = Seating("rejoin", game=str(saved["game"]), token=str(saved["token"]))
             else:
-                seating = Seating("create", name=name, options=options, start_now=True)
+                seating = Seating("create", name=name, options=options, start_now=not seats)
             link = Link(server.url, seating)
             await link.open()
-            if link.game and link.token:  # kept from the start: a closed terminal loses nothing
-                write_private(saved_path, json.dumps({"game": link.game, "token": link.token}))
-            app = await _run_ui(link, back="hexhaven play --resume")
+            assert link.game is not None
+            tasks = [
+                asyncio.create_task(
+                    play_seat(seat, server.url, link.game, token=kept[i][1] if kept else None),
+                    name=f"agent-{i}",
+                )
+                for i, seat in enumerate(seats)
+            ]
+            try:
+                if seats:
+                    async with asyncio.timeout(60):
+                        await asyncio.gather(*(seat.seated.wait() for seat in seats))
+                    if saved is None:
+                        await link.send(m.StartGame(game=link.game))
+                if link.token:  # kept from the start: a closed terminal loses nothing
+                    held = [{"spec": seat.spec, "token": seat.token} for seat in seats]
+                    kept_now = {"game": link.game, "token": link.token, "agents": held}
+                    write_private(saved_path, json.dumps(kept_now))
+                app = await _run_ui(link, back="hexhaven play --resume")
+            finally:
+                for task in tasks:
+                    task.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
             model = app.model
             if model.over is None and model.game and model.token:
                 print("The game is saved: `hexhaven play --resume` goes on with it.")

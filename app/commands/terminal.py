@@ -51,16 +51,26 @@ def _tui_options(args: argparse.Namespace, *, private: bool = False) -> GameOpti
 
 
 def _play(args: argparse.Namespace) -> int:
-    from app.play import play
+    from app.play import local_agents, play
 
+    if args.bots is None:
+        args.bots = max(0, 3 - len(args.agent))
     try:
+        local_agents(args.agent)  # a spec that makes no agent fails here, before any game
+        if args.players is None:
+            args.players = args.bots + 1 + len(args.agent)
+        elif args.agent and args.players != args.bots + 1 + len(args.agent):
+            raise ValueError(
+                f"{args.players} seats are not you, {args.bots} bots and "
+                f"{len(args.agent)} agents (--players, --bots, --agent)"
+            )
         options = _tui_options(args)
     except ValueError as exc:
         print(f"hexhaven play: {exc}", file=sys.stderr)
         return 2
     warn_if_interpreted()
     db = Path(args.db) if args.db else None
-    return play(options=options, name=args.name, resume=args.resume, db=db)
+    return play(options=options, name=args.name, resume=args.resume, db=db, agents=args.agent)
 
 
 def _host(args: argparse.Namespace) -> int:
@@ -150,7 +160,7 @@ def _add_game_options(p: argparse.ArgumentParser, bots: int, *, host: bool = Fal
         type=int,
         default=None,
         help="seats at the table, 2 to 4 (default: "
-        + ("4, whatever --bots says)" if host else "one more than the bots)"),
+        + ("4, whatever --bots says)" if host else "one more than the bots and agents)"),
     )
     p.add_argument(
         "--bots",
@@ -206,6 +216,16 @@ def register(sub: Any) -> None:
         "for the keys.",
     )
     _add_game_options(play, bots=3)
+    play.set_defaults(bots=None)  # 3, less one for each --agent
+    play.add_argument(
+        "--agent",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="a seat played in this process by a bot of any kind, as hexhaven arena takes "
+        "them: 'heuristic', 'uct:rollouts=200', 'policy:weights=policy.npz' (repeatable; "
+        "the server's bots take the other seats)",
+    )
     play.add_argument(
         "--resume", action="store_true", help="go on with the game you left unfinished"
     )

@@ -1,21 +1,24 @@
 """``hexhaven play``'s bots: by default the server seats ``uct`` bots at the default
-strength, and ``--bot-kind`` still picks another kind."""
+strength, ``--bot-kind`` still picks another kind, and ``--agent`` seats bots of any kind
+(a trained policy among them) in the command's own process."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 from pathlib import Path
 from typing import cast
 
 import pytest
 
 from app.cli import main
-from app.play import DEFAULT_STRENGTH
+from app.play import DEFAULT_STRENGTH, SAVED
 from clients.tui.app import HexhavenApp
 from clients.tui.link import Link
 from protocol import messages as m
 from server.store import Store
+from tests.bots.test_policy import tiny_policy
 
 
 def _played(argv: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Store, str]:
@@ -74,3 +77,37 @@ def test_play_seats_the_bots_asked_for_and_uct_by_default(
         assert bots == [spec]  # the seat the server gave its bot process
     finally:
         store.close()
+
+
+def test_play_seats_agents_of_any_kind_in_its_own_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    weights = tiny_policy(tmp_path, players=3)
+    argv = ["--agent", f"policy:weights={weights}", "--bots", "1", "--vp", "5"]
+    store, game = _played(argv, tmp_path, monkeypatch)
+    try:
+        stored = store.load(game)
+        assert stored is not None and stored.started
+        assert stored.options.players == 3 and len(stored.options.bots) == 1
+        names = {name for _, name, _ in stored.seats.values()}
+        assert "tiny" in names  # the policy's own name, at a seat of its own
+        saved = json.loads((tmp_path / "hexhaven" / SAVED).read_text())
+        [agent] = saved["agents"]
+        assert agent["spec"] == f"policy:weights={weights}" and agent["token"]
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--agent", "nobody"], "--agent nobody: unknown bot kind"),
+        (["--agent", "heuristic", "--players", "4", "--bots", "1"], "4 seats are not you"),
+        (["--agent", "policy"], "needs weights=FILE"),
+    ],
+)
+def test_play_refuses_agents_it_cannot_seat(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["play", *argv]) == 2
+    assert message in capsys.readouterr().err

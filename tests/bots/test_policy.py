@@ -20,7 +20,7 @@ from tests.server.client import Client
 from tournament.local import play_local
 
 
-def _policy_file(tmp_path: Path, players: int, seed: int = 0) -> Path:
+def tiny_policy(tmp_path: Path, players: int, seed: int = 0) -> Path:
     """A small random-weight policy file, as the example trainer writes one."""
     rng = np.random.default_rng(seed)
     size, actions = encoding(3, players).size, action_index(3, players).size
@@ -36,7 +36,7 @@ def _policy_file(tmp_path: Path, players: int, seed: int = 0) -> Path:
 
 
 async def test_a_policy_plays_a_whole_game_over_the_protocol(tmp_path: Path) -> None:
-    agent = make_agent("policy", 1, {"weights": str(_policy_file(tmp_path, 2))})
+    agent = make_agent("policy", 1, {"weights": str(tiny_policy(tmp_path, 2))})
     assert isinstance(agent, PolicyAgent) and agent.name == "tiny"
     srv = HexhavenServer()
     async with srv.running("127.0.0.1", 0) as ws_server:
@@ -57,7 +57,7 @@ async def test_a_policy_plays_a_whole_game_over_the_protocol(tmp_path: Path) -> 
 
 
 def test_policies_play_local_games_and_keep_to_the_offer_bound(tmp_path: Path) -> None:
-    path = _policy_file(tmp_path, 3, seed=4)
+    path = tiny_policy(tmp_path, 3, seed=4)
     offers: list[tuple[int, int]] = []
     index = action_index(3, 3)
     agents: list[Agent] = []
@@ -83,7 +83,7 @@ def test_policies_play_local_games_and_keep_to_the_offer_bound(tmp_path: Path) -
 
 
 async def test_a_policy_for_other_player_counts_declines_the_seat(tmp_path: Path) -> None:
-    agent = make_agent("policy", 1, {"weights": str(_policy_file(tmp_path, 4))})
+    agent = make_agent("policy", 1, {"weights": str(tiny_policy(tmp_path, 4))})
     srv = HexhavenServer()
     async with srv.running("127.0.0.1", 0) as ws_server:
         port = srv.port_of(ws_server)
@@ -109,4 +109,4 @@ def test_bad_policy_parameters_and_files_are_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="is not a hexhaven-masked-mlp/1 file"):
         MaskedMLP.load(junk)
     with pytest.raises(ValueError, match="greedy is true or false"):
-        make_agent("policy", 0, {"weights": str(_policy_file(tmp_path, 2)), "greedy": "maybe"})
+        make_agent("policy", 0, {"weights": str(tiny_policy(tmp_path, 2)), "greedy": "maybe"})
