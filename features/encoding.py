@@ -18,6 +18,7 @@ one-hot entries are 0 or 1; ``docs/learning.md`` lists every block.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import MutableSequence, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -449,8 +450,7 @@ class Encoding:
     def named(self, vector: Any) -> dict[str, Any]:
         """The blocks of a vector as named arrays of their shapes (views into ``vector``
         where it is a numpy array; ``vector`` may also have a leading batch axis)."""
-        import numpy as np
-
+        np: Any = importlib.import_module("numpy")  # not a dependency of the compiled build
         arr = np.asarray(vector)
         lead = arr.shape[:-1]
         return {

@@ -3,7 +3,7 @@
 Each agent (``seat_0`` .. ``seat_{n-1}``) observes a dict: ``observation``, its seat's view
 encoded by :mod:`features.encoding`, and ``action_mask``, its legal actions in the index of
 :mod:`features.actions` (all zeros unless it is the agent to act). One agent acts at a time
-(:func:`learn.batch.acting_seat`). Rewards are :class:`learn.batch.Rules`'s: by default +1 to
+(:func:`learn.core.acting_seat`). Rewards are :class:`learn.core.Rules`'s: by default +1 to
 the winner and -1 to the others when the game is won, nothing on the way (shaped points
 where asked). A game that reaches ``max_actions`` is truncated for everyone.
 

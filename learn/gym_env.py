@@ -7,7 +7,7 @@ float32 ``Box``), and takes an index of :mod:`features.actions` (a ``Discrete``)
 actions are ``info["action_mask"]`` after every reset and step, and
 :meth:`HexhavenEnv.action_masks` (the name maskable trainers call). Opponents
 (:mod:`learn.opponents`) fill the other seats; the learner's seat turns round the table
-from one episode to the next unless it is fixed. Rewards are :class:`learn.batch.Rules`'s
+from one episode to the next unless it is fixed. Rewards are :class:`learn.core.Rules`'s
 for the learner: ``win``/``loss`` at the end, shaped points on the way if asked. An action
 the mask does not allow changes nothing: the step gives ``illegal`` and
 ``info["illegal"] = True``.
@@ -117,6 +117,8 @@ class HexhavenEnv(gymnasium.Env[np.ndarray, np.int64]):
         ``seed`` was given)."""
         super().reset(seed=seed)
         self.games.reseed(seed)
+        if self.match is not None:
+            self.match.close()
         self.match = self.games.next_match()
         return self._observation(), self._info()
 
@@ -141,6 +143,12 @@ class HexhavenEnv(gymnasium.Env[np.ndarray, np.int64]):
         if self.match is None:
             raise RuntimeError("call reset first")
         return self.match.mask.astype(bool)
+
+    def close(self) -> None:
+        """Stop what the opponents hold (a search bot's worker processes)."""
+        if self.match is not None:
+            self.match.close()
+        super().close()
 
     def render(self) -> str | None:
         """``ansi``: the whole position in the engine's notation (every card shown: a
@@ -208,6 +216,7 @@ class HexhavenVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         """Start every game afresh (``seed`` as :meth:`HexhavenEnv.reset`'s, across the
         vector's games in order)."""
         self.games.reseed(seed)
+        self.close_extras()
         self.matches = [self.games.next_match() for _ in range(self.num_envs)]
         for i, match in enumerate(self.matches):
             match.observe(self._obs_rows[i], self._mask_rows[i])
@@ -242,6 +251,7 @@ class HexhavenVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
                 truncated[i] = not terminated[i]
                 match.observe(self._obs_rows[i], self._mask_rows[i])
                 final[i] = self.obs[i].copy()
+                match.close()
                 match = self.matches[i] = self.games.next_match()
             match.observe(self._obs_rows[i], self._mask_rows[i])
         info: dict[str, Any] = {"action_mask": self.mask, "illegal": illegal}
@@ -252,6 +262,12 @@ class HexhavenVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             info["final_obs"] = rows
             info["_final_obs"] = np.isin(np.arange(n), list(final))
         return self.obs.copy(), rewards, terminated, truncated, info
+
+    def close_extras(self, **kwargs: Any) -> None:
+        """Stop what the opponents hold (a search bot's worker processes)."""
+        for match in self.matches:
+            match.close()
+        self.matches = []
 
 
 __all__ = ["HexhavenEnv", "HexhavenVectorEnv"]

@@ -11,7 +11,7 @@ An opponent is one of:
   own seat's prompts and events, its answers validated as a server would).
 
 :class:`Match` is one game: the learner's seat, the opponents in the other seats, and the
-learner's rewards (:class:`learn.batch.Rules`). Games with only ``random`` and callable
+learner's rewards (:class:`learn.core.Rules`). Games with only ``random`` and callable
 opponents run on the engine's fast path; one bot seat puts the whole game on the table.
 """
 
@@ -137,6 +137,13 @@ class Match:
                 s.agent.on_seated(s.table)
             self.table = table
             self.play.state = table.state  # the same game: its config and seed
+
+    def close(self) -> None:
+        """Stop what the bots hold (a search bot's worker processes)."""
+        for s in self.seats:
+            close = getattr(s.agent, "close", None)
+            if callable(close):
+                close()
 
     # --- the learner ---------------------------------------------------------------------
     @property

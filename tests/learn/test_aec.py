@@ -9,6 +9,10 @@ from pettingzoo.test import api_test
 from learn.aec import env, raw_env
 
 
+# A dict of the observation and its action mask is PettingZoo's own way to give masks (its
+# classic games do the same); its API test says it would rather have a plain array.
+@pytest.mark.filterwarnings("ignore:Observation space for each agent probably should be")
+@pytest.mark.filterwarnings("ignore:Observation is not a NumPy array")
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_passes_pettingzoos_api_test(players: int) -> None:
     api_test(env(players=players), num_cycles=300)

@@ -123,3 +123,14 @@ def test_the_vector_restarts_a_game_in_the_step_that_ends_it() -> None:
     assert ended >= 8
     with pytest.raises(ValueError, match="one action per game"):
         vec.step([0, 0])
+
+
+def test_any_built_in_bot_spec_is_an_opponent() -> None:
+    env = HexhavenEnv(opponents=["uct:strength=easy", "heuristic"], players=3, seat=0)
+    obs, info = env.reset(seed=6)
+    assert env.observation_space.contains(obs) and info["action_mask"].any()
+    assert env.match is not None and env.match.table is not None
+    kinds = [type(s.agent).__name__ for s in env.match.seats]
+    assert kinds == ["_Learner", "UCTAgent", "HeuristicAgent"]
+    env.close()
+    env.close()  # again: nothing left to stop
