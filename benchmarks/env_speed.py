@@ -22,6 +22,9 @@ see setup.py). Everything runs on one pinned core:
   action, so steps/s is game actions/s with the observation and mask of every one.
 * **The engine alone.** Random two-player games through ``legal_actions`` and ``advance``
   (as benchmarks/engine_speed.py), for the batched figure's yardstick.
+* **Per call**: the encoding (from a state, whole and without the board's blocks, which
+  the environments write once a game; and from a seat's view) and the mask, in
+  microseconds, on mid-game positions of random 4-player games.
 * **catanatron-gym** (benchmarks/_catanatron_gym.py: its own venv, created once): the same
   random valid-action loop on ``catanatron-v1`` for ``--catanatron-steps``; skipped with
   ``--no-catanatron`` or where it will not install.
@@ -34,8 +37,12 @@ from __future__ import annotations
 
 import argparse
 import random
+import statistics
 import sys
 import time
+import timeit
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import gymnasium
@@ -45,9 +52,14 @@ from _pinning import pin_to_one_core
 
 import engine.rules
 import hexhaven
-from engine import GameConfig, advance, legal_actions, new_game
+from engine import GameConfig, Phase, advance, legal_actions, new_game, view
+from features import action_index, encoding
 from learn.batch import BatchedGames, Rules
 from learn.gym_env import HexhavenVectorEnv
+from learn.spaces import writable
+
+MICRO_SEED = 1_000_000
+"""The micro-benchmarks' games use seeds far from the timed games'."""
 
 
 def build() -> str:
@@ -124,6 +136,42 @@ def engine_alone(games: int, seed: int) -> dict[str, float]:
     return {"actions_per_s": actions / (time.perf_counter() - start)}
 
 
+def micro(seed: int) -> dict[str, float]:
+    """Microseconds per call on mid-game positions of random 4-player games (phase main,
+    turns 30 to 120): the encoding from the state and from the seat's view, and the mask;
+    each the best of 5 repeats, averaged over the positions."""
+    enc, index = encoding(3, 4), action_index(3, 4)
+    states = []
+    rng = random.Random(seed)
+    for g in range(10):
+        state = new_game(GameConfig(players=4), MICRO_SEED + g)
+        while not state.is_over and state.turn <= 120:
+            if state.phase == Phase.MAIN and state.turn >= 30 and rng.random() < 0.05:
+                states.append(state.copy())
+            advance(state, rng.choice(legal_actions(state)))
+    obs = np.zeros(enc.size, dtype=np.float32)
+    out, mask = writable(obs), writable(np.zeros(index.size, dtype=np.int8))
+    timed: dict[str, list[float]] = {
+        "encode_state": [],
+        "encode_state_no_board": [],
+        "encode_view": [],
+        "mask": [],
+    }
+    for state in states:
+        seen = view(state, state.current)
+        calls: dict[str, Callable[[], object]] = {
+            "encode_state": partial(enc.encode_state, state, state.current, out),
+            "encode_state_no_board": partial(
+                enc.encode_state, state, state.current, out, with_board=False
+            ),
+            "encode_view": partial(enc.encode_view, seen, out),
+            "mask": partial(index.mask, state, state.current, mask),
+        }
+        for name, call in calls.items():
+            timed[name].append(min(timeit.repeat(call, number=200, repeat=5)) / 200 * 1e6)
+    return {name: statistics.mean(values) for name, values in timed.items()}
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--steps", type=int, default=50_000, help="single-env steps (50000)")
@@ -136,6 +184,13 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     print(f"{pin_to_one_core()}; engine {build()}; Python {sys.version.split()[0]}")
 
+    us = micro(args.seed)
+    print(
+        f"per call, mid-game, 4 players: encode_state {us['encode_state']:.2f} us "
+        f"({us['encode_state_no_board']:.2f} us without the board's blocks, as the "
+        f"environments write it), encode_view {us['encode_view']:.2f} us, "
+        f"mask {us['mask']:.2f} us"
+    )
     one = single(args.steps, args.seed)
     print(
         f"single env: {one['steps_per_s']:,.0f} steps/s ({args.steps} steps, "

@@ -19,6 +19,7 @@ one-hot entries are 0 or 1; ``docs/learning.md`` lists every block.
 from __future__ import annotations
 
 import importlib
+from array import array
 from collections.abc import MutableSequence, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -206,6 +207,10 @@ class Encoding:
         self.board_size = by["robber"]
         """The board's blocks come first: entries ``[0, board_size)`` are fixed for a game."""
         self.highs: tuple[float, ...] = tuple(b.high for b in blocks for _ in range(b.size))
+        self._board: Board | None = None
+        self._board_row = memoryview(array("f"))
+        """The last board written, and its blocks as float32 (copied whole into buffers
+        that take them)."""
         # Offsets of the dynamic blocks, as attributes for the writers' hot path.
         self._robber = by["robber"]
         self._settlement = by["vertex_settlement"]
@@ -250,7 +255,7 @@ class Encoding:
         return list(_board_blocks(board, self.board_size))
 
     # --- writers --------------------------------------------------------------------------
-    def encode_view(self, view: View, out: MutableSequence[float] | None = None) -> Any:
+    def encode_view(self, view: View, out: Any = None) -> Any:
         """The vector of a seat's ``view`` (a new list, or written into ``out``, which must
         hold :attr:`size` zeros). Raises ValueError for a spectator's view or one of
         another shape."""
@@ -319,20 +324,19 @@ class Encoding:
         self,
         state: GameState,
         seat: int,
-        out: MutableSequence[float],
+        out: Any,
         base: int = 0,
         *,
         with_board: bool = True,
     ) -> None:
         """Write ``seat``'s vector into ``out[base : base + size]``, which must hold zeros,
-        reading only what ``view(state, seat)`` shows. ``with_board=False`` leaves the
+        reading only what ``view(state, seat)`` shows. ``out`` is a list, a numpy array or
+        a memoryview (of a float32 array: the fastest). ``with_board=False`` leaves the
         board's blocks as they are (a caller that keeps them per game)."""
         n = self.players
         me = seat
         if with_board:
-            for i, value in enumerate(_board_blocks(state.board, self.board_size)):
-                if value:
-                    out[base + i] = value
+            self._write_board(state.board, out, base)
         out[base + self._robber + state.robber] = 1.0
         vlevel = state.vlevel
         s_off = base + self._settlement
@@ -446,6 +450,17 @@ class Encoding:
                             out[o + _R + r] = ct[r]
         if state.winner >= 0:
             out[base + self._winner + (state.winner - me) % n] = 1.0
+
+    def _write_board(self, board: Board, out: Any, base: int) -> None:
+        if board is not self._board:
+            self._board_row = memoryview(array("f", _board_blocks(board, self.board_size)))
+            self._board = board
+        try:  # a float32 buffer, a numpy array or a list: one copy
+            out[base : base + self.board_size] = self._board_row
+        except (TypeError, ValueError):  # a buffer of another format: entry by entry
+            for i, value in enumerate(self._board_row):
+                if value:
+                    out[base + i] = value
 
     def named(self, vector: Any) -> dict[str, Any]:
         """The blocks of a vector as named arrays of their shapes (views into ``vector``

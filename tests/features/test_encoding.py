@@ -10,6 +10,7 @@ import pytest
 
 from engine import GameConfig, GameState, new_game, view
 from features import encoding
+from learn.spaces import writable
 from tests.features.play import positions
 
 
@@ -123,3 +124,16 @@ def test_bad_views_are_refused() -> None:
         encoding(3, 4).encode_view(view(state, 0))
     with pytest.raises(ValueError, match="radius"):
         encoding(2, 3).encode_view(view(state, 0))
+
+
+def test_every_kind_of_buffer_gets_the_same_vector() -> None:
+    state, seat = next(p for p in positions(3, seed=12) if p[0].actions_taken == 200)
+    enc = encoding(3, 3)
+    expected = encode(state, seat)
+    for dtype in (np.float32, np.float64):
+        array = np.zeros(enc.size, dtype=dtype)
+        enc.encode_state(state, seat, array)
+        assert array.tolist() == expected
+        buffer = np.zeros(enc.size + 5, dtype=dtype)
+        enc.encode_state(state, seat, writable(buffer), base=5)
+        assert buffer[:5].tolist() == [0.0] * 5 and buffer[5:].tolist() == expected
