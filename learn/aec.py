@@ -22,11 +22,10 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from engine.notation import format as format_position
-from engine.rules import advance
-from engine.state import new_game
+from engine.state import GameState
 from features.actions import ActionIndex, action_index
 from features.encoding import Encoding, encoding
-from learn.core import SEED_STRIDE, OfferCount, Rules, acting_seat
+from learn.core import SEED_STRIDE, Play, Rules, acting_seat
 from learn.spaces import mask_space, observation_box, writable
 
 NAME = "hexhaven_v0"
@@ -73,9 +72,8 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):  # PettingZoo's name
         self._action_space = spaces.Discrete(self.index.size)
         self._seed = 0
         self._games = 0
-        self.state = new_game(self.rules.config(), 0)
-        self.offers = OfferCount()
-        self._points = [0] * r.players
+        self.play = Play(r, self.encoding, self.index, 0)
+        self._rewards = [0.0] * r.players
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
@@ -96,25 +94,27 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):  # PettingZoo's name
             self._seed, self._games = seed, 0
         game_seed = self._seed * SEED_STRIDE + self._games
         self._games += 1
-        self.state = new_game(self.rules.config(), game_seed)
-        self.offers = OfferCount()
-        self._points = [0] * self.rules.players
+        self.play = Play(self.rules, self.encoding, self.index, game_seed)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {"seed": game_seed} for a in self.agents}
-        self.agent_selection = self.possible_agents[acting_seat(self.state)]
+        self.agent_selection = self.possible_agents[acting_seat(self.game_state)]
+
+    @property
+    def game_state(self) -> GameState:
+        """The game's state (every card in it: not for the agents)."""
+        return self.play.state
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self.possible_agents.index(agent)
         obs = np.zeros(self.encoding.size, dtype=np.float32)
-        self.encoding.encode_state(self.state, seat, writable(obs))
         mask = np.zeros(self.index.size, dtype=np.int8)
-        if agent == self.agent_selection and not self.state.is_over:
-            self.index.mask(self.state, seat, writable(mask))
-            self.offers.limit(self.state, self.rules.max_offers, self.index, mask)
+        self.play.observe(seat, writable(obs), writable(mask))
+        if agent != self.agent_selection:
+            mask[:] = 0
         return {"observation": obs, "action_mask": mask}
 
     def step(self, action: int | None) -> None:
@@ -127,29 +127,24 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):  # PettingZoo's name
             raise ValueError(f"{agent} must act; None is only for agents whose game ended")
         a = int(action)
         legal = np.zeros(self.index.size, dtype=np.int8)
-        self.index.mask(self.state, seat, writable(legal))
-        self.offers.limit(self.state, self.rules.max_offers, self.index, legal)
+        self.play.legal(seat, writable(legal))
         if not 0 <= a < self.index.size or not legal[a]:
             raise ValueError(f"action {a} is not legal for {agent} now")
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
-        self.offers.count(self.state, self.index, a)
-        advance(self.state, self.index.state_action(self.state, seat, a))
-        r = self.rules
-        state = self.state
-        if r.points:
-            for q, name in enumerate(self.possible_agents):
-                now = state.victory_points(q)
-                self.rewards[name] += r.points * (now - self._points[q])
-                self._points[q] = now
+        rewards = self._rewards
+        for q in range(len(rewards)):
+            rewards[q] = 0.0
+        self.play.act(seat, a, rewards)
+        for q, name in enumerate(self.possible_agents):
+            self.rewards[name] = rewards[q]
+        state = self.game_state
         if state.winner >= 0:
-            for q, name in enumerate(self.possible_agents):
-                self.rewards[name] += r.win if q == state.winner else r.loss
             self.terminations = dict.fromkeys(self.agents, True)
-        elif state.actions_taken >= r.max_actions:
+        elif self.play.over:
             self.truncations = dict.fromkeys(self.agents, True)
         self._accumulate_rewards()
-        if state.is_over or state.actions_taken >= r.max_actions:
+        if self.play.over:
             self._deads_step_first()
         else:
             self.agent_selection = self.possible_agents[acting_seat(state)]
@@ -161,7 +156,7 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):  # PettingZoo's name
         shown: a render is for the person running the environment, not for a seat)."""
         if self.render_mode is None:
             return None
-        return str(format_position(self.state))
+        return str(format_position(self.game_state))
 
     def close(self) -> None:
         pass

@@ -38,8 +38,8 @@ def _play(e: raw_env, seed: int) -> dict[str, float]:
 def test_the_winner_gets_win_and_the_others_loss() -> None:
     e = raw_env(players=3, victory_points=6)
     total = _play(e, seed=5)
-    assert e.state.winner >= 0
-    winner = f"seat_{e.state.winner}"
+    assert e.game_state.winner >= 0
+    winner = f"seat_{e.game_state.winner}"
     assert total == {a: (1.0 if a == winner else -1.0) for a in e.possible_agents}
 
 
@@ -47,7 +47,7 @@ def test_shaped_points_add_up_to_the_final_points() -> None:
     e = raw_env(players=2, victory_points=5, points=0.1, win=0.0, loss=0.0)
     total = _play(e, seed=6)
     for q, agent in enumerate(e.possible_agents):
-        assert total[agent] == pytest.approx(0.1 * e.state.victory_points(q))
+        assert total[agent] == pytest.approx(0.1 * e.game_state.victory_points(q))
 
 
 def test_only_the_acting_agent_has_legal_actions() -> None:
@@ -84,5 +84,5 @@ def test_reset_with_a_seed_replays_the_same_game() -> None:
     a, b = raw_env(players=3), raw_env(players=3)
     _play(a, seed=11)
     _play(b, seed=11)
-    assert a.state.actions_taken == b.state.actions_taken
-    assert a.state.winner == b.state.winner
+    assert a.game_state.actions_taken == b.game_state.actions_taken
+    assert a.game_state.winner == b.game_state.winner

@@ -58,4 +58,4 @@ def test_the_quick_start_examples_run(number: int) -> None:
     if number == 0:
         assert scope["done"] is True
     else:
-        assert scope["game"].unwrapped.state.winner >= 0
+        assert scope["game"].unwrapped.game_state.winner >= 0
