@@ -29,8 +29,11 @@ see setup.py). Everything runs on one pinned core:
   random valid-action loop on ``catanatron-v1`` for ``--catanatron-steps``; skipped with
   ``--no-catanatron`` or where it will not install.
 
-The last line is ``env_steps_per_s: X batched_steps_per_s: Y catanatron_gym_steps_per_s: Z
-ratio_vs_catanatron_gym: R`` (Z and R are ``n/a`` without catanatron-gym).
+The timed loops run ``--repeats`` rounds, interleaved (each round runs every loop once, so
+that a slow spell of a shared machine touches all of them), and each figure is its best
+round. The last line is ``env_steps_per_s: X batched_steps_per_s: Y
+catanatron_gym_steps_per_s: Z ratio_vs_catanatron_gym: R`` (Z and R are ``n/a`` without
+catanatron-gym).
 """
 
 from __future__ import annotations
@@ -172,16 +175,24 @@ def micro(seed: int) -> dict[str, float]:
     return {name: statistics.mean(values) for name, values in timed.items()}
 
 
+def best(runs: list[dict[str, float]], key: str) -> dict[str, float]:
+    """The run with the highest ``key``."""
+    return max(runs, key=lambda run: run[key])
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    parser.add_argument("--steps", type=int, default=50_000, help="single-env steps (50000)")
+    parser.add_argument("--steps", type=int, default=30_000, help="single-env steps (30000)")
     parser.add_argument("--batch", type=int, default=256, help="games in a batch (256)")
-    parser.add_argument("--calls", type=int, default=1500, help="batched calls to time (1500)")
-    parser.add_argument("--games", type=int, default=50, help="engine-alone games (50)")
+    parser.add_argument("--calls", type=int, default=2000, help="batched calls to time (2000)")
+    parser.add_argument("--games", type=int, default=20, help="engine-alone games (20)")
     parser.add_argument("--catanatron-steps", type=int, default=20_000)
     parser.add_argument("--no-catanatron", action="store_true")
+    parser.add_argument("--repeats", type=int, default=3, help="rounds; the best counts (3)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
+    if args.repeats < 1:
+        parser.error("--repeats must be positive")
     print(f"{pin_to_one_core()}; engine {build()}; Python {sys.version.split()[0]}")
 
     us = micro(args.seed)
@@ -191,37 +202,53 @@ def main(argv: list[str] | None = None) -> None:
         f"environments write it), encode_view {us['encode_view']:.2f} us, "
         f"mask {us['mask']:.2f} us"
     )
-    one = single(args.steps, args.seed)
+    runs: dict[str, list[dict[str, float]]] = {
+        "single": [],
+        "vector": [],
+        "batched": [],
+        "engine": [],
+        "theirs": [],
+    }
+    python = None
+    if not args.no_catanatron:
+        try:
+            python = ensure_venv()
+        except (RuntimeError, OSError) as exc:
+            print(f"catanatron-gym: skipped ({str(exc).splitlines()[0]})")
+    for _ in range(args.repeats):  # interleaved, so that a slow spell touches every figure
+        runs["single"].append(single(args.steps, args.seed))
+        runs["vector"].append(vector(args.batch, args.calls, args.seed))
+        runs["batched"].append(batched(args.batch, args.calls, args.seed))
+        runs["engine"].append(engine_alone(args.games, args.seed))
+        if python is not None:
+            runs["theirs"].append(run_child(python, args.catanatron_steps, args.seed))
+    one = best(runs["single"], "steps_per_s")
     print(
         f"single env: {one['steps_per_s']:,.0f} steps/s ({args.steps} steps, "
         f"{one['episodes']:.0f} episodes, {one['per_step']:.2f} game actions per step)"
     )
-    vec = vector(args.batch, args.calls, args.seed)
+    vec = best(runs["vector"], "steps_per_s")
     print(f"vector env of {args.batch}: {vec['steps_per_s']:,.0f} steps/s")
-    bat = batched(args.batch, args.calls, args.seed)
+    bat = best(runs["batched"], "steps_per_s")
     print(
         f"batched self-play of {args.batch}: {bat['steps_per_s']:,.0f} steps/s "
         f"({bat['ended']:.0f} games ended)"
     )
-    eng = engine_alone(args.games, args.seed)
+    eng = best(runs["engine"], "actions_per_s")
     print(
         f"engine alone: {eng['actions_per_s']:,.0f} actions/s; batched is "
         f"{eng['actions_per_s'] / bat['steps_per_s']:.2f} times slower"
     )
     theirs = "n/a"
     ratio = "n/a"
-    if not args.no_catanatron:
-        try:
-            figures = run_child(ensure_venv(), args.catanatron_steps, args.seed)
-        except (RuntimeError, OSError) as exc:
-            print(f"catanatron-gym: skipped ({str(exc).splitlines()[0]})")
-        else:
-            print(
-                f"catanatron-gym: {figures['steps_per_s']:,.0f} steps/s "
-                f"({figures['game_actions'] / figures['steps']:.2f} game actions per step)"
-            )
-            theirs = f"{figures['steps_per_s']:.0f}"
-            ratio = f"{one['steps_per_s'] / figures['steps_per_s']:.2f}"
+    if runs["theirs"]:
+        figures = best(runs["theirs"], "steps_per_s")
+        print(
+            f"catanatron-gym: {figures['steps_per_s']:,.0f} steps/s "
+            f"({figures['game_actions'] / figures['steps']:.2f} game actions per step)"
+        )
+        theirs = f"{figures['steps_per_s']:.0f}"
+        ratio = f"{one['steps_per_s'] / figures['steps_per_s']:.2f}"
     print(
         f"env_steps_per_s: {one['steps_per_s']:.0f} batched_steps_per_s: "
         f"{bat['steps_per_s']:.0f} catanatron_gym_steps_per_s: {theirs} "

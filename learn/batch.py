@@ -22,7 +22,7 @@ import numpy as np
 
 from features.actions import ActionIndex, action_index
 from features.encoding import Encoding, encoding
-from learn.core import SEED_STRIDE, Play, Rules, acting_seat
+from learn.core import SEED_STRIDE, Play, Rules, acting_seat, step_all
 from learn.spaces import writable
 
 
@@ -76,8 +76,7 @@ class BatchedGames:
         self.done[:] = False
         self.truncated[:] = False
         self.winner[:] = -1
-        for i in range(self.n):
-            self._observe(i)
+        self.seat[:] = [self._observe(i) for i in range(self.n)]
 
     # --- stepping ----------------------------------------------------------------------
     def step(self, actions: Any) -> None:
@@ -97,29 +96,25 @@ class BatchedGames:
         self.done[:] = False
         self.truncated[:] = False
         self.winner[:] = -1
-        for i, a in enumerate(acts.tolist()):
-            self._apply(i, a)
-            self._observe(i)
-
-    def _apply(self, i: int, a: int) -> None:
-        game = self.games[i]
-        game.act(int(self.seat[i]), a, self._reward_rows[i])
-        state = game.state
-        if state.winner >= 0:
+        seats = self.seat.tolist()
+        ended = step_all(
+            self.games, acts.tolist(), seats, self._obs_rows, self._mask_rows, self._reward_rows
+        )
+        for i in ended:
+            state = self.games[i].state
             self.done[i] = True
             self.winner[i] = state.winner
-        elif game.over:
-            self.done[i] = True
-            self.truncated[i] = True
-        if self.done[i]:
+            self.truncated[i] = state.winner < 0
             self.games[i] = self._new_game()
+            seats[i] = self._observe(i)
+        self.seat[:] = seats
 
-    def _observe(self, i: int) -> None:
-        """Write game ``i``'s acting seat, observation and mask."""
+    def _observe(self, i: int) -> int:
+        """Write game ``i``'s observation and mask for its acting seat; that seat."""
         game = self.games[i]
         seat = acting_seat(game.state)
-        self.seat[i] = seat
         game.observe(seat, self._obs_rows[i], self._mask_rows[i])
+        return seat
 
 
 __all__ = ["SEED_STRIDE", "BatchedGames", "Rules", "acting_seat"]

@@ -178,6 +178,14 @@ class Play:
             for q in range(rules.players):
                 rewards[q] += rules.win if q == w else rules.loss
 
+    def learner_step(
+        self, seat: int, action: int, random_seats: list[bool], rng: random.Random
+    ) -> int:
+        """Apply ``seat``'s ``action`` (legal), then :meth:`play_random` up to ``seat``'s
+        next action; the seat that must act then, or -1 once the game is over."""
+        self.apply(seat, action)
+        return self.play_random(seat, random_seats, rng)
+
     def play_random(self, stop: int, random_seats: list[bool], rng: random.Random) -> int:
         """Let every seat in ``random_seats`` take uniformly random legal actions until
         seat ``stop`` or another seat must act; returns that seat, or -1 once the game is
@@ -192,4 +200,29 @@ class Play:
         return -1
 
 
-__all__ = ["SEED_STRIDE", "OfferCount", "Play", "Rules", "acting_seat"]
+def step_all(
+    plays: list[Play],
+    actions: list[int],
+    seats: list[int],
+    obs: list[Any],
+    masks: list[Any],
+    rewards: list[Any],
+) -> list[int]:
+    """One step of many games: game ``i``'s ``seats[i]`` takes ``actions[i]`` (legal), its
+    rewards are added to ``rewards[i]``; then, for a game that goes on, ``seats[i]``
+    becomes its acting seat and ``obs[i]`` and ``masks[i]`` that seat's observation and
+    legal actions. Returns the games that ended (left for the caller to start again)."""
+    ended: list[int] = []
+    for i in range(len(plays)):
+        play = plays[i]
+        play.act(seats[i], actions[i], rewards[i])
+        if play.over:
+            ended.append(i)
+            continue
+        seat = acting_seat(play.state)
+        seats[i] = seat
+        play.observe(seat, obs[i], masks[i])
+    return ended
+
+
+__all__ = ["SEED_STRIDE", "OfferCount", "Play", "Rules", "acting_seat", "step_all"]

@@ -134,9 +134,10 @@ class HexhavenEnv(gymnasium.Env[np.ndarray, np.int64]):
         if not match.legal(a):
             return self._observation(), self.illegal, False, False, self._info(illegal=True)
         reward = match.act(a)
-        terminated = match.state.winner >= 0
-        truncated = not terminated and match.over
-        return self._observation(), reward, terminated, truncated, self._info()
+        match.observe(self._obs_buffer)
+        over = match.over
+        terminated = over and match.state.winner >= 0
+        return self._obs.copy(), reward, terminated, over and not terminated, self._info()
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions now, as booleans."""

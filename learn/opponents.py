@@ -183,10 +183,12 @@ class Match:
         to its next action or the end; returns the learner's reward."""
         self._fresh = False
         if self.table is None:
-            self.play.apply(self.seat, action)
+            q = self.play.learner_step(self.seat, action, self.random_seats, self.rng)
+            if q >= 0 and q != self.seat:
+                self._opponents()
         else:
             self._apply(self.seat, action)
-        self._opponents()
+            self._opponents()
         return self.play.seat_reward(self.seat)
 
     # --- the others ----------------------------------------------------------------------
