@@ -6,9 +6,10 @@ An opponent is one of:
   engine directly;
 - a callable ``policy(observation, mask) -> index``: a policy over this package's encoding
   and action index (a trained one, or the learner's own past self), given its seat's view;
-- any other bot spec of ``hexhaven play`` (``"heuristic"``, ``"uct"``, ``"uct:budget=200"``,
-  ...): the bot itself, seated at the protocol's game table exactly as in a local match (its
-  own seat's prompts and events, its answers validated as a server would).
+- any other bot spec of ``hexhaven arena`` (``"heuristic"``, ``"uct:strength=easy"``,
+  ``"uct:rollouts=200"``, ``"policy:weights=FILE"``...): the bot itself, seated at the
+  protocol's game table exactly as in a local match (its own seat's prompts and events,
+  its answers validated as a server would).
 
 :class:`Match` is one game: the learner's seat, the opponents in the other seats, and the
 learner's rewards (:class:`learn.core.Rules`). Games with only ``random`` and callable
@@ -70,7 +71,9 @@ def check_opponents(opponents: Sequence[Opponent], players: int) -> tuple[Oppone
         if isinstance(op, str):
             if op != RANDOM:
                 kind, params = parse_spec(op)
-                make_agent(kind, 0, params)
+                close = getattr(make_agent(kind, 0, params), "close", None)
+                if callable(close):
+                    close()
         elif not callable(op):
             raise ValueError(f"an opponent is a bot spec or a policy callable, not {op!r}")
     return ops

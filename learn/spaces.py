@@ -1,4 +1,4 @@
-"""The Gymnasium spaces of an encoding and an action index."""
+"""The Gymnasium spaces of an encoding and an action index, and the buffers their writers fill."""
 
 from __future__ import annotations
 
