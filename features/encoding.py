@@ -213,6 +213,8 @@ class Encoding:
         that take them)."""
         # Offsets of the dynamic blocks, as attributes for the writers' hot path.
         self._robber = by["robber"]
+        self.pieces: tuple[int, int] = (by["vertex_settlement"], by["hand"])
+        """The entries of the pieces' blocks (settlements, cities, roads), ``[start, end)``."""
         self._settlement = by["vertex_settlement"]
         self._city = by["vertex_city"]
         self._road = by["edge_road"]
@@ -328,29 +330,33 @@ class Encoding:
         base: int = 0,
         *,
         with_board: bool = True,
+        with_pieces: bool = True,
     ) -> None:
         """Write ``seat``'s vector into ``out[base : base + size]``, which must hold zeros,
         reading only what ``view(state, seat)`` shows. ``out`` is a list, a numpy array or
         a memoryview (of a float32 array: the fastest). ``with_board=False`` leaves the
-        board's blocks as they are (a caller that keeps them per game)."""
+        board's blocks as they are (a caller that keeps them per game), and
+        ``with_pieces=False`` the pieces' blocks (``vertex_settlement`` to ``edge_road``:
+        a caller that knows none was built since it wrote them for this seat)."""
         n = self.players
         me = seat
         if with_board:
             self._write_board(state.board, out, base)
         out[base + self._robber + state.robber] = 1.0
-        vlevel = state.vlevel
-        s_off = base + self._settlement
-        c_off = base + self._city
-        for q in range(n):
-            k = q - me if q >= me else q - me + n
-            for vertex in state.pbuild[q]:
-                if vlevel[vertex] == 1:
-                    out[s_off + vertex * n + k] = 1.0
-                else:
-                    out[c_off + vertex * n + k] = 1.0
-            r_off = base + self._road + k
-            for edge in state.proads[q]:
-                out[r_off + edge * n] = 1.0
+        if with_pieces:
+            vlevel = state.vlevel
+            s_off = base + self._settlement
+            c_off = base + self._city
+            for q in range(n):
+                k = q - me if q >= me else q - me + n
+                for vertex in state.pbuild[q]:
+                    if vlevel[vertex] == 1:
+                        out[s_off + vertex * n + k] = 1.0
+                    else:
+                        out[c_off + vertex * n + k] = 1.0
+                r_off = base + self._road + k
+                for edge in state.proads[q]:
+                    out[r_off + edge * n] = 1.0
         hand = state.hand
         dev = state.dev
         hb = me * _R

@@ -111,6 +111,11 @@ class Play:
         self.points = [0] * rules.players
         self.board = memoryview(array("f", enc.board(self.state.board)))
         self.max_actions = rules.max_actions
+        self._kept: Any = None
+        self._kept_seat = -1
+        self._kept_built = -1
+        """The private buffer this game last wrote whole, for which seat, after which
+        builds (:meth:`observe`)."""
 
     @property
     def over(self) -> bool:
@@ -118,15 +123,40 @@ class Play:
         state = self.state
         return state.winner >= 0 or state.actions_taken >= self.max_actions
 
-    def observe(self, seat: int, obs: Any, mask: Any) -> None:
+    def observe(self, seat: int, obs: Any, mask: Any, *, private: bool = False) -> None:
         """Write ``seat``'s observation and legal actions (no legal action once the game is
-        over) over the whole of ``obs`` and ``mask``."""
+        over) over the whole of ``obs`` and ``mask``. ``private``: nothing else writes
+        into ``obs``, so what this game wrote there last may stand: the board, and the
+        pieces when the seat is the same and nothing was built since."""
         enc = self.enc
         b = enc.board_size
-        obs[:b] = self.board
-        obs[b:] = _zeros(enc.size, "f")[b:]
-        enc.encode_state(self.state, seat, obs, with_board=False)
+        zeros = _zeros(enc.size, "f")
+        state = self.state
+        built = self._built()
+        if private and obs is self._kept and seat == self._kept_seat and built == self._kept_built:
+            start, end = enc.pieces
+            obs[b:start] = zeros[b:start]
+            obs[end:] = zeros[end:]
+            enc.encode_state(state, seat, obs, with_board=False, with_pieces=False)
+        else:
+            obs[:b] = self.board
+            obs[b:] = zeros[b:]
+            enc.encode_state(state, seat, obs, with_board=False)
+            self._kept = obs if private else None
+            self._kept_seat = seat
+            self._kept_built = built
         self.legal(seat, mask)
+
+    def _built(self) -> int:
+        """A number that changes with every piece built (each build takes one from a
+        seat's pieces left)."""
+        state = self.state
+        total = 0
+        for q in range(state.n):
+            total += (
+                state.roads_left[q] + 64 * state.settlements_left[q] + 4096 * state.cities_left[q]
+            )
+        return total
 
     def legal(self, seat: int, mask: Any) -> None:
         """Write ``seat``'s legal actions over the whole of ``mask``."""

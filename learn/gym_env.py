@@ -180,9 +180,10 @@ class HexhavenEnv(gymnasium.Env[np.ndarray, np.int64]):
 
 class HexhavenVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     """``num_envs`` games of :class:`HexhavenEnv`'s kind stepped in one call (see the module
-    docstring), their observations and masks in arrays allocated once (``obs``, ``mask``;
-    the returned observations are a copy). ``info["action_mask"]`` is the mask array;
-    illegal actions change nothing in their game, as in the single environment."""
+    docstring), their observations and masks in arrays allocated once (``obs``, ``mask``:
+    read them, never write them; the returned observations are a copy).
+    ``info["action_mask"]`` is the mask array; illegal actions change nothing in their
+    game, as in the single environment."""
 
     metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.SAME_STEP}  # noqa: RUF012
 

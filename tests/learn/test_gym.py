@@ -8,6 +8,8 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import hexhaven
+from engine import view
+from features import encoding
 from learn.gym_env import HexhavenEnv, HexhavenVectorEnv
 
 
@@ -134,3 +136,27 @@ def test_any_built_in_bot_spec_is_an_opponent() -> None:
     assert kinds == ["_Learner", "UCTAgent", "HeuristicAgent"]
     env.close()
     env.close()  # again: nothing left to stop
+
+
+def test_every_observation_is_the_learners_view_encoded() -> None:
+    """The environments keep the board and the pieces they wrote while nothing is built:
+    every step's observation is still exactly the seat's view, encoded afresh."""
+    env = HexhavenEnv(players=3, victory_points=6, opponents=["random"])
+    vec = HexhavenVectorEnv(2, players=2, victory_points=5)
+    enc3, enc2 = encoding(3, 3), encoding(3, 2)
+    rng = np.random.default_rng(8)
+    obs, info = env.reset(seed=8)
+    vobs, vinfo = vec.reset(seed=8)
+    for _ in range(1500):
+        match = env.match
+        assert match is not None
+        assert obs.tolist() == enc3.encode_view(view(match.state, match.seat))
+        for i, m in enumerate(vec.matches):
+            assert vobs[i].tolist() == enc2.encode_view(view(m.state, m.seat))
+        obs, _, terminated, truncated, info = env.step(
+            int(rng.choice(np.flatnonzero(info["action_mask"])))
+        )
+        if terminated or truncated:
+            obs, info = env.reset()
+        actions = [int(rng.choice(np.flatnonzero(row))) for row in vinfo["action_mask"]]
+        vobs, _, _, _, vinfo = vec.step(actions)
