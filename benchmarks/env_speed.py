@@ -31,9 +31,10 @@ see setup.py). Everything runs on one pinned core:
 
 The timed loops run ``--repeats`` rounds, interleaved (each round runs every loop once, so
 that a slow spell of a shared machine touches all of them), and each figure is its best
-round. The last line is ``env_steps_per_s: X batched_steps_per_s: Y
-catanatron_gym_steps_per_s: Z ratio_vs_catanatron_gym: R`` (Z and R are ``n/a`` without
-catanatron-gym).
+round; the ratio to catanatron-gym is the median, over the rounds, of the single
+environment's figure over catanatron-gym's measured right after it. The last line is
+``env_steps_per_s: X batched_steps_per_s: Y catanatron_gym_steps_per_s: Z
+ratio_vs_catanatron_gym: R`` (Z and R are ``n/a`` without catanatron-gym).
 """
 
 from __future__ import annotations
@@ -188,7 +189,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--games", type=int, default=20, help="engine-alone games (20)")
     parser.add_argument("--catanatron-steps", type=int, default=20_000)
     parser.add_argument("--no-catanatron", action="store_true")
-    parser.add_argument("--repeats", type=int, default=3, help="rounds; the best counts (3)")
+    parser.add_argument("--repeats", type=int, default=5, help="rounds; the best counts (5)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     if args.repeats < 1:
@@ -217,11 +218,11 @@ def main(argv: list[str] | None = None) -> None:
             print(f"catanatron-gym: skipped ({str(exc).splitlines()[0]})")
     for _ in range(args.repeats):  # interleaved, so that a slow spell touches every figure
         runs["single"].append(single(args.steps, args.seed))
-        runs["vector"].append(vector(args.batch, args.calls, args.seed))
+        if python is not None:  # right after ours: the pair shares the machine's moment
+            runs["theirs"].append(run_child(python, args.catanatron_steps, args.seed))
         runs["batched"].append(batched(args.batch, args.calls, args.seed))
         runs["engine"].append(engine_alone(args.games, args.seed))
-        if python is not None:
-            runs["theirs"].append(run_child(python, args.catanatron_steps, args.seed))
+        runs["vector"].append(vector(args.batch, args.calls, args.seed))
     one = best(runs["single"], "steps_per_s")
     print(
         f"single env: {one['steps_per_s']:,.0f} steps/s ({args.steps} steps, "
@@ -248,7 +249,16 @@ def main(argv: list[str] | None = None) -> None:
             f"({figures['game_actions'] / figures['steps']:.2f} game actions per step)"
         )
         theirs = f"{figures['steps_per_s']:.0f}"
-        ratio = f"{one['steps_per_s'] / figures['steps_per_s']:.2f}"
+        pairs = [
+            ours["steps_per_s"] / them["steps_per_s"]
+            for ours, them in zip(runs["single"], runs["theirs"], strict=True)
+        ]
+        ratio = f"{statistics.median(pairs):.2f}"
+        print(
+            "single env to catanatron-gym, round by round: "
+            + ", ".join(f"{r:.2f}" for r in pairs)
+            + f" (median {ratio})"
+        )
     print(
         f"env_steps_per_s: {one['steps_per_s']:.0f} batched_steps_per_s: "
         f"{bat['steps_per_s']:.0f} catanatron_gym_steps_per_s: {theirs} "
