@@ -169,7 +169,7 @@ def _add_game_options(p: argparse.ArgumentParser, bots: int, *, host: bool = Fal
         help="how many bots the game has (default 0): when you start, they take the seats "
         "still empty, at most this many; the game cannot start with more seats empty"
         if host
-        else "seats played by bots",
+        else "seats played by the server's bots (default 3, less one for each --agent)",
     )
     p.add_argument(
         "--bot-kind",
