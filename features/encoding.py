@@ -21,9 +21,9 @@ from __future__ import annotations
 import importlib
 from array import array
 from collections.abc import MutableSequence, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import cache, lru_cache
-from typing import Any, Final, cast
+from typing import Any, Final
 
 from engine.board import Board
 from engine.constants import (
@@ -38,10 +38,11 @@ from engine.constants import (
     DevCard,
     Terrain,
 )
+from engine.rebuild import config_of
 from engine.rules import seats_to_act
 from engine.state import Answer, GameState, Phase
 from engine.topology import topology
-from engine.view import View
+from engine.view import PlayerView, View
 
 _R: Final = N_RESOURCES
 _TERRAINS: Final = len(Terrain)
@@ -50,20 +51,9 @@ _ANSWERS: Final = ("not_asked", "pending", "accepted", "declined", "countered")
 """The answer states of an open offer, in the order of the ``trade_answers`` columns."""
 _ANSWER_COLUMN: Final = {int(Answer[a.upper()]): i for i, a in enumerate(_ANSWERS)}
 _PHASE_NAMES: Final = {p.name.lower(): int(p) for p in Phase}
-_SEAT_FIELDS: Final = (
-    "points",
-    "resource_cards",
-    "development_cards",
-    "knights",
-    "roads_left",
-    "settlements_left",
-    "cities_left",
-    "longest_road",
-    "has_longest_road",
-    "has_largest_army",
-    "discards_owed",
-)
-"""The columns of the ``seats`` block: a :class:`engine.view.PlayerView`'s fields."""
+_SEAT_FIELDS: Final = tuple(f.name for f in fields(PlayerView) if f.name != "seat")
+"""The columns of the ``seats`` block: a :class:`engine.view.PlayerView`'s fields but its
+seat, in order."""
 _ALL_CARDS: Final = BANK_PER_RESOURCE * N_RESOURCES
 
 
@@ -266,15 +256,12 @@ class Encoding:
         n = self.players
         if view.players != n:
             raise ValueError(f"the view has {view.players} players, not {n}")
-        b = cast(dict[str, Any], view.board)
-        board = _board_of(b)
+        board = config_of(view).board
+        assert board is not None  # the viewed game's board, made explicit
         if board.radius != self.radius:
             raise ValueError(f"the board has radius {board.radius}, not {self.radius}")
         x: MutableSequence[float] = [0.0] * self.size if out is None else out
-        static = _board_blocks(board, self.board_size)
-        for i, value in enumerate(static):
-            if value:
-                x[i] = value
+        self._write_board(board, x, 0)
         me = view.seat
         x[self._robber + view.robber] = 1.0
         for vertex, q in view.settlements:
@@ -487,28 +474,6 @@ def _put(x: MutableSequence[float], offset: int, values: Sequence[int]) -> None:
     for i, c in enumerate(values):
         if c:
             x[offset + i] = float(c)
-
-
-@cache
-def _board_of_key(
-    radius: int,
-    terrain: tuple[int, ...],
-    tokens: tuple[int, ...],
-    harbours: tuple[int, ...],
-    harbour_layout: int,
-) -> Board:
-    return Board.from_layout(terrain, tokens, harbours, radius, True, harbour_layout)
-
-
-def _board_of(b: dict[str, Any]) -> Board:
-    """The board a view describes (the checks on its contents are the game's, not ours)."""
-    return _board_of_key(
-        int(b["radius"]),
-        tuple(b["terrain"]),
-        tuple(b["tokens"]),
-        tuple(b["harbours"]),
-        int(b["harbour_layout"]),
-    )
 
 
 @lru_cache(maxsize=1024)

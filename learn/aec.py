@@ -112,9 +112,8 @@ class raw_env(AECEnv[str, dict[str, np.ndarray], int]):  # PettingZoo's name
         seat = self.possible_agents.index(agent)
         obs = np.zeros(self.encoding.size, dtype=np.float32)
         mask = np.zeros(self.index.size, dtype=np.int8)
-        self.play.observe(seat, writable(obs), writable(mask))
-        if agent != self.agent_selection:
-            mask[:] = 0
+        acting = agent == self.agent_selection
+        self.play.observe(seat, writable(obs), writable(mask) if acting else None)
         return {"observation": obs, "action_mask": mask}
 
     def step(self, action: int | None) -> None:

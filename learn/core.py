@@ -123,9 +123,9 @@ class Play:
         state = self.state
         return state.winner >= 0 or state.actions_taken >= self.max_actions
 
-    def observe(self, seat: int, obs: Any, mask: Any, *, private: bool = False) -> None:
-        """Write ``seat``'s observation and legal actions (no legal action once the game is
-        over) over the whole of ``obs`` and ``mask``. ``private``: nothing else writes
+    def observe(self, seat: int, obs: Any, mask: Any = None, *, private: bool = False) -> None:
+        """Write ``seat``'s observation over the whole of ``obs``, and its legal actions
+        (none once the game is over) over ``mask`` if given. ``private``: nothing else writes
         into ``obs``, so what this game wrote there last may stand: the board, and the
         pieces when the seat is the same and nothing was built since."""
         enc = self.enc
@@ -145,7 +145,8 @@ class Play:
             self._kept = obs if private else None
             self._kept_seat = seat
             self._kept_built = built
-        self.legal(seat, mask)
+        if mask is not None:
+            self.legal(seat, mask)
 
     def _built(self) -> int:
         """A number that changes with every piece built (each build takes one from a
@@ -179,8 +180,8 @@ class Play:
         advance(state, self.index.state_action(state, seat, action))
 
     def seat_reward(self, seat: int) -> float:
-        """What the actions since the last call give ``seat`` (for a caller that rewards
-        one seat only, instead of :meth:`reward`)."""
+        """What the actions since the last call give ``seat``: ``points`` times the change
+        in its victory points, and ``win`` or ``loss`` once the game is won."""
         rules = self.rules
         state = self.state
         out = 0.0
@@ -194,19 +195,9 @@ class Play:
         return out
 
     def reward(self, rewards: Any) -> None:
-        """Add the last action's rewards to ``rewards[q]``, for every seat ``q``."""
-        rules = self.rules
-        state = self.state
-        if rules.points:
-            for q in range(rules.players):
-                now = state.victory_points(q)
-                if now != self.points[q]:
-                    rewards[q] += rules.points * (now - self.points[q])
-                    self.points[q] = now
-        w = state.winner
-        if w >= 0:
-            for q in range(rules.players):
-                rewards[q] += rules.win if q == w else rules.loss
+        """Add the last actions' rewards to ``rewards[q]``, for every seat ``q``."""
+        for q in range(self.rules.players):
+            rewards[q] += self.seat_reward(q)
 
     def learner_step(
         self, seat: int, action: int, random_seats: list[bool], rng: random.Random

@@ -36,7 +36,7 @@ from learn.spaces import writable
 from protocol import messages as m
 from protocol.payloads import action_from_engine
 from protocol.table import Table as GameTable
-from tournament.local import AgentSeat, RefusedAction, tell
+from tournament.local import AgentSeat, RefusedAction, first_answer, play_answer, seat_agents
 
 Policy = Callable[[np.ndarray, np.ndarray], int]
 """A policy over the encoding: ``policy(observation, mask) -> action index``."""
@@ -119,24 +119,9 @@ class Match:
         self.seats: list[AgentSeat] = []
         if bots:
             table = GameTable("learn", rules.config(), seed, max_actions=rules.max_actions)
-            roster = [
-                m.PlayerInfo(
-                    seat=q,
-                    name=bots[q].name if q in bots else "learner",
-                    bot=True,
-                    connected=True,
-                    away=False,
-                )
-                for q in range(rules.players)
-            ]
-            self.seats = [
-                AgentSeat(
-                    bots.get(q) or _Learner(), Table(game=table.game, seat=q, players=list(roster))
-                )
-                for q in range(rules.players)
-            ]
-            for q, s in enumerate(self.seats):
-                s.table.view = table.view(q)
+            agents = [bots.get(q) or _Learner() for q in range(rules.players)]
+            self.seats = seat_agents(table, agents, [a.name for a in agents])
+            for s in self.seats:
                 s.agent.on_seated(s.table)
             self.table = table
             self.play.state = table.state  # the same game: its config and seed
@@ -224,16 +209,9 @@ class Match:
         """Ask the bot at ``first``, then any other bot that owes an action (an offerer
         waiting for answers says nothing), and apply the first answer."""
         assert self.table is not None
-        order = [first] + [q for q in seats_to_act(self.state) if q != first]
-        for q in order:
-            if isinstance(self.seats[q].agent, _Learner):
-                continue
-            payload = self.seats[q].ask(self.table.prompt(q, with_view=True))
-            if payload is not None:
-                act = m.Act(game=self.table.game, state_id=self.table.state_id, action=payload)
-                self._act_on_table(q, act)
-                return
-        raise RefusedAction(f"no bot acted at state {self.table.state_id}")
+        order = [first] + [q for q in seats_to_act(self.state) if q not in (first, self.seat)]
+        q, payload = first_answer(self.table, self.seats, order)
+        play_answer(self.table, self.seats, q, payload)
 
     # --- applying ------------------------------------------------------------------------
     def _apply(self, q: int, action: int) -> None:
@@ -246,15 +224,7 @@ class Match:
         if self.table is None:
             advance(self.state, act)
         else:
-            payload = action_from_engine(act)
-            self._act_on_table(
-                q, m.Act(game=self.table.game, state_id=self.table.state_id, action=payload)
-            )
-
-    def _act_on_table(self, q: int, act: m.Act) -> None:
-        assert self.table is not None
-        told = self.table.act(q, self.table.check(q, act))
-        tell(told, self.seats, None)
+            play_answer(self.table, self.seats, q, action_from_engine(act))
 
 
 def _kind(spec: str, seed: int) -> tuple[str, int, dict[str, str]]:

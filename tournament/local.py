@@ -81,6 +81,17 @@ def play_local(
     waiting for answers sends nothing: None). Raises :class:`RefusedAction`."""
     game = GameTable("local", config, seed, max_actions=MAX_ACTIONS)
     names = names or [a.name for a in agents]
+    seats = seat_agents(game, agents, names)
+    over: m.GameOver | None = None
+    while not game.over:
+        q, payload = first_answer(game, seats, engine.seats_to_act(game.state))
+        over = play_answer(game, seats, q, payload, watch, names[q]) or over
+    return LocalGame(game.state, [s.decisions for s in seats], [s.seconds for s in seats], over)
+
+
+def seat_agents(game: GameTable, agents: Sequence[Agent], names: Sequence[str]) -> list[AgentSeat]:
+    """Each agent at its seat of ``game`` (seat ``q`` for ``agents[q]``), with the roster
+    and its first view, as a server seats bots."""
     roster = [
         m.PlayerInfo(seat=q, name=name, bot=True, connected=True, away=False)
         for q, name in enumerate(names)
@@ -91,23 +102,42 @@ def play_local(
     ]
     for q, s in enumerate(seats):
         s.table.view = game.view(q)
-    over: m.GameOver | None = None
-    while not game.over:
-        for q in engine.seats_to_act(game.state):
-            payload = seats[q].ask(game.prompt(q, with_view=True))
-            if payload is not None:
-                break
-        else:
-            raise RefusedAction(f"no seat acted at state {game.state_id}: the game is stuck")
-        try:
-            act = m.Act(game=game.game, state_id=game.state_id, action=payload)
-            told = game.act(q, game.check(q, act))
-        except (ValidationError, ActionRefused) as exc:
-            raise RefusedAction(
-                f"{names[q]} at seat {q} chose an action a server would refuse: {exc}"
-            ) from exc
-        over = tell(told, seats, watch) or over
-    return LocalGame(game.state, [s.decisions for s in seats], [s.seconds for s in seats], over)
+    return seats
+
+
+def first_answer(
+    game: GameTable, seats: Sequence[AgentSeat], order: Sequence[int]
+) -> tuple[int, Any]:
+    """Ask the seats of ``order`` in turn until one answers (an offerer waiting for answers
+    sends nothing: None); that seat and its answer. Raises :class:`RefusedAction` if none
+    does."""
+    for q in order:
+        payload = seats[q].ask(game.prompt(q, with_view=True))
+        if payload is not None:
+            return q, payload
+    raise RefusedAction(f"no seat acted at state {game.state_id}: the game is stuck")
+
+
+def play_answer(
+    game: GameTable,
+    seats: list[AgentSeat],
+    q: int,
+    payload: Any,
+    watch: Callable[[engine.Event], None] | None = None,
+    name: str | None = None,
+) -> m.GameOver | None:
+    """Play seat ``q``'s answer as a server would (validated as an ``act`` message, then
+    checked by the table) and tell every seat; the ``game_over`` if the game ended. Raises
+    :class:`RefusedAction` for an answer a server would refuse."""
+    try:
+        act = m.Act(game=game.game, state_id=game.state_id, action=payload)
+        told = game.act(q, game.check(q, act))
+    except (ValidationError, ActionRefused) as exc:
+        raise RefusedAction(
+            f"{name or seats[q].agent.name} at seat {q} chose an action a server would "
+            f"refuse: {exc}"
+        ) from exc
+    return tell(told, seats, watch)
 
 
 def tell(
