@@ -373,8 +373,8 @@ def invite_lines(
 ) -> list[str]:
     """What ``hexhaven host`` tells the host: the command friends type (with ``--cafile``
     when the host trusts the server by a CA file: they need a copy of it), the link they
-    open in a browser instead (by the game's id when given: followed to the process that
-    plays it, where several share one address); if ``url`` names this machine by a
+    open in a browser instead (its invite code, with the game's id when given: followed to
+    the process that plays it, where several share one address); if ``url`` names this machine by a
     loopback address, that friends elsewhere need its network address; and how many
     seats, people and bots the game has, so when it can start."""
     trust = " --cafile CA_FILE" if cafile else ""
@@ -384,9 +384,8 @@ def invite_lines(
             f"  (CA_FILE: a copy of {shlex.quote(cafile)}, the CA certificate that signed "
             "the server's)"
         )
-    lines.append(
-        f"  or in a browser: {page_url(url, f'join={game}' if game else f'invite={code}')}"
-    )
+    link = f"invite={code}&game={game}" if game else f"invite={code}"
+    lines.append(f"  or in a browser: {page_url(url, link)}")
     here = parse_uri(url)
     if _is_loopback(here.host):
         scheme = "wss" if here.secure else "ws"

@@ -30,6 +30,7 @@ NO_SEAT: Final = frozenset(
         ErrorCode.BAD_TOKEN,
         ErrorCode.SEAT_TAKEN,
         ErrorCode.GAME_FULL,
+        ErrorCode.INVITE_REQUIRED,
         ErrorCode.ALREADY_STARTED,
     }
 )
@@ -260,7 +261,7 @@ class ClientSession:
                 if name is None:
                     request = m.Watch(game=created.game, history=history)
                 else:
-                    request = m.JoinGame(game=created.game, name=name)
+                    request = m.JoinGame(game=created.game, invite=created.invite, name=name)
             case JoinSeat(name=name, invite=str(invite)) if invite:
                 request = m.JoinGame(invite=invite, name=name)
             case JoinSeat(name=name, game=game):

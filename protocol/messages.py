@@ -13,6 +13,7 @@ with ``act``. Domestic trading is acts too (offer, accept, decline, counter, con
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from enum import StrEnum
 from typing import Annotated, Any, Literal, cast, get_args
 
@@ -62,6 +63,29 @@ Name = Annotated[str, Field(min_length=1, max_length=32), AfterValidator(strip_c
 SeatNo = Annotated[int, Field(ge=0, le=3)]
 
 
+def same_name(a: str, b: str) -> bool:
+    """Whether two names read alike: the same letters, case and runs of spaces aside."""
+    return " ".join(a.split()).casefold() == " ".join(b.split()).casefold()
+
+
+def unique_name(name: str, taken: Iterable[str]) -> str:
+    """``name`` without spaces around it, or when a name in ``taken`` reads alike
+    (:func:`same_name`), that with the first free number after it: ``"Ana (2)"``, cut to
+    fit 32 characters. The server names each seat of a game this way, so no two seats of a
+    game read alike."""
+    others = list(taken)
+    name = name.strip() or name
+    if not any(same_name(name, t) for t in others):
+        return name
+    number = 2
+    while True:
+        suffix = f" ({number})"
+        candidate = name[: 32 - len(suffix)].rstrip() + suffix
+        if not any(same_name(candidate, t) for t in others):
+            return candidate
+        number += 1
+
+
 class ErrorCode(StrEnum):
     """Stable error codes; the message beside one says what to do about it."""
 
@@ -73,6 +97,7 @@ class ErrorCode(StrEnum):
     UNKNOWN_GAME = "unknown_game"
     BAD_TOKEN = "bad_token"
     SEAT_TAKEN = "seat_taken"
+    INVITE_REQUIRED = "invite_required"  # a private game seats only holders of its invite code
     GAME_FULL = "game_full"
     NOT_A_PLAYER = "not_a_player"  # a spectator or a stranger acting
     NOT_HOST = "not_host"
@@ -328,7 +353,8 @@ class Joined(WireModel):
     """Your place in a game: a seat with its secret token, or a spectator (both null).
     Keep the token: it is the seat, and ``rejoin`` takes it back from any connection.
     ``seed_hash`` is the hash published at creation, which the seed at the end must match.
-    ``host``: this connection may start the game (the game has not started yet)."""
+    ``host``: this connection may start the game (the game has not started yet).
+    ``invite``: a private game's invite code, to a seat (its holders may invite others)."""
 
     type: Literal["joined"] = "joined"
     game: GameId
@@ -336,6 +362,7 @@ class Joined(WireModel):
     token: Token | None
     seed_hash: str | None = None
     host: bool = False
+    invite: str | None = None
 
 
 class PlayerInfo(WireModel):

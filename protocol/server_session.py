@@ -58,6 +58,14 @@ class Budgets:
 
     history: Rate = Rate(per_minute=20, burst=5)
     """``watch`` or ``rejoin`` with ``history``, and ``get_record``."""
+    views: Rate = Rate(per_minute=60, burst=10)
+    """``watch`` or ``rejoin`` without ``history`` (each answered with the game's view)."""
+    reopens: Rate = Rate(per_minute=4, burst=2)
+    """Games played out and closed, opened again for a ``watch`` or ``rejoin`` with
+    ``history`` (spent besides ``history``)."""
+    boards: Rate = Rate(per_minute=4, burst=2)
+    """``create_game`` whose board is searched or drawn off the event loop (``balanced``,
+    ``fair``, or ``random`` on a larger island; spent besides ``creates``)."""
     game_lists: Rate = Rate(per_minute=60, burst=10)
     """``list_games``."""
     creates: Rate = Rate(per_minute=10, burst=5)
@@ -77,10 +85,13 @@ class Budgets:
         )
 
 
-BUDGET_NAMES = ("history", "game_lists", "creates", "joins", "chat")
+BUDGET_NAMES = ("history", "views", "reopens", "boards", "game_lists", "creates", "joins", "chat")
 """The budgets of :class:`Budgets`, by the names refusals give in ``detail``."""
 _SAYS = {
     "history": "requests for a game's history or record",
+    "views": "requests to watch or rejoin a game",
+    "reopens": "finished games opened again",
+    "boards": "new games on searched or drawn boards",
     "game_lists": "game lists",
     "creates": "new games",
     "joins": "attempts to join a game",
@@ -124,6 +135,8 @@ def budget_of(message: object) -> str | None:
     match message:
         case m.Watch(history=True) | m.Rejoin(history=True) | m.GetRecord():
             return "history"
+        case m.Watch() | m.Rejoin():
+            return "views"
         case m.ListGames():
             return "game_lists"
         case m.CreateGame():
@@ -241,7 +254,7 @@ class ServerSession:
             return ForGame(game=message.game, message=message)
         budget = budget_of(message)
         if budget is not None:
-            refusal = self._spend_budget(budget, getattr(message, "game", None))
+            refusal = self.charge(budget, getattr(message, "game", None))
             if refusal is not None:
                 return refusal
         match message:
@@ -279,9 +292,11 @@ class ServerSession:
         self.views = hello.views
         return Answer(m.Welcome(protocol=PROTOCOL_VERSION, server=self.server_name))
 
-    def _spend_budget(self, name: str, game: str | None) -> Answer | None:
+    def charge(self, name: str, game: str | None = None) -> Answer | None:
         """Spend one request of budget ``name`` from the connection's allowance and its
-        address's; the refusal (spending nothing) when either has none left."""
+        address's; the refusal (spending nothing) when either has none left. The session
+        charges each message's own budget (:func:`budget_of`) itself; the server charges
+        those it learns a request needs only once it looks (``reopens``, ``boards``)."""
         for allowance, whose in ((self.allowance, "one connection"), (self.shared, "one address")):
             if allowance is not None and allowance.available(name) < 1:
                 rate: Rate = getattr(allowance.budgets, name)

@@ -118,6 +118,9 @@ class Table:
         self._first: dict[Recipient, tuple[Sequence[m.ChatAt], m.History, m.History]] = {}
         """Each recipient's last first ``history`` message with chat: the chat, the message
         it was added to, and the result."""
+        self._views: dict[Recipient, tuple[int, m.GameView]] = {}
+        """Each recipient's last ``view`` message, with the state it was made for (those who
+        arrive at one state share one message, and a sender may keep its encoding)."""
 
     @classmethod
     def replay(
@@ -267,10 +270,13 @@ class Table:
     ) -> list[m.GameView | m.History | m.GameOver]:
         """What someone arriving at ``seat`` (None: a spectator) is told of the game, in
         order: its view, the whole history if ``history`` (``chat`` rides on its first
-        message), and ``game_over`` if the game is over."""
-        out: list[m.GameView | m.History | m.GameOver] = [
-            m.GameView(game=self.game, view=self.view(seat))
-        ]
+        message), and ``game_over`` if the game is over. Those arriving at the same state
+        as the same recipient get the same view message."""
+        now = self.state_id
+        kept = self._views.get(seat)
+        if kept is None or kept[0] != now:
+            kept = self._views[seat] = (now, m.GameView(game=self.game, view=self.view(seat)))
+        out: list[m.GameView | m.History | m.GameOver] = [kept[1]]
         if history:
             out.extend(self.history(seat, chat=chat))
         if self.over:

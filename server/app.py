@@ -52,7 +52,7 @@ from protocol.server_session import (
 )
 from server import web
 from server.bot_host import BotHost
-from server.connection import CLOSE_TIMEOUT, Connection, Turn
+from server.connection import CLOSE_TIMEOUT, Connection, Timing, Turn, read_limit
 from server.limits import ServerLimits
 from server.lobby import Entry, SharedLobby, page
 from server.metrics import CONTENT_TYPE, Census, ServerMetrics
@@ -195,6 +195,11 @@ def _no_invite() -> m.Error:
     return m.Error(code=ErrorCode.UNKNOWN_GAME, message="no game has that invite code")
 
 
+def _is_open(peer: object) -> bool:
+    """Whether ``peer`` (a room's creating connection, or None) is still connected."""
+    return isinstance(peer, Connection) and not peer.lost
+
+
 def _bot_problem(bots: list[m.BotSeat]) -> str | None:
     """Why these bot seats cannot be filled, or None."""
     for bot in bots:
@@ -223,6 +228,7 @@ class HexhavenServer:
         bot_launcher: str = "host",
         bot_search_seconds: float | None = None,
         clock: Callable[[], float] = time.monotonic,
+        timing: Timing | None = None,
     ) -> None:
         if bot_launcher not in BOT_LAUNCHERS:
             raise ValueError(
@@ -252,6 +258,8 @@ class HexhavenServer:
         (:func:`trusted_proxies`); with none, a connection's address is its socket's peer."""
         self.limits = limits if limits is not None else ServerLimits()
         """What one connection, one address and the whole server may ask of it."""
+        self.timing = timing if timing is not None else Timing()
+        """The connections' deadlines (handshake, close, keepalive, a frame's arrival)."""
         self._addresses: dict[str, Allowance] = {}
         """The budgets of the addresses with a connection open or spent recently."""
         self._creators: dict[str, tuple[str, str]] = {}
@@ -266,12 +274,17 @@ class HexhavenServer:
         started)."""
         self._making: dict[str, tuple[str, str, int]] = {}
         """Games whose board is being made: (connection id, address, bot seats)."""
+        self._boards = asyncio.Semaphore(max(1, self.limits.boards_at_once))
+        self._standins: dict[str, int] = {}
+        """Each game's stand-in bots running (counted with its bot seats)."""
+        """Boards made at once; the rest wait their turn (counted as games meanwhile)."""
         self.away_grace = away_grace
         """Seconds a seat may stay disconnected before the server plays it."""
         self.idle_timeout = idle_timeout
         """Seconds a game with nobody connected may sit untouched before it is closed."""
         self.clock = clock
-        """The games' clock (turn timers, grace periods, idleness), in seconds."""
+        """The server's clock, in seconds: turn timers, grace periods, idleness, and each
+        connection's rate, budgets, keepalive and deadlines."""
         self._rooms_tasks: dict[str, asyncio.Task[None]] = {}
         self._bots: dict[str, set[asyncio.Task[None]]] = {}
         """Each game's bot processes (the tasks that run them)."""
@@ -369,9 +382,10 @@ class HexhavenServer:
         return Connection(
             self,
             subprotocols=_SUBPROTOCOLS,
-            max_message=MAX_FRAME * 16,
+            max_message=read_limit(self.limits.connection.max_frame),
             max_bytes=self.limits.outbox_bytes,
-            clock=time.monotonic,
+            clock=self.clock,
+            timing=self.timing,
             metrics=self.metrics,
             turn=self._turn,
         )
@@ -403,6 +417,7 @@ class HexhavenServer:
         room.away_grace = self.away_grace
         room.launcher = self._launch_bot
         room.chat_limit = self.limits.chat_per_game
+        room.chat_rate = self.limits.chat_per_speaker
         self._add_room(room)
         return room
 
@@ -486,10 +501,18 @@ class HexhavenServer:
     # --- what the server reports ----------------------------------------------------------
     def respond(self, protocol: ServerProtocol, request: http11.Request) -> http11.Response | None:
         """Answer a plain HTTP request: ``/healthz``, ``/metrics``, or the web client's page
-        and assets (:mod:`server.web`; 404 for any other path). A websocket handshake goes
-        on (None)."""
+        and assets (:mod:`server.web`; 404 for any other path); a method other than GET and
+        HEAD is 405 with ``Allow: GET, HEAD`` (the connection leaves out a HEAD's body). A
+        websocket handshake (a GET) goes on (None)."""
         path = request.path.partition("?")[0]
-        if "websocket" in request.headers.get("Upgrade", "").lower():
+        if request.method not in web.METHODS:
+            response = protocol.reject(
+                HTTPStatus.METHOD_NOT_ALLOWED,
+                f"this server answers GET and HEAD requests only, not {request.method}\n",
+            )
+            response.headers["Allow"] = web.ALLOW
+            return response
+        if request.method == "GET" and "websocket" in request.headers.get("Upgrade", "").lower():
             return None
         if path == "/healthz":
             if self.store.reachable:
@@ -559,11 +582,11 @@ class HexhavenServer:
         conn.address = address
         shared = self._addresses.get(address)
         if shared is None:
-            shared = Allowance(self.limits.address_budgets, time.monotonic)
+            shared = Allowance(self.limits.address_budgets, self.clock)
             self._addresses[address] = shared
         session = ServerSession(
             conn.subprotocol,
-            clock=time.monotonic,
+            clock=self.clock,
             server_name=SERVER_NAME,
             limits=self.limits.connection,
             budgets=self.limits.budgets,
@@ -707,6 +730,10 @@ class HexhavenServer:
             )
         if is_played_out(stored):
             if conn is not None and isinstance(message, m.Watch | m.Rejoin) and message.history:
+                if game_id not in self.rooms:
+                    refusal = self._reopen_refusal(conn, game_id)
+                    if refusal is not None:
+                        return refusal
                 room = await self._reopen(stored)
                 if not conn.closing:
                     conn.rooms.add(game_id)
@@ -774,6 +801,25 @@ class HexhavenServer:
         conn.rooms.add(game_id)
         room.submit(conn, message)
 
+    def _reopen_refusal(self, conn: Connection, game_id: str) -> m.Error | None:
+        """Why a played-out game may not be opened again for ``conn`` now (the server's
+        ``reopened`` cap, or the ``reopens`` budget, which this spends), or None."""
+        cap = self.limits.reopened
+        if len(self._reopened) >= cap:
+            return m.Error(
+                code=ErrorCode.LIMIT_REACHED,
+                message=f"the server has {cap} finished games open for those watching them "
+                "(limit reopened); try again in a few minutes, or read its record (get_record)",
+                detail="reopened",
+                game=game_id,
+            )
+        session = conn.session
+        answer = None if session is None else session.charge("reopens", game_id)
+        if answer is not None:
+            assert isinstance(answer.message, m.Error)
+            return answer.message
+        return None
+
     async def _reopen(self, stored: StoredGame) -> GameRoom:
         """A room for a game played out and closed, for those who watch or rejoin it with
         its history (its actions replayed off the event loop; nothing of it changes any
@@ -805,6 +851,11 @@ class HexhavenServer:
         if options.board in ("balanced", "fair") or (
             options.board == "random" and options.radius > STANDARD_RADIUS
         ):
+            session = conn.session
+            answer = None if session is None else session.charge("boards")
+            if answer is not None:
+                conn.send(answer.message)
+                return
             making = secrets.token_hex(8)
             self._making[making] = (conn.id, conn.address, len(options.bots))
             task = asyncio.create_task(
@@ -824,7 +875,8 @@ class HexhavenServer:
         self, conn: Connection, options: m.GameOptions, seed: int, making: str
     ) -> None:
         try:
-            options = await asyncio.to_thread(with_board, options, seed)
+            async with self._boards:  # a few at once: each search holds memory while it runs
+                options = await asyncio.to_thread(with_board, options, seed)
         except engine.ConfigError as exc:
             conn.send(m.Error(code=ErrorCode.BAD_OPTIONS, message=str(exc)))
             return
@@ -834,10 +886,15 @@ class HexhavenServer:
 
     def _over_cap(self, conn: Connection, options: m.GameOptions) -> m.Error | None:
         """The refusal of a new game past one of the caps on open games and bot seats
-        (server-wide, per connection, per address), or None. Games being made count."""
+        (server-wide, per connection, per address), or None. Games being made count, and so
+        do stand-in bots."""
         limits = self.limits
         games: list[tuple[str, str, bool, int]] = [
-            (*self._creators.get(room.id, ("", "")), room.started, len(room.options.bots))
+            (
+                *self._creators.get(room.id, ("", "")),
+                room.started,
+                len(room.options.bots) + self._standins.get(room.id, 0),
+            )
             for room in self.rooms.values()
             if not room.over
         ]
@@ -909,6 +966,7 @@ class HexhavenServer:
             away_grace=self.away_grace,
             launcher=self._launch_bot,
             chat_limit=self.limits.chat_per_game,
+            chat_rate=self.limits.chat_per_speaker,
             clock=self.clock,
         )
         # Stored first (with its lease, on PostgreSQL); `game_created` once it is.
@@ -926,9 +984,37 @@ class HexhavenServer:
         self._add_room(room)
         self.log.info("game.created", game=game_id, players=options.players)
 
-    def _launch_bot(self, game: str, token: str, kind: str, name: str) -> None:
+    def _may_stand_in(self, game: str) -> bool:
+        """Whether a stand-in bot may be started for an away seat of ``game`` (a room asks):
+        counted with the bot seats games asked for, under the server-wide cap and the cap
+        of the game's creator's address (a stand-in started is counted until its bot
+        ends)."""
+        limits = self.limits
+        address = self._creators.get(game, ("", ""))[1]
+        total = here = 0
+        for seats, where in self._bot_seats():
+            total += seats
+            if address and where == address:
+                here += seats
+        if total >= limits.bot_seats or (address and here >= limits.bot_seats_per_address):
+            self.log.warning("bot.no_stand_in", game=game, bot_seats=total, address_seats=here)
+            return False
+        return True
+
+    def _bot_seats(self) -> Iterable[tuple[int, str]]:
+        """The bot seats of each open game (those it asked for, and its stand-ins running),
+        with its creator's address."""
+        for room in self.rooms.values():
+            if not room.over:
+                seats = len(room.options.bots) + self._standins.get(room.id, 0)
+                yield seats, self._creators.get(room.id, ("", ""))[1]
+
+    def _launch_bot(
+        self, game: str, token: str, kind: str, name: str, stand_in: bool = False
+    ) -> None:
         """Play the seat of ``token`` in ``game`` with a bot (a room's launcher): in the bot
-        host, or in a process of its own."""
+        host, or in a process of its own. A ``stand_in`` for an away person is counted with
+        the bot seats until its bot ends."""
         job = (
             self._bot_process(game, token, kind, name)
             if self.bot_launcher == "process"
@@ -940,6 +1026,16 @@ class HexhavenServer:
         bots = self._bots.setdefault(game, set())
         bots.add(task)
         task.add_done_callback(bots.discard)
+        if stand_in:
+            self._standins[game] = self._standins.get(game, 0) + 1
+            task.add_done_callback(lambda _: self._stand_in_ended(game))
+
+    def _stand_in_ended(self, game: str) -> None:
+        left = self._standins.get(game, 0) - 1
+        if left > 0:
+            self._standins[game] = left
+        else:
+            self._standins.pop(game, None)
 
     def _end_bots(self, game: str) -> None:
         """End the bots the server runs for ``game`` (a game stopped or closed: nothing is
@@ -1009,6 +1105,7 @@ class HexhavenServer:
 
     def _add_room(self, room: GameRoom) -> None:
         room.on_stop = self._end_bots
+        room.may_stand_in = self._may_stand_in
         room.on_lost = self._lease_lost
         self.rooms[room.id] = room
         self._opened += 1
@@ -1044,10 +1141,13 @@ class HexhavenServer:
         self._start_room(room)
 
     async def _reap_idle(self) -> None:
-        """Close games nobody has touched for ``idle_timeout`` with nobody connected, and
-        finished games once their players are gone. Closed games stay in the store."""
+        """Close games nobody has touched for ``idle_timeout`` with nobody connected, games
+        not started yet that nobody (their creator included) has been connected to for the
+        ``unstarted_seconds`` limit, and finished games once their players are gone. Closed
+        games stay in the store; those not finished are not resumed after a restart."""
+        shortest = min(self.idle_timeout, self.limits.unstarted_seconds)
         while True:
-            await asyncio.sleep(min(60.0, max(0.05, self.idle_timeout / 4)))
+            await asyncio.sleep(min(60.0, max(0.05, shortest / 4)))
             now = self.clock()
             for address, allowance in list(self._addresses.items()):
                 if allowance.is_full():  # nothing spent lately: a fresh one is the same
@@ -1055,7 +1155,14 @@ class HexhavenServer:
             for room in list(self.rooms.values()):
                 if room.connected() or not room.inbox.empty():  # or someone is arriving
                     continue
-                if room.over or now - room.last_active > self.idle_timeout:
+                idle = now - room.last_active
+                if room.started or room.over:
+                    if room.over or idle > self.idle_timeout:
+                        self._close_room(room)
+                elif idle > min(self.idle_timeout, self.limits.unstarted_seconds) and not _is_open(
+                    room.host_peer
+                ):
+                    self.log.info("game.unstarted_expired", game=room.id, idle=round(idle))
                     self._close_room(room)
 
     async def _sweep(self) -> None:
@@ -1066,7 +1173,7 @@ class HexhavenServer:
         limit = self.limits.stalled_seconds
         while True:
             await asyncio.sleep(min(1.0, max(0.05, limit / 4)))
-            now = time.monotonic()
+            now = self.clock()
             for conn in list(self._connections):
                 conn.tick(now)
                 if not conn.closing and conn.stalled(now, limit):

@@ -10,6 +10,29 @@ transport at once; what the socket has not taken yet waits in the transport's bu
 bounded in bytes. The server's sweep (:meth:`Connection.tick`) pings quiet connections,
 and drops those that answer nothing, never finish their handshake or their close, or
 stop reading.
+
+What is read before a frame is whole is bounded twice. In bytes: websockets buffers at
+most :func:`read_limit` bytes of one message (twice the protocol's frame limit, so a frame
+a little over it is still answered ``too_large``); a frame or fragmented message
+announced bigger fails the connection with 1009 at once. In time: a frame that is not
+whole :data:`FRAME_TIMEOUT` seconds after the read that began it, or a fragmented message
+not whole that long after its first fragment, fails the connection with 1008 (policy
+violation), its buffer freed and its socket closed (a client that trickles a byte now and
+then keeps the keepalive content, not this deadline). Seconds while the server does not
+read the connection (a rate pause, a full outbox) do not count.
+
+A plain HTTP request (not a websocket handshake) gets the host's answer, with
+``Connection: close`` and no body for ``HEAD``, and the socket ends: anything sent after
+the request, a second request pipelined behind it among them, is not read. Bytes that are
+no HTTP request websockets takes (a body, a bad request line) are answered 400.
+
+Every message read before the client's close frame goes to the host, in order, even in the
+read that holds the close; its answer is not sent (nothing is sent once a close is under
+way), but its effect happens. Frames read while reading was paused wait in a backlog;
+when the client's close (or the end of its socket) comes, the backlog is handed over at
+once, each frame still spending the message rate (one over it is refused, not played).
+Once the server itself closes, fails or cuts off a connection, nothing more it sends is
+handed over: a connection cut off for a flood loses its backlog.
 """
 
 from __future__ import annotations
@@ -19,12 +42,14 @@ import secrets
 from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from http import HTTPStatus
 from typing import Protocol, cast
 
 import structlog
+from websockets.exceptions import InvalidMessage
 from websockets.frames import CloseCode, Frame, Opcode
 from websockets.http11 import Request, Response
-from websockets.protocol import State
+from websockets.protocol import SEND_EOF, Event, State
 from websockets.server import ServerProtocol
 from websockets.typing import Subprotocol
 
@@ -38,9 +63,11 @@ __all__ = [
     "CLOSE_TIMEOUT",
     "FLOOD_STRIKES",
     "FLOOD_WINDOW",
+    "FRAME_TIMEOUT",
     "OPEN_TIMEOUT",
     "PING_INTERVAL",
     "PING_TIMEOUT",
+    "READ_LIMIT_FACTOR",
     "Connection",
     "Host",
     "Refusals",
@@ -48,6 +75,7 @@ __all__ = [
     "Turn",
     "encoded",
     "framed",
+    "read_limit",
 ]
 
 OPEN_TIMEOUT = 10.0
@@ -58,6 +86,14 @@ PING_INTERVAL = 20.0
 """A connection the server has heard nothing from for this long is pinged..."""
 PING_TIMEOUT = 20.0
 """...and dropped if it still says nothing this long after."""
+FRAME_TIMEOUT = 10.0
+"""Seconds a frame may take to arrive whole from the read that began it (and a fragmented
+message from its first fragment to its last); past them the connection fails with 1008."""
+READ_LIMIT_FACTOR = 2
+"""websockets buffers at most this many times the frame limit of one message (see
+:func:`read_limit`)."""
+CONTROL_PAYLOAD = 125
+"""The largest payload of a control frame (a close with its reason, a ping)."""
 READ_PAUSE_DIVISOR = 2
 """Reading from a connection pauses while more than ``max_bytes`` divided by this waits to
 be sent to it (a client that asks faster than it reads waits, nobody else)."""
@@ -76,6 +112,16 @@ class Timing:
     close_timeout: float = CLOSE_TIMEOUT
     ping_interval: float = PING_INTERVAL
     ping_timeout: float = PING_TIMEOUT
+    frame_timeout: float = FRAME_TIMEOUT
+
+
+def read_limit(max_frame: int) -> int:
+    """The most bytes of one message (a frame, or a fragmented message's frames together)
+    websockets buffers before it is whole, for a protocol frame limit of ``max_frame``
+    bytes: :data:`READ_LIMIT_FACTOR` times it (a frame a little over the limit is read and
+    answered ``too_large``, the connection kept; one announced bigger fails it with 1009
+    before its payload is read), and never under a control frame's payload."""
+    return max(READ_LIMIT_FACTOR * max_frame, CONTROL_PAYLOAD)
 
 
 class Host(Protocol):
@@ -119,9 +165,12 @@ another recipient's own form comes between."""
 _encoded_recently: dict[str, deque[tuple[WireModel, bytes]]] = {}
 
 HISTORY_KEPT = 64
-"""``history`` messages whose frames are kept (the table gives the same message objects
-again until the game moves on, so a history asked for again is not encoded again)."""
+"""``history``, ``view`` and ``players`` messages whose frames are kept (the table and the
+room give the same message objects again until the game moves on, so what a newcomer is
+given is not encoded again for the next)."""
 _history_frames: OrderedDict[tuple[int, str], tuple[WireModel, bytes]] = OrderedDict()
+_KEPT_TYPES = frozenset({m.History, m.GameView, m.Players})
+"""The messages kept by :data:`HISTORY_KEPT` (those a newcomer is given)."""
 
 
 def encoded(session: ServerSession, message: WireModel) -> bytes:
@@ -134,7 +183,7 @@ def encoded(session: ServerSession, message: WireModel) -> bytes:
     for sent, frame in recent:
         if sent is message:
             return frame
-    if type(message) is not m.History:
+    if type(message) not in _KEPT_TYPES:
         frame = framed(session.encode(message))
         recent.append((message, frame))
         return frame
@@ -192,13 +241,18 @@ class Connection(asyncio.Protocol):
         metrics: Refusals | None = None,
         turn: Turn | None = None,
     ) -> None:
-        """``turn``: where frames sent wait to be written at the end of the event loop's
-        turn (None: each is written as it is sent)."""
+        """``max_message``: the most bytes of one message websockets buffers
+        (:func:`read_limit`); ``turn``: where frames sent wait to be written at the end of
+        the event loop's turn (None: each is written as it is sent)."""
         self.id = secrets.token_hex(8)
         self.rooms: set[str] = set()
         """Games this connection has sent messages to (told when it goes)."""
         self.closing = False
         """Closed, closing, or cut off: nothing more is sent."""
+        self._deaf = False
+        """The server closed, failed or cut off the connection (or answered its plain HTTP
+        request): nothing more the client sends is handed to the host. A close the client
+        began leaves it False: what it sent before its close is still handed over."""
         self.address = ""
         """The client's IP address (what the per-address limits count)."""
         self.session: ServerSession | None = None
@@ -228,6 +282,11 @@ class Connection(asyncio.Protocol):
         """...and whether that message is text."""
         self._backlog: deque[Frame] = deque()
         """Frames parsed while reading was paused (a rate pause, or a full outbox)."""
+        self._partial_since: float | None = None
+        """When the read came after which a frame is not whole yet (None: none is known
+        to be unfinished; see :meth:`_arrived`)..."""
+        self._message_since: float | None = None
+        """...and when the first fragment of a fragmented message not whole yet came."""
         self._rate_paused: asyncio.TimerHandle | None = None
         self._write_paused = False
         self._strikes = 0
@@ -286,30 +345,29 @@ class Connection(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         self._heard += 1
         protocol = self._protocol
+        if protocol.state is State.CONNECTING:
+            if not self.closing:  # once a plain request is answered, nothing more is read
+                self._connecting(data)
+            return
         protocol.receive_data(data)
         events = protocol.events_received()
         self._flush()
-        for event in events:
-            if isinstance(event, Frame):
-                if self._backlog or self._rate_paused is not None or self._write_paused:
-                    self._backlog.append(event)
-                else:
-                    self._frame(event)
-            elif isinstance(event, Request):
-                self._handshake(event)
+        self._arrived(events)
+        self._take(events)
 
     def eof_received(self) -> bool | None:
-        self._protocol.receive_eof()
-        self._flush()
+        if not (self.closing and self._protocol.state is State.CONNECTING):  # not answered
+            self._protocol.receive_eof()
+            self._flush()
         return None  # the transport closes
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._lost = True
         self.closing = True
-        self._backlog.clear()
         if self._rate_paused is not None:
             self._rate_paused.cancel()
             self._rate_paused = None
+        self._drain()  # what was read before the socket ended goes first
         self._host.closed(self)
 
     def pause_writing(self) -> None:
@@ -396,6 +454,7 @@ class Connection(asyncio.Protocol):
         if self.closing:
             return
         self.write_out()  # what was sent before the close goes first
+        self._deaf = True
         self.closing = True
         self._since = self._clock()
         protocol = self._protocol
@@ -406,7 +465,9 @@ class Connection(asyncio.Protocol):
             self._transport.close()
 
     def cut_off(self) -> None:
-        """Drop the connection at once, with what waits to be sent to it."""
+        """Drop the connection at once, with what waits to be sent to it (and what was read
+        from it and not handed over yet)."""
+        self._deaf = True
         self.closing = True
         self._out.clear()
         self._out_bytes = 0
@@ -430,6 +491,16 @@ class Connection(asyncio.Protocol):
             if now - self._since >= timing.close_timeout:
                 self.cut_off()
             return
+        if self._partial_since is not None or self._message_since is not None:
+            if self._rate_paused is not None or self._write_paused:
+                # not read meanwhile: the frame's seconds start again once reading resumes
+                self._partial_since = None if self._partial_since is None else now
+                self._message_since = None if self._message_since is None else now
+            else:
+                begun = min(t for t in (self._partial_since, self._message_since) if t is not None)
+                if now - begun >= timing.frame_timeout:
+                    self._too_slow(now - begun)
+                    return
         if self._heard != self._heard_at_tick:
             self._heard_at_tick = self._heard
             self._since = now
@@ -459,17 +530,135 @@ class Connection(asyncio.Protocol):
         return now - self._stuck_since >= limit
 
     # --- what was read ------------------------------------------------------------------
+    def _connecting(self, data: bytes) -> None:
+        """Read the opening handshake or a plain HTTP request, and once a handshake is
+        accepted the frames that came with it."""
+        protocol = self._protocol
+        protocol.receive_data(data)
+        events = protocol.events_received()
+        if not events or not isinstance(events[0], Request):
+            if isinstance(protocol.handshake_exc, InvalidMessage):  # no request it takes
+                response = protocol.reject(
+                    HTTPStatus.BAD_REQUEST,
+                    "not a request this server takes (GET or HEAD, with no body)\n",
+                )
+                self._answer(None, response)
+            else:  # nothing whole yet, or websockets' own answer (a line too long)
+                self._flush()
+            return
+        self._handshake(events[0])
+        rest = events[1:]
+        if rest and protocol.state is State.OPEN:
+            self._arrived(rest)
+            self._take(rest)
+
     def _handshake(self, request: Request) -> None:
+        """Answer a request: the host's plain HTTP answer, or the websocket handshake's
+        (101, the connection open; or a refusal)."""
         protocol = self._protocol
         response = self._host.respond(protocol, request)
         if response is None:
-            response = protocol.accept(request)
+            if protocol.eof_sent:  # what followed the request broke websockets' parser
+                response = protocol.reject(
+                    HTTPStatus.BAD_REQUEST, "what followed the handshake request is no frame\n"
+                )
+            else:
+                response = protocol.accept(request)
+        if response.status_code != HTTPStatus.SWITCHING_PROTOCOLS:
+            self._answer(request, response)
+            return
+        early = protocol.data_to_send()  # pongs to pings that came with the request
         protocol.send_response(response)
         self._flush()
-        if protocol.state is not State.OPEN:
-            return  # a plain HTTP answer, or a handshake refused: the socket closes
+        self._write_all(early)
         self.session = self._host.opened(self, request)
         self._since = self._clock()
+
+    def _answer(self, request: Request | None, response: Response) -> None:
+        """Send a plain HTTP answer (or a handshake refused) and end the socket: the answer
+        says ``Connection: close`` and, to a ``HEAD``, has no body (its ``Content-Length``
+        stays what a GET's would be); nothing sent after the request is read (a request
+        pipelined behind it gets no answer). What websockets had to send (its end of data,
+        when it failed on what followed the request) is not sent."""
+        self._deaf = True
+        self.closing = True
+        self._protocol.data_to_send()
+        if request is not None and request.method == "HEAD":
+            response.body = b""
+        headers = response.headers
+        if headers.get("Connection", "").lower() != "close":
+            if "Connection" in headers:
+                del headers["Connection"]
+            headers["Connection"] = "close"
+        self._write_all([response.serialize(), SEND_EOF])
+
+    def _arrived(self, events: list[Event]) -> None:
+        """Note what a read parsed for the frame deadline (see :meth:`tick`).
+
+        Whether websockets' parser is in the middle of a frame is not asked of it: its
+        reader's buffer is empty while the parser waits for the payload of a header it has
+        taken, and the parser's state is its own. Counting bytes against the frames parsed
+        would go wrong as soon as a client encoded a length in more bytes than it needs
+        (websockets accepts that). So a read in the open state that completes no frame
+        leaves one unfinished, and the deadline runs from that read; a read that
+        completes any frame stops it. A frame begun in the same read that completed
+        another starts its clock at its next read: one read late at worst, and a client
+        that then sends nothing is dropped by the keepalive. A fragmented message's clock
+        runs from its first fragment to its last, whatever frames come between."""
+        whole = False
+        for event in events:
+            if isinstance(event, Frame):
+                whole = True
+                opcode = event.opcode
+                if opcode is Opcode.CONT:
+                    if event.fin:
+                        self._message_since = None
+                elif not event.fin and (opcode is Opcode.TEXT or opcode is Opcode.BINARY):
+                    self._message_since = self._clock()
+        if whole:
+            self._partial_since = None
+        elif self._partial_since is None and self._protocol.state is State.OPEN:
+            self._partial_since = self._clock()
+
+    def _too_slow(self, seconds: float) -> None:
+        """A frame (or a fragmented message) is not whole past its deadline: what was sent
+        goes first, then the connection fails with 1008, what was read of it is freed and
+        the socket closes."""
+        self.log.info("conn.frame_timeout", seconds=round(seconds, 1))
+        self.write_out()
+        self._deaf = True
+        self.closing = True
+        self._since = self._clock()
+        self._fragments.clear()
+        self._partial_since = self._message_since = None
+        self._protocol.fail(CloseCode.POLICY_VIOLATION, "a frame took too long to arrive")
+        self._flush()  # the close frame and the end of data; websockets drops its buffer
+        if self._transport is not None:
+            self._transport.close()
+
+    def _take(self, events: list[Event]) -> None:
+        """Hand the frames a read parsed to the host in order; while reading is paused
+        they wait in the backlog. Once the client's close has come, the backlog is handed
+        over first, then these, paused or not (see the module)."""
+        if self.closing:
+            self._drain()
+        backlog = self._backlog
+        for event in events:
+            if isinstance(event, Frame):
+                if not self.closing and (
+                    backlog or self._rate_paused is not None or self._write_paused
+                ):
+                    backlog.append(event)
+                else:
+                    self._frame(event)
+
+    def _drain(self) -> None:
+        """Hand over the backlog now, in order (nothing more will be read that it would
+        wait for); a connection the server gave up on drops it."""
+        backlog = self._backlog
+        while backlog and not self._deaf:
+            self._frame(backlog.popleft())
+        backlog.clear()
 
     def _frame(self, frame: Frame) -> None:
         """Take one frame: a message (or its last fragment) goes to the server."""
@@ -490,7 +679,7 @@ class Connection(asyncio.Protocol):
             self._message(data, text)
 
     def _message(self, data: bytes, text: bool) -> None:
-        if self.session is None or self.closing:
+        if self.session is None or self._deaf:
             return
         payload: Payload
         if text:
@@ -498,14 +687,15 @@ class Connection(asyncio.Protocol):
                 payload = data.decode()
             except UnicodeDecodeError as exc:
                 self._protocol.fail(CloseCode.INVALID_DATA, f"{exc.reason} at position {exc.start}")
+                self._deaf = True
                 self.closing = True
                 self._since = self._clock()
                 self._flush()
                 return
         else:
             payload = data
-        if self._host.received(self, payload):
-            self._rate_pause()
+        if self._host.received(self, payload) and not self.closing:
+            self._rate_pause()  # (closing, nothing more is read: there is nothing to pause)
 
     def _rate_pause(self) -> None:
         """The message was refused for the rate: read nothing more until the rate allows
@@ -537,7 +727,7 @@ class Connection(asyncio.Protocol):
         """Take the frames read meanwhile, then read on (unless paused again)."""
         backlog = self._backlog
         while backlog and self._rate_paused is None and not self._write_paused:
-            if self.closing:
+            if self._deaf:
                 backlog.clear()
                 break
             self._frame(backlog.popleft())
@@ -555,10 +745,17 @@ class Connection(asyncio.Protocol):
     def _flush(self) -> None:
         """Write what websockets' protocol has to send (handshake answers, pongs, close
         frames); its end of data half-closes the socket, or closes it over TLS."""
+        self._write_all(self._protocol.data_to_send())
+        if self._protocol.close_expected() and not self.closing:
+            self.closing = True  # the client closed, or the protocol failed it
+            self._since = self._clock()
+
+    def _write_all(self, writes: list[bytes]) -> None:
+        """Write websockets' output: bytes, or :data:`SEND_EOF` for the end of data."""
         transport = self._transport
         if transport is None or self._lost:
             return
-        for data in self._protocol.data_to_send():
+        for data in writes:
             if data:
                 transport.write(data)
             elif transport.can_write_eof():
@@ -568,6 +765,3 @@ class Connection(asyncio.Protocol):
                     transport.abort()
             else:
                 transport.close()
-        if self._protocol.close_expected() and not self.closing:
-            self.closing = True  # the client closed, or the protocol failed it
-            self._since = self._clock()

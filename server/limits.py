@@ -27,10 +27,15 @@ class ServerLimits:
     """Costly requests of all connections from one address together."""
     games: int = 2000
     """Games open on the server at once (started or not)."""
-    unstarted_per_connection: int = 3
+    unstarted_per_connection: int = 2
     """Games created by one connection and not started yet."""
-    unstarted_per_address: int = 10
-    """Games created from one address and not started yet."""
+    unstarted_per_address: int = 2
+    """Games created from one address and not started yet (so that filling the server with
+    games nobody starts takes ``games / unstarted_per_address`` addresses, each keeping a
+    connection to its games: see ``unstarted_seconds``)."""
+    unstarted_seconds: int = 300
+    """Seconds a game not started yet stays open with nobody connected to it (its creator
+    included); then it is closed for good (not resumed after a restart)."""
     bot_seats: int = 200
     """Bot seats in the server's open games, all together (each played in the bot host
     once the game starts)."""
@@ -45,7 +50,18 @@ class ServerLimits:
     """Seconds a reader may leave bytes waiting without taking any of them; past it the
     connection is closed (a client that stopped reading, under the byte bound)."""
     chat_per_game: int = 2000
-    """Chat lines one game keeps taking; later lines are refused."""
+    """Chat lines one game takes from its spectators, all together; later ones are refused
+    (its players' lines are limited only by ``chat_per_speaker``)."""
+    chat_per_speaker: int = 20
+    """Chat lines one player or spectator may say in a game per minute, on average (twice
+    as many at once): the game's own share for each speaker, on top of each connection's
+    ``chat`` budget."""
+    reopened: int = 50
+    """Games played out and closed that are open again at once for those watching them
+    (each holds its whole record in memory until they leave)."""
+    boards_at_once: int = 2
+    """Boards searched or drawn at once for new games (``balanced``, ``fair``, ``random``
+    on a larger island); the next wait their turn."""
 
     def with_settings(self, settings: dict[str, str]) -> ServerLimits:
         """These limits with some changed by name: a whole-number limit (``games=500``), a

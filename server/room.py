@@ -142,7 +142,10 @@ a table of bots would play a whole game of defaults for the seat in the meantime
 CHAT_KEPT = 200
 """Chat lines a room keeps for the ``history`` of late comers."""
 CHAT_PER_GAME = 2000
-"""Chat lines a game takes by default (the server's ``chat_per_game`` limit)."""
+"""Spectators' chat lines a game takes by default (the server's ``chat_per_game`` limit)."""
+CHAT_PER_SPEAKER = 20
+"""Chat lines a minute one speaker may say in a game by default (the server's
+``chat_per_speaker`` limit)."""
 
 
 class GameRoom:
@@ -162,18 +165,25 @@ class GameRoom:
         store: Store,
         invite: str | None = None,
         away_grace: float = 30.0,
-        launcher: Callable[[str, str, str, str], None] | None = None,
+        launcher: Callable[[str, str, str, str, bool], None] | None = None,
         chat_limit: int = CHAT_PER_GAME,
         clock: Callable[[], float] = time.monotonic,
+        chat_rate: int = CHAT_PER_SPEAKER,
     ) -> None:
         self.id = game_id
         self._now = clock
         """Seconds, for turn timers, grace periods and idleness; one that jumps (a test's)
         is followed by :meth:`wake`."""
         self.chat_limit = chat_limit
-        """Chat lines the game takes; later ones are refused."""
+        """Chat lines the game takes from its spectators, all together; later ones are
+        refused."""
         self.chat_lines = 0
-        """Chat lines said in this room since the server started."""
+        """Spectators' chat lines said in this room since the server started."""
+        self.chat_rate = chat_rate
+        """Chat lines a minute each speaker (a seat, or one spectator's connection) may say
+        here, half of them at once; past it the line is refused."""
+        self._speakers: dict[object, tuple[float, float]] = {}
+        """Each speaker's chat allowance: (lines left, when it was counted)."""
         self.actions = 0
         """Actions played in this room since the server started."""
         self.options = options
@@ -201,8 +211,13 @@ class GameRoom:
         self.last_active = self._now()
         self.launcher = launcher
         """Starts a bot for a seat (in the server's bot host, or a process of its own):
-        (game, token, kind, name); its end comes back as :class:`ProcessExited` naming the
-        hash of that token."""
+        (game, token, kind, name, whether it stands in for an away person); its end comes
+        back as :class:`ProcessExited` naming the hash of that token."""
+        self.may_stand_in: Callable[[str], bool] | None = None
+        """Asked before a stand-in bot is started for an away seat, with the game's id:
+        whether the server's caps on bot seats leave room for one (the server counts it
+        from then until its bot ends). Without room, the server plays the seat's default
+        actions instead."""
         self.chat: list[m.ChatAt] = []
         """The chat said in this room since the server started."""
         self.stopped = False
@@ -225,6 +240,8 @@ class GameRoom:
         self._held: deque[tuple[int, Peer, WireModel | None]] = deque()
         """Messages (None: a close) waiting for the writes queued before them, in order,
         each with how many writes had been queued when it was made."""
+        self._roster: tuple[object, m.Players] | None = None
+        """The last ``players`` message, with the roster it was made for."""
         self.log = structlog.get_logger("hexhaven.room").bind(game=game_id)
 
     @classmethod
@@ -416,11 +433,13 @@ class GameRoom:
             if slot is not None and self.launcher is not None and not self.over:
                 if slot.bot is not None:  # a bot seat lost its process: start it again
                     self._relaunch(seat)
-                else:
+                elif self.may_stand_in is None or self.may_stand_in(self.id):
                     token = new_token()
                     slot.standin_hash = hash_token(token)
                     slot.launched_at = self._now()
-                    self.launcher(self.id, token, STANDIN_KIND, f"{slot.name}-bot")
+                    self.launcher(self.id, token, STANDIN_KIND, f"{slot.name}-bot", True)
+                else:  # the server's bot seats are all taken: it plays the seat itself
+                    self.log.warning("room.no_stand_in", seat=seat)
         else:
             self.away.discard(seat)
             self.timeouts[seat] = 0
@@ -501,6 +520,19 @@ class GameRoom:
         return None
 
     def _join(self, peer: Peer, msg: m.JoinGame) -> None:
+        """Seat ``peer`` (a private game only for its creator or with its invite code), under
+        its name made unique in the game (:func:`protocol.messages.unique_name`)."""
+        invited = (msg.invite or "").strip().upper() == self.invite
+        if self.invite is not None and peer.id != self.host_id and not invited:
+            self._send(
+                peer,
+                self._error(
+                    ErrorCode.INVITE_REQUIRED,
+                    f"game {self.id} is private: join it with its invite code (ask its "
+                    "host for the invite link), or watch it",
+                ),
+            )
+            return
         if self.started:
             self._send(
                 peer,
@@ -537,7 +569,8 @@ class GameRoom:
                 return
             seat = free[0]
         token = new_token()
-        slot = SeatSlot(token_hash=hash_token(token), name=msg.name, peers={peer})
+        name = m.unique_name(msg.name, (s.name for s in self.seats if s is not None))
+        slot = SeatSlot(token_hash=hash_token(token), name=name, peers={peer})
         self.seats[seat] = slot
         if peer.id == self.host_id:
             self.host_seat = seat
@@ -582,6 +615,7 @@ class GameRoom:
         start only a seat given up with ``leave`` is free again; a lost one waits for its
         owner's ``rejoin``."""
         self.spectators.discard(peer)
+        self._speakers.pop(peer, None)
         seat = self.seat_of(peer)
         if seat is None:
             return
@@ -657,7 +691,12 @@ class GameRoom:
     def _joined(self, peer: Peer, seat: int | None, token: str | None) -> m.Joined:
         host = not self.started and self._is_host(peer)
         return m.Joined(
-            game=self.id, seat=seat, token=token, seed_hash=seed_hash(self.seed), host=host
+            game=self.id,
+            seat=seat,
+            token=token,
+            seed_hash=seed_hash(self.seed),
+            host=host,
+            invite=None if seat is None else self.invite,
         )
 
     def _start(self, peer: Peer) -> None:
@@ -683,7 +722,8 @@ class GameRoom:
             return
         for seat, bot in zip(empty, self.options.bots, strict=False):
             spec = bot.kind if bot.strength is None else f"{bot.kind}:{bot.strength}"
-            slot = SeatSlot(hash_token(new_token()), f"{bot.kind}-{seat}", bot=spec)
+            name = m.unique_name(f"{bot.kind}-{seat}", (s.name for s in self.seats if s))
+            slot = SeatSlot(hash_token(new_token()), name, bot=spec)
             self.seats[seat] = slot  # its process, started below, gets a token of its own
             self._store(seat_set(self.id, seat, slot.token_hash, slot.name, spec))
         for seat, held in enumerate(self.seats):
@@ -717,7 +757,7 @@ class GameRoom:
         slot.token_hash = hash_token(token)
         self._store(seat_set(self.id, seat, slot.token_hash, slot.name, slot.bot))
         slot.running += 1
-        self.launcher(self.id, token, slot.bot, slot.name)
+        self.launcher(self.id, token, slot.bot, slot.name, False)
 
     # --- play -------------------------------------------------------------------------------
     def _act(self, peer: Peer, msg: m.Act) -> None:
@@ -782,25 +822,51 @@ class GameRoom:
             )
             self._send(peer, self._error(ErrorCode.NOT_A_PLAYER, why))
             return
-        if self.chat_lines >= self.chat_limit:
+        if seat is None and self.chat_lines >= self.chat_limit:
             self._send(
                 peer,
-                m.Error(
-                    code=ErrorCode.LIMIT_REACHED,
-                    message=f"this game has had its {self.chat_limit} lines of chat "
-                    "(limit chat_per_game)",
-                    detail="chat_per_game",
-                    game=self.id,
+                self._error(
+                    ErrorCode.LIMIT_REACHED,
+                    f"this game has had its {self.chat_limit} lines of spectators' chat "
+                    "(limit chat_per_game); its players still chat",
+                    "chat_per_game",
                 ),
             )
             return
-        self.chat_lines += 1
+        if not self._may_speak(peer if seat is None else seat):
+            rate = self.chat_rate
+            self._send(
+                peer,
+                self._error(
+                    ErrorCode.LIMIT_REACHED,
+                    f"too many chat lines from you in this game: {rate} a minute, "
+                    f"{max(1, rate // 2)} at once (limit chat_per_speaker); wait a moment",
+                    "chat_per_speaker",
+                ),
+            )
+            return
+        if seat is None:
+            self.chat_lines += 1
         slot = self.seats[seat] if seat is not None else None
         name = slot.name if slot is not None else "spectator"
         self._store(chat_said(self.id, seat, name, msg.text))
         said = m.ChatAt(state_id=self.table.state_id, seat=seat, name=name, text=msg.text)
         self.chat = [*self.chat[-(CHAT_KEPT - 1) :], said]
         self._broadcast(m.ChatMessage(game=self.id, seat=seat, name=name, text=msg.text))
+
+    def _may_speak(self, speaker: object) -> bool:
+        """Spend one line of ``speaker``'s chat allowance (``chat_rate`` a minute, refilled
+        by the room's clock, half of it at once); False, spending nothing, when none is
+        left."""
+        burst = float(max(1, self.chat_rate // 2))
+        now = self._now()
+        left, when = self._speakers.get(speaker, (burst, now))
+        left = min(burst, left + max(0.0, now - when) * self.chat_rate / 60.0)
+        if left < 1:
+            self._speakers[speaker] = (left, now)
+            return False
+        self._speakers[speaker] = (left - 1, now)
+        return True
 
     def _prompt(self, only: Peer | None = None) -> None:
         """Prompt the seats that must act (only ``only``, if given), starting their turn
@@ -1002,21 +1068,29 @@ class GameRoom:
             self._send(peer, clock)
 
     def _players(self) -> m.Players:
-        return m.Players(
-            game=self.id,
-            players=[
-                m.PlayerInfo(
-                    seat=i,
-                    name=s.name,
-                    bot=s.bot is not None,
-                    connected=bool(s.owners()),
-                    away=i in self.away,
-                )
+        """The roster now: the same message object while it is unchanged (a sender keeps
+        its encoding for those who arrive meanwhile)."""
+        now = (
+            self.started,
+            tuple(
+                (i, s.name, s.bot is not None, bool(s.owners()), i in self.away)
                 for i, s in enumerate(self.seats)
                 if s is not None
+            ),
+        )
+        kept = self._roster
+        if kept is not None and kept[0] == now:
+            return kept[1]
+        roster = m.Players(
+            game=self.id,
+            players=[
+                m.PlayerInfo(seat=i, name=name, bot=bot, connected=connected, away=away)
+                for i, name, bot, connected, away in now[1]
             ],
             started=self.started,
         )
+        self._roster = (now, roster)
+        return roster
 
 
 def _out(peer: Peer, message: WireModel | None) -> None:

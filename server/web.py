@@ -8,6 +8,10 @@ asset by the last segment of its path, so the page works behind a reverse proxy 
 path prefix (``/a/``) with its relative asset URLs. Besides the built files, ``options.json``
 tells the page's new-game form what this server offers: the boards it makes, its shipped
 board presets and the bot kinds with their strengths. Anything else is a 404.
+
+Only GET and HEAD are answered (a HEAD with the GET's headers and no body); any other
+method is 405 with ``Allow: GET, HEAD``. Every answer ends its connection
+(``Connection: close``): a request pipelined behind another is not answered.
 """
 
 from __future__ import annotations
@@ -31,6 +35,10 @@ CONTENT_TYPES: dict[str, str] = {
 """The content type of each kind of file the client ships (its build record,
 ``build.json``, is not served)."""
 
+METHODS = ("GET", "HEAD")
+"""The HTTP methods the server answers; any other gets 405."""
+ALLOW = ", ".join(METHODS)
+"""The ``Allow`` header of a 405."""
 INDEX = "index.html"
 OPTIONS = "options.json"
 BOARDS_MADE = ("random", "spiral", "balanced", "fair")
@@ -100,11 +108,13 @@ def lookup(path: str) -> WebFile | None:
 
 
 __all__ = [
+    "ALLOW",
     "BOARDS_MADE",
     "CONTENT_TYPES",
     "CSP",
     "HEADERS",
     "INDEX",
+    "METHODS",
     "OPTIONS",
     "WebFile",
     "files",

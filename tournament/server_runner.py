@@ -176,9 +176,9 @@ async def server_game(
 ) -> GameRecord:
     """Play one game on the server at ``url``: create a private game, start the process
     ``command(seat, invite)`` for each seat in turn and wait for it to take the seat
-    (under the name ``labels[seat]``, cut to 32 characters, where ``check_names`` says so:
-    by default every seat), start the game and wait for its end. Raises ArenaError if it
-    cannot be finished."""
+    (under the name ``labels[seat]``, cut to 32 characters and numbered by the server where
+    an earlier seat has it, where ``check_names`` says so: by default every seat), start
+    the game and wait for its end. Raises ArenaError if it cannot be finished."""
     checks = list(check_names) if check_names is not None else [True] * len(labels)
     start = time.perf_counter()
     bots: list[_BotProcess] = []
@@ -209,7 +209,8 @@ async def server_game(
                         raise ArenaError(
                             f"{label} did not take seat {seat} within {SEAT_TIMEOUT:.0f}s"
                         ) from None
-                    if checks[seat] and names[seat] != label[:32]:
+                    before = (names[s] for s in range(seat) if s in names)
+                    if checks[seat] and names[seat] != m.unique_name(label[:32], before):
                         raise ArenaError(f"seat {seat} went to {names[seat]!r}, not to our bot")
                 await host.send(m.StartGame(game=created.game))
                 while True:

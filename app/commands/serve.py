@@ -50,6 +50,9 @@ def _serve(args: argparse.Namespace) -> int:
     if args.bot_search_seconds is not None and not args.bot_search_seconds > 0:
         print("hexhaven serve: --bot-search-seconds takes seconds above 0", file=sys.stderr)
         return 2
+    if not args.away_grace >= 0:
+        print("hexhaven serve: --away-grace takes seconds, 0 or more", file=sys.stderr)
+        return 2
     settings = name_values("serve", "--limit", args.limit)
     if settings is None:
         return 2
@@ -103,6 +106,7 @@ def _serve(args: argparse.Namespace) -> int:
             bot_workers=args.bot_workers,
             bot_launcher="process" if args.bot_processes else "host",
             bot_search_seconds=args.bot_search_seconds,
+            away_grace=args.away_grace,
         )
         async with server.running(args.host, args.port):
             listening = True
@@ -223,6 +227,14 @@ def register(sub: Any) -> None:
         metavar="SECONDS",
         help="the longest one decision of a bot in the bot host may search, when the "
         "game's turn timer does not end it sooner (default 10)",
+    )
+    serve.add_argument(
+        "--away-grace",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="how long a person who lost their connection to a started game keeps their "
+        "seat to themselves before a stand-in bot plays it (default 30)",
     )
     serve.add_argument(
         "--event-loop",

@@ -397,7 +397,7 @@ def test_host_prints_the_join_line_and_tells_to_replace_a_loopback_address(
     port = url.rsplit(":", 1)[-1]
     told = [
         f"  hexhaven join {url} {code} --name NAME",
-        f"  or in a browser: http://127.0.0.1:{port}/#join={game}",
+        f"  or in a browser: http://127.0.0.1:{port}/#invite={code}&game={game}",
         "  (127.0.0.1 is this machine itself: friends on other machines use its network "
         f"address instead, ws://<this machine's address>:{port})",
         "3 seats (--players), 1 bot (--bots): press s once 1 friend has joined; "

@@ -171,11 +171,11 @@ def test_wss_to_a_server_without_tls_says_which_scheme_it_takes(
     with server_in_thread() as (url, _):
         wss = url.replace("ws://", "wss://")
         assert main(["bot", f"--url={wss}", "--invite=CODE"]) == 2
-    assert capsys.readouterr().err.strip() == (
-        f"hexhaven bot: cannot reach the server at {wss}: the TLS handshake failed (the "
-        "server closed the connection): if the server does not serve TLS, its URL starts "
-        "with ws://"
-    )
+    said = capsys.readouterr().err.strip()
+    # The reason in brackets is the TLS library's (the server answers the TLS hello with an
+    # HTTP 400): what matters is the failed handshake and the scheme to use instead.
+    assert said.startswith(f"hexhaven bot: cannot reach the server at {wss}: the TLS handshake")
+    assert said.endswith("if the server does not serve TLS, its URL starts with ws://")
 
 
 def test_a_host_trusting_a_ca_file_tells_friends_and_itself_to_give_it_too(

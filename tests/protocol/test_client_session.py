@@ -136,7 +136,8 @@ def test_a_new_game_is_created_then_sat_in() -> None:
     assert session.phase is Phase.CREATING
     received = feed(session, CREATED)
     assert received.message == CREATED
-    assert sent(received.send) == [m.JoinGame(game=GAME, name="Ana")]
+    # With its invite code: the game is private, and a new connection is not its creator.
+    assert sent(received.send) == [m.JoinGame(game=GAME, invite=CREATED.invite, name="Ana")]
     assert session.created == CREATED and session.game == GAME
     assert feed(session, joined(seat=0, host=True)).send == ()  # not asked to start it
     assert session.is_seated and session.host
@@ -164,7 +165,8 @@ def test_a_game_created_but_not_yet_sat_in_is_joined_on_the_next_connection() ->
     welcomed(session)
     feed(session, CREATED)
     session.connection_lost()
-    assert welcomed(session)[1:] == [m.JoinGame(game=GAME, name="Ana")]  # not created again
+    # Not created again: joined, with the invite code it was given.
+    assert welcomed(session)[1:] == [m.JoinGame(game=GAME, invite="ABC123", name="Ana")]
 
 
 @pytest.mark.parametrize("code", [ErrorCode.BAD_OPTIONS, ErrorCode.RATE_LIMITED])

@@ -377,6 +377,8 @@ def _refusal(answer: Answer | Request) -> m.Error:
         ("history", m.Watch(game="g1", history=True)),
         ("history", m.Rejoin(game="g1", token="t", history=True)),
         ("history", m.GetRecord(game="g1")),
+        ("views", m.Watch(game="g1")),
+        ("views", m.Rejoin(game="g1", token="t")),
         ("game_lists", m.ListGames()),
         ("creates", m.CreateGame()),
         ("joins", m.JoinGame(invite="ABCDEFGHJK", name="x")),
@@ -403,9 +405,20 @@ def test_a_costly_request_past_its_budget_is_refused_until_the_budget_refills(
 def test_cheap_requests_spend_no_budget() -> None:
     session = _budgeted(FakeClock(), Budgets(history=Rate(1, 1), chat=Rate(1, 1)))
     for _ in range(20):
-        assert _refused_by(feed(session, m.Watch(game="g1"))) is None  # no history
         assert _refused_by(feed(session, m.Ping(nonce=1))) is None
         assert isinstance(feed(session, m.Act(game="g1", state_id=0, action=EndTurn())), ForGame)
+
+
+def test_the_server_charges_a_budget_it_learns_a_request_needs() -> None:
+    clock = FakeClock()
+    address = Allowance(Budgets(boards=Rate(per_minute=60, burst=3)), clock)
+    session = _budgeted(clock, Budgets(boards=Rate(per_minute=60, burst=2)), shared=address)
+    assert [session.charge("boards") for _ in range(2)] == [None, None]
+    answer = session.charge("boards", "g1")
+    assert answer is not None
+    refusal = _refusal(answer)
+    assert refusal.detail == "boards" and refusal.game == "g1"
+    assert address.available("boards") == 1  # the refusal spent nothing
 
 
 def test_connections_from_one_address_share_its_budget() -> None:

@@ -20,13 +20,16 @@ from protocol import SUBPROTOCOL_JSON
 from protocol import messages as m
 from protocol.payloads import board_from_payload, board_to_payload
 from server.app import HexhavenServer
+from server.limits import ServerLimits
 from server.verify import verify_game
 from tests.server.client import Client
 
 
 @pytest.fixture
 async def server() -> AsyncIterator[tuple[HexhavenServer, int]]:
-    srv = HexhavenServer()
+    """A server whose one address may leave several games unstarted (each test makes a
+    few, one connection each)."""
+    srv = HexhavenServer(limits=ServerLimits(unstarted_per_address=10))
     async with srv.running("127.0.0.1", 0) as ws_server:
         yield srv, srv.port_of(ws_server)
 

@@ -74,7 +74,13 @@ async def test_unstarted_games_are_capped_per_connection_and_per_address() -> No
 
 async def test_bot_seats_and_games_are_capped() -> None:
     bot = m.BotSeat(kind="random")
-    limits = ServerLimits(bot_seats_per_connection=3, bot_seats=4, games=3)
+    limits = ServerLimits(
+        bot_seats_per_connection=3,
+        bot_seats=4,
+        games=3,
+        unstarted_per_connection=3,
+        unstarted_per_address=10,
+    )
     async with serving(limits) as port:
         a, b = await client(port), await client(port)
         assert isinstance(await create(a, bots=[bot] * 3), m.GameCreated)
@@ -102,7 +108,7 @@ async def test_join_attempts_are_budgeted_and_invite_codes_are_long() -> None:
 
 
 async def test_game_lists_come_in_pages() -> None:
-    async with serving(ServerLimits(unstarted_per_connection=10)) as port:
+    async with serving(ServerLimits(unstarted_per_connection=10, unstarted_per_address=10)) as port:
         c = await client(port)
         made = []
         for i in range(5):
@@ -160,8 +166,8 @@ def test_limits_are_set_by_name() -> None:
             ServerLimits().with_settings(settings)
 
 
-async def test_chat_is_cleaned_capped_per_game_and_open_to_spectators_only_if_allowed() -> None:
-    limits = ServerLimits(chat_per_game=3, budgets=Budgets(chat=Rate(600, 100)))
+async def test_chat_is_cleaned_and_open_to_spectators_only_if_allowed() -> None:
+    limits = ServerLimits(chat_per_speaker=4, budgets=Budgets(chat=Rate(600, 100)))
     async with serving(limits) as port:
         ana, bo, eve, stranger = [await client(port) for _ in range(4)]
         created = await create(ana, players=2)
@@ -186,8 +192,8 @@ async def test_chat_is_cleaned_capped_per_game_and_open_to_spectators_only_if_al
         assert said.text == "good luck" and said.name == "ana"
         await bo.send(m.Chat(game=created.game, text="thanks"))
         await ana.send(m.Chat(game=created.game, text="go"))
-        await ana.send(m.Chat(game=created.game, text="one too many"))
-        assert limit_of(await ana.expect(m.Error)) == "chat_per_game"
+        await ana.send(m.Chat(game=created.game, text="one too many"))  # 2 at once: 4 a minute
+        assert limit_of(await ana.expect(m.Error)) == "chat_per_speaker"
         # The game itself goes on.
         await ana.send(m.Act(game=created.game, state_id=prompt.state_id, action=prompt.actions[0]))
         assert (await bo.expect(m.Events)).state_id == prompt.state_id + 1

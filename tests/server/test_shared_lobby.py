@@ -24,8 +24,12 @@ from tests.server.test_restart import free_port, server_process
 
 WAIT = 15.0
 """Seconds a test waits for a change made on one process to show on the other."""
-LISTS = ("--limit", "game_lists=6000/100", "--limit", "address.game_lists=6000/100")
-"""Room for a test that asks for the lobby again until a change shows."""
+LISTS = (
+    *("--limit", "game_lists=6000/100", "--limit", "address.game_lists=6000/100"),
+    *("--limit", "unstarted_per_connection=10", "--limit", "unstarted_per_address=20"),
+)
+"""Room for a test that asks for the lobby again until a change shows, and leaves games
+unstarted."""
 
 
 async def connected(port: int) -> Client:
@@ -176,9 +180,9 @@ async def test_a_game_leaves_every_lobby_when_closed_and_keeps_its_place_when_ta
 ) -> None:
     """A game closed on A (everyone left it) goes from B's lobby; A's other games, taken
     over by B when A stops, come back in their places there."""
-    a = HexhavenServer(Store(postgres_url), idle_timeout=0.3)
     lists = Budgets(game_lists=Rate(per_minute=6000, burst=100))
-    limits = ServerLimits(budgets=lists, address_budgets=lists)
+    limits = ServerLimits(budgets=lists, address_budgets=lists, unstarted_per_address=10)
+    a = HexhavenServer(Store(postgres_url), idle_timeout=0.3, limits=limits)
     b = HexhavenServer(Store(postgres_url), limits=limits)
     async with b.running("127.0.0.1", 0) as at_b:
         at_b_port = b.port_of(at_b)

@@ -205,10 +205,10 @@ async def test_a_seat_is_away_after_timeouts_in_a_row_not_after_any_two(
 
 def _launches_held(
     monkeypatch: pytest.MonkeyPatch, clock: ManualClock
-) -> tuple[HexhavenServer, list[tuple[str, str, str, str]]]:
+) -> tuple[HexhavenServer, list[tuple[str, str, str, str, bool]]]:
     """A server on ``clock`` whose bot processes are recorded, not started: the test plays
     them."""
-    launched: list[tuple[str, str, str, str]] = []
+    launched: list[tuple[str, str, str, str, bool]] = []
     monkeypatch.setattr(HexhavenServer, "_launch_bot", lambda self, *args: launched.append(args))
     return HexhavenServer(clock=clock), launched
 
@@ -243,8 +243,8 @@ async def test_an_away_seat_waits_for_its_stand_in_instead_of_playing_defaults(
         room = srv.rooms[game]
         await clients[2].close()
         await _gone_away(srv, clock, game, 2)
-        (_, token, kind, name) = launched[-1]
-        assert (kind, name) == ("heuristic", "p2-bot")
+        (_, token, kind, name, for_away) = launched[-1]
+        assert (kind, name, for_away) == ("heuristic", "p2-bot", True)
         players = [asyncio.create_task(c.play_randomly(game, i)) for i, c in enumerate(clients[:2])]
         await _due(srv, game, 2)
         taken = room.state.actions_taken

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Browser, async_playwright
 
+from server.app import HexhavenServer
 from tests.debian import installed
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -47,3 +48,11 @@ def shots() -> Path | None:
     names (``docs/screenshots`` to remake them), or nowhere."""
     folder = os.environ.get("HEXHAVEN_WEB_SCREENSHOTS")
     return Path(folder) if folder else None
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[str]:
+    """A real server on a free port; its page's address."""
+    srv = HexhavenServer()
+    async with srv.running("127.0.0.1", 0) as ws_server:
+        yield f"http://127.0.0.1:{srv.port_of(ws_server)}/"

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -42,14 +41,6 @@ CLICKS = (
 RESOURCES = ("brick", "lumber", "wool", "grain", "ore")
 WIDE = {"width": 1200, "height": 900}
 PHONE = {"width": 390, "height": 844}
-
-
-@pytest.fixture
-async def server() -> AsyncIterator[str]:
-    """A real server on a free port; its page's address."""
-    srv = HexhavenServer()
-    async with srv.running("127.0.0.1", 0) as ws_server:
-        yield f"http://127.0.0.1:{srv.port_of(ws_server)}/"
 
 
 async def open_page(browser: Browser, url: str, viewport: dict[str, int] = WIDE) -> Page:
@@ -99,19 +90,25 @@ async def create_game(
     points: int,
     timer: str = "",
     private: bool = True,
+    spectator_chat: bool = False,
 ) -> str:
-    """Fill in the new-game form and create the game, seated at it as host; its id."""
+    """Fill in the new-game form and create the game, seated at it as host; its id (from its
+    watch link: a private game's invite link names its invite code instead)."""
     await page.fill("#name", name)
     await page.select_option("#players", str(players))
     await page.select_option("#bots", str(bots))
     await page.fill("#points", str(points))
     await page.select_option("#timer", timer)
     await page.set_checked("#private", private)
+    await page.set_checked("#spectator-chat", spectator_chat)
     await page.click("#create-game")
     await page.wait_for_selector("#start")
     link = await page.get_attribute("#invite-link", "value")
-    assert link is not None and "#join=" in link
-    return link.partition("#join=")[2]
+    watch = await page.get_attribute("#watch-link", "href")
+    assert link is not None and watch is not None and "#watch=" in watch
+    game = watch.partition("#watch=")[2]
+    assert link.endswith(f"#join={game}") != private
+    return game
 
 
 async def hand_of(page: Page) -> dict[str, int]:
@@ -203,7 +200,7 @@ async def test_a_whole_game_against_bots(browser: Browser, server: str, shots: P
     await page.wait_for_selector("#board .settlement.seat-0")
     await page.fill("#chat-text", "good luck")
     await page.press("#chat-text", "Enter")
-    await page.wait_for_selector("#log li.chat:has-text('you: good luck')")
+    await page.wait_for_selector("#log li.chat[data-mine=true]:has-text('good luck')")
     await play_until([page], "#actions button[data-kind=end_turn]")
     if shots:
         await page.screenshot(path=shots / "web-turn.png")
@@ -243,7 +240,7 @@ async def test_a_friend_joins_by_the_invite_link_and_a_spectator_watches(
     await create_game(host, name="Ana", players=2, bots=0, points=10, timer="120")
     link = await host.get_attribute("#invite-link", "value")
     watch_link = await host.get_attribute("#watch-link", "href")
-    assert link is not None and "#join=" in link and watch_link is not None
+    assert link is not None and "#invite=" in link and watch_link is not None
 
     friend = await open_page(browser, link, PHONE)
     await friend.wait_for_selector("#take-seat")

@@ -1,7 +1,8 @@
 """The web client where two ``hexhaven serve`` processes share one PostgreSQL database: the
 page served by B lists a game played by A, and its invite and watch links, opened at B,
 and its lobby's Watch button follow the server's ``moved`` answer to A's page, where the seat
-is taken and played and the game watched."""
+is taken and played and the game watched; a private game's invite link (its code) opened at
+B seats its friend at A too."""
 
 from __future__ import annotations
 
@@ -67,6 +68,19 @@ async def test_a_game_played_at_one_process_is_joined_and_watched_through_the_ot
         await lobby.wait_for_selector("header:has-text('watching')")
         assert lobby.url == f"{at_a}#watch={game}"
         await lobby.wait_for_selector("#board .settlement.seat-1", state="attached")
-        for page in (host, lobby, friend, watcher):
+
+        # A private game's invite link, opened at B: the code is found at A, and the seat
+        # is taken there with the code (its id alone would be refused).
+        other = await open_page(browser, at_a)
+        private = await create_game(other, name="Cy", players=2, bots=0, points=10)
+        link = await other.get_attribute("#invite-link", "value")
+        assert link is not None and link.startswith(f"{at_a}#invite=")
+        invited = await open_page(browser, link.replace(at_a, at_b))
+        await invited.fill("#name", "Di")
+        await invited.click("#take-seat")
+        await invited.wait_for_selector("header:has-text('you are')")
+        assert invited.url == f"{at_a}#play={private}"
+        await other.wait_for_selector(".players:has-text('Di')")
+        for page in (host, lobby, friend, watcher, other, invited):
             assert script_errors(page) == []
             assert await refusals(page) == []

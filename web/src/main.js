@@ -24,6 +24,24 @@ const $ = (id) => document.getElementById(id);
 const num = (x) => (typeof x === "bigint" ? Number(x) : x);
 const seatBadge = (seat) =>
   h("span", { class: `badge seat-${seat}`, title: `seat ${seat + 1}` }, String(seat + 1));
+/** Who a seat is (null: a spectator), marked so that no name can pass for another: the
+ * seat's colour chip with its number (the board's colours), the name as written, and a
+ * "you" badge the page adds to the viewer's own seat, which it knows by seat, never by
+ * name. A spectator has a mark of its own and no name. Screen readers hear "seat 2, Ana",
+ * "you, seat 1, Ana" or "spectator" (the marks themselves are hidden from them). */
+function speaker(seat, name) {
+  if (seat === null || seat === undefined) {
+    return h("span", { class: "speaker", "data-seat": "spectator" },
+      h("span", { class: "hidden" }, "spectator"),
+      h("span", { class: "badge spectator", "aria-hidden": "true", title: "a spectator" }, "spectator"));
+  }
+  const mine = seat === state.seat;
+  return h("span", { class: "speaker", "data-seat": seat, "data-mine": mine ? "true" : null },
+    h("span", { class: "hidden" }, `${mine ? "you, " : ""}seat ${seat + 1}, `),
+    h("span", { class: `badge seat-${seat}`, "aria-hidden": "true", title: `seat ${seat + 1}` }, String(seat + 1)),
+    " ", h("bdi", { class: "name" }, name),
+    mine ? [" ", h("span", { class: "badge self", "aria-hidden": "true", title: "you" }, "you")] : null);
+}
 
 // --- what the page keeps in the browser ---------------------------------------------------
 const SEATS_KEY = "hexhaven.seats";
@@ -53,9 +71,11 @@ const base = () => {
   url.search = "";
   return url.href;
 };
-// The invite names the game by its id, not its invite code: an id is followed to the server
-// process that plays the game (``moved``) when several share one address; a code is not.
-export const inviteLink = (game) => `${base()}#join=${game}`;
+/** The link that seats a friend: a private game's names its invite code (the server seats
+ * nobody at a private game by its id alone), a public game's its id. Either is followed to
+ * the server process that plays the game (``moved``) when several share one address. */
+export const inviteLink = (game, invite) =>
+  invite ? `${base()}#invite=${encodeURIComponent(invite)}` : `${base()}#join=${game}`;
 export const watchLink = (game) => `${base()}#watch=${game}`;
 /** What a link asks for; an invite to a seat this browser already holds leads back to it. */
 function wanted() {
@@ -63,7 +83,7 @@ function wanted() {
   if (want && (want.kind === "invite" || want.kind === "join")) {
     const code = want.value.toUpperCase();
     const held = Object.entries(savedSeats()).find(([game, s]) =>
-      want.kind === "join" ? game === want.value : s.invite?.toUpperCase() === code,
+      want.kind === "join" ? game === want.value : s.invite?.toUpperCase() === code || game === want.game,
     );
     if (held) return { kind: "play", value: held[0] };
   }
@@ -73,8 +93,18 @@ function readHash() {
   const params = new URLSearchParams(location.hash.slice(1));
   for (const kind of ["invite", "join", "watch", "play"]) {
     const value = params.get(kind);
-    // ``as``: the name a seat was asked for at another server process, taken here at once.
-    if (value) return { kind, value, as: kind === "join" ? params.get("as") : null };
+    if (!value) continue;
+    const seat = kind === "join" || kind === "invite";
+    // ``as``: the name a seat was asked for at another server process, taken here at once;
+    // ``game`` beside an invite code and ``invite`` beside a game id: the other half of a
+    // join that names both (the page makes such links when it follows ``moved``).
+    return {
+      kind,
+      value,
+      as: seat ? params.get("as") : null,
+      game: kind === "invite" ? params.get("game") : null,
+      invite: kind === "join" ? params.get("invite") : null,
+    };
   }
   return null;
 }
@@ -125,6 +155,7 @@ const state = {
   want: null, // what to ask once connected: {kind, value}
   asked: null, // the last join_game, watch or rejoin sent, asked again if the game is moving
   making: false, // a create_game sent, its game not made yet
+  refusal: null, // why the server refused a seat: {code, game, name}, told in the join form
   offered: { boards: ["random", "spiral"], presets: [], bots: { heuristic: [], random: [], uct: [] } },
 };
 
@@ -132,21 +163,30 @@ const names = () => {
   const count = state.view ? state.view.players : state.players.length;
   return [...Array(count).keys()].map((q) => state.players.find((p) => p.seat === q)?.name ?? `seat ${q + 1}`);
 };
-const nameOf = (seat) => (seat === state.seat ? "you" : names()[seat] ?? `seat ${seat + 1}`);
+const YOU = /\byou(r|rs|rself)?\b/i;
+/** The names the page tells the game with, where "you" is the viewer: another seat's name
+ * that has "you" in it is told with its seat ("you (seat 2)"), so it reads as that seat. */
+const toldNames = () => names().map((name, q) => (q !== state.seat && YOU.test(name) ? `${name} (seat ${q + 1})` : name));
+const nameOf = (seat) => (seat === state.seat ? "you" : toldNames()[seat] ?? `seat ${seat + 1}`);
 function narrator() {
   if (!state.view) return null;
-  return new Narrator(names(), state.seat, new PlaceNames(state.view.board));
+  return new Narrator(toldNames(), state.seat, new PlaceNames(state.view.board));
 }
-function say(kind, text) {
-  state.log.push({ kind, text });
+function remember(line) {
+  state.log.push(line);
   if (state.log.length > 2000) state.log.splice(0, state.log.length - 2000);
 }
+const say = (kind, text) => remember({ kind, text });
+/** A chat line, kept with the seat that said it (null: a spectator). */
+const sayChat = (c) => remember({ kind: "chat", seat: c.seat === null ? null : num(c.seat), name: c.name, text: c.text });
 function tell(events) {
   const n = narrator();
   if (!n) return;
+  const others = toldNames().filter((name, q) => q !== state.seat && YOU.test(name));
   for (const text of n.batch(events)) {
-    const lowered = ` ${text.toLowerCase()} `;
-    const you = state.seat !== null && /\byou(r)?\b/.test(lowered);
+    // About the viewer: "you" said of the viewer, not within another seat's name.
+    const plain = others.reduce((t, name) => t.split(name).join(" "), text);
+    const you = state.seat !== null && YOU.test(plain);
     say(text.startsWith("-- ") ? "turn" : you ? "you" : "event", text);
   }
 }
@@ -169,7 +209,9 @@ function onMessage(msg) {
       state.game = msg.game;
       state.invite = msg.invite;
       state.seedHash = msg.seed_hash;
-      send({ type: "join_game", game: msg.game, name: myName() });
+      // A private game's creator names its code too (the server seats its creator by the id
+      // alone, but the code is what any other seat takes).
+      send({ type: "join_game", game: msg.game, ...(msg.invite ? { invite: msg.invite } : {}), name: myName() });
       break;
     case "joined":
       state.game = msg.game;
@@ -178,9 +220,13 @@ function onMessage(msg) {
       state.spectator = msg.seat === null;
       state.host = msg.host;
       if (msg.seed_hash) state.seedHash = msg.seed_hash;
+      state.refusal = null;
+      // The invite code, if the game is private: the server tells a seat; a spectator has
+      // it from the game made here, the link followed, or the seat this browser kept.
+      state.invite =
+        msg.invite ?? state.invite ?? wantedInvite() ?? savedSeats()[msg.game]?.invite ?? null;
       if (msg.token) {
-        const invite = state.want?.kind === "invite" ? state.want.value : state.invite;
-        saveSeat(msg.game, msg.seat, msg.token, invite);
+        saveSeat(msg.game, msg.seat, msg.token, state.invite);
         history.replaceState(null, "", `#play=${msg.game}`);
       } else {
         history.replaceState(null, "", `#watch=${msg.game}`);
@@ -236,7 +282,7 @@ function onMessage(msg) {
       break;
     }
     case "chat_message":
-      say("chat", `${msg.seat !== null && msg.seat === state.seat ? "you" : msg.name}: ${msg.text}`);
+      sayChat(msg);
       break;
     case "game_over": {
       const again = state.over !== null;
@@ -274,7 +320,7 @@ function onHistory(msg) {
   const chatBefore = (sid) => {
     const said = state.pendingChat.filter((c) => sid === null || num(c.state_id) < sid);
     state.pendingChat = state.pendingChat.filter((c) => !said.includes(c));
-    for (const c of said) say("chat", `${c.seat !== null && c.seat === state.seat ? "you" : c.name}: ${c.text}`);
+    for (const c of said) sayChat(c);
   };
   for (const batch of msg.batches) {
     const sid = num(batch.state_id);
@@ -301,6 +347,13 @@ function onError(msg) {
     return;
   }
   state.making = false;
+  if (msg.code === "invite_required" || msg.code === "name_taken") {
+    // No seat: told in the join form, in the page's words (what to do next beside it).
+    state.refusal = { code: msg.code, game: msg.game ?? state.asked?.game ?? null, name: state.asked?.name ?? myName() };
+    state.status = "";
+    say("error", `Refused: ${msg.message}`);
+    return;
+  }
   if ((msg.code === "bad_token" || msg.code === "unknown_game") && !state.view) {
     if (game) forgetSeat(game);
     state.game = null;
@@ -330,7 +383,10 @@ function movedTo(wsUrl, game) {
   const asked = state.asked;
   const params = new URLSearchParams();
   if (asked?.type === "join_game") {
-    params.set("join", game);
+    if (asked.invite) {
+      params.set("invite", asked.invite);
+      params.set("game", game);
+    } else params.set("join", game);
     params.set("as", asked.name);
   } else if (asked?.type === "rejoin" || state.token) params.set("play", game);
   else params.set("watch", game);
@@ -375,9 +431,9 @@ function onOpen() {
   } else if (want.kind === "watch") {
     state.spectator = true;
     send({ type: "watch", game: want.value, history: true });
-  } else if (want.kind === "join" && want.as) {
+  } else if ((want.kind === "join" || want.kind === "invite") && want.as) {
     localStorage.setItem(NAME_KEY, want.as);
-    send({ type: "join_game", game: want.value, name: want.as });
+    send(joinRequest(want, want.as));
   }
 }
 
@@ -602,18 +658,22 @@ function lobbyScreen() {
     oninput: (e) => localStorage.setItem(NAME_KEY, e.target.value),
   });
   const section = [h("h1", {}, "Hexhaven"), h("label", { for: "name" }, "Your name "), nameInput];
+  const refused = state.refusal;
   if (want && (want.kind === "invite" || want.kind === "join")) {
+    const game = want.kind === "join" ? want.value : want.game ?? refused?.game;
+    const private_ = refused?.code === "invite_required";
     section.push(
       h("section", { class: "card", id: "seat-offer" },
-        h("h2", {}, "You are invited to a game"),
-        h("p", {}, "Take a seat at the table: type your name above and sit down."),
-        h("button", { id: "take-seat", onclick: takeSeat }, "Take a seat"),
+        h("h2", {}, private_ ? "This game is private" : "You are invited to a game"),
+        refused ? refusalNote(refused) : h("p", {}, "Take a seat at the table: type your name above and sit down."),
+        private_ ? null : h("button", { id: "take-seat", onclick: takeSeat }, "Take a seat"),
         " ",
-        want.kind === "join" ? h("button", { onclick: () => watch(want.value) }, "Watch instead") : null,
+        game ? h("button", { id: "watch-instead", onclick: () => watch(game) }, "Watch instead") : null,
       ),
     );
     return h("main", { class: "lobby" }, section);
   }
+  if (refused) section.push(h("div", { class: "card" }, refusalNote(refused)));
   section.push(createForm());
   const mine = Object.entries(savedSeats());
   if (mine.length) {
@@ -652,6 +712,14 @@ const BOARD_NAMES = {
   fair: "fair (a random set-up that scores fair)",
 };
 const presetOf = (board) => (board.startsWith("preset:") ? state.offered.presets.find((p) => `preset:${p.name}` === board) : null);
+
+/** Why the server gave no seat, in a sentence that says what to do. */
+function refusalNote(refused) {
+  const text = refused.code === "invite_required"
+    ? `${refused.game ? `Game ${refused.game}` : "This game"} is private: it seats only those who have its invite link (the one with “#invite=” in it). Ask its host for that link, or watch the game instead.`
+    : `Someone at this table is already called “${refused.name}”. Choose another name above, then take a seat.`;
+  return h("p", { id: "seat-refused", class: "refused", role: "alert", "data-code": refused.code }, text);
+}
 
 function createForm() {
   const field = (label, input) => h("label", {}, label, " ", input);
@@ -722,14 +790,29 @@ function createGame(event) {
   render();
 }
 
+/** The invite code the link followed names, if any. */
+function wantedInvite() {
+  const want = state.want;
+  if (!want) return null;
+  return want.kind === "invite" ? want.value : want.invite ?? null;
+}
+/** The ``join_game`` a link asks for: by game id, by invite code, or by both. */
+function joinRequest(want, name) {
+  const game = want.kind === "join" ? want.value : want.game;
+  const invite = want.kind === "invite" ? want.value : want.invite;
+  return { type: "join_game", ...(game ? { game } : {}), ...(invite ? { invite } : {}), name };
+}
 function takeSeat() {
   const want = state.want;
   if (!want) return;
-  const name = myName();
-  send(want.kind === "invite" ? { type: "join_game", invite: want.value, name } : { type: "join_game", game: want.value, name });
+  state.refusal = null;
+  send(joinRequest(want, myName()));
+  render();
 }
 function joinById(game) {
+  state.refusal = null;
   send({ type: "join_game", game, name: myName() });
+  render();
 }
 function watch(game) {
   state.spectator = true;
@@ -767,13 +850,22 @@ function gameScreen() {
   boardBox.append(svg);
   const logPanel = h("section", { class: "card log-card" },
     h("h2", {}, "Log"),
-    h("ol", { id: "log", "aria-live": "polite" }, state.log.slice(-300).map((l) => h("li", { class: l.kind }, l.text))),
+    h("ol", { id: "log", "aria-live": "polite" }, state.log.slice(-300).map(logLine)),
     h("form", { id: "chat", onsubmit: sendChat },
       h("label", { for: "chat-text", class: "hidden" }, "Say"),
       h("input", { id: "chat-text", maxlength: 500, placeholder: "say something to the table", autocomplete: "off" }),
       h("button", { type: "submit" }, "Say")),
   );
   return h("main", { class: "game" }, header, h("div", { class: "table" }, boardBox, side, logPanel));
+}
+
+/** A line of the log; a chat line with who said it (:func:`speaker`), the viewer's own
+ * marked by its seat. */
+function logLine(l) {
+  if (l.kind !== "chat") return h("li", { class: l.kind }, l.text);
+  const mine = l.seat !== null && l.seat === state.seat;
+  return h("li", { class: mine ? "chat mine" : "chat", "data-seat": l.seat ?? "spectator", "data-mine": mine ? "true" : null },
+    speaker(l.seat, l.name), h("span", { class: "said" }, `: ${l.text}`));
 }
 
 function phaseText(v) {
@@ -792,11 +884,11 @@ function phaseText(v) {
 }
 
 function waitingRoom() {
-  const link = inviteLink(state.game);
+  const link = inviteLink(state.game, state.invite);
   return h("section", { class: "card", id: "waiting" },
     h("h2", {}, "Waiting for players"),
     state.host
-      ? h("p", {}, "Send your friends this link to sit down: ",
+      ? h("p", {}, state.invite ? "This game is private: send your friends this invite link to sit down: " : "Send your friends this link to sit down: ",
           h("input", { id: "invite-link", readonly: true, value: link, onfocus: (e) => e.target.select() }),
           " ", h("button", { onclick: () => navigator.clipboard?.writeText(link) }, "Copy"))
       : h("p", {}, "The host starts the game."),
@@ -822,10 +914,9 @@ function playersPanel() {
     if (info?.bot) tags.push("bot");
     if (info?.away) tags.push("away");
     if (info && !info.connected && !info.bot) tags.push("disconnected");
-    if (q === state.seat) tags.push("you");
     const left = secondsLeft(q);
-    return h("li", { class: `player${v && v.current === q ? " current" : ""}`, "data-seat": q },
-      seatBadge(q), " ", h("strong", {}, name), tags.length ? h("span", { class: "tag" }, ` ${tags.join(", ")}`) : null,
+    return h("li", { class: `player${v && v.current === q ? " current" : ""}${info ? "" : " empty"}`, "data-seat": q },
+      info ? speaker(q, name) : h("span", {}, seatBadge(q), " ", h("em", { class: "tag" }, "empty seat")), tags.length ? h("span", { class: "tag" }, ` ${tags.join(", ")}`) : null,
       s ? h("div", { class: "counts" },
         `${plural(q === state.seat && v.ownPoints !== null ? v.ownPoints : s.points, "point")} · ${plural(s.resource_cards, "card")} · ${s.development_cards} development · ${plural(s.knights, "knight")} · road ${s.longest_road}`,
         s.has_longest_road ? " · longest road" : "", s.has_largest_army ? " · largest army" : "",
