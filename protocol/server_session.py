@@ -85,6 +85,8 @@ class Budgets:
         )
 
 
+REFUSALS_KEPT = 16
+"""Budget refusals a session keeps to give again (see :meth:`ServerSession.charge`)."""
 BUDGET_NAMES = ("history", "views", "reopens", "boards", "game_lists", "creates", "joins", "chat")
 """The budgets of :class:`Budgets`, by the names refusals give in ``detail``."""
 _SAYS = {
@@ -223,6 +225,9 @@ class ServerSession:
         self.views = False
         """Whether the last accepted hello asked for views with every prompt."""
         self._clock = clock
+        self._refusals: dict[tuple[str, str, str | None], Answer] = {}
+        """The budgets' refusals made lately, given again as the same objects (a sender
+        keeps their encoding)."""
         self._tokens = limits.burst
         self._last = clock()
 
@@ -299,16 +304,23 @@ class ServerSession:
         those it learns a request needs only once it looks (``reopens``, ``boards``)."""
         for allowance, whose in ((self.allowance, "one connection"), (self.shared, "one address")):
             if allowance is not None and allowance.available(name) < 1:
-                rate: Rate = getattr(allowance.budgets, name)
-                return Answer(
-                    m.Error(
-                        code=ErrorCode.LIMIT_REACHED,
-                        message=f"too many {_SAYS[name]}: {rate.per_minute:g} a minute from "
-                        f"{whose}, {rate.burst:g} at once (limit {name}); wait and try again",
-                        detail=name,
-                        game=game,
+                key = (name, whose, game)
+                refusal = self._refusals.get(key)
+                if refusal is None:  # made once: a flood of one request is refused alike
+                    if len(self._refusals) >= REFUSALS_KEPT:
+                        self._refusals.clear()
+                    rate: Rate = getattr(allowance.budgets, name)
+                    refusal = self._refusals[key] = Answer(
+                        m.Error(
+                            code=ErrorCode.LIMIT_REACHED,
+                            message=f"too many {_SAYS[name]}: {rate.per_minute:g} a minute "
+                            f"from {whose}, {rate.burst:g} at once (limit {name}); wait and "
+                            "try again",
+                            detail=name,
+                            game=game,
+                        )
                     )
-                )
+                return refusal
         self.allowance.spend(name)
         if self.shared is not None:
             self.shared.spend(name)

@@ -11,6 +11,10 @@ bounded in bytes. The server's sweep (:meth:`Connection.tick`) pings quiet conne
 and drops those that answer nothing, never finish their handshake or their close, or
 stop reading.
 
+A connection whose read brought many messages at once hands over :data:`IN_A_ROW` of
+them, then waits for its next turn of the event loop (behind every other connection's)
+for the rest: a client that pipelines thousands of requests delays nobody else's.
+
 What is read before a frame is whole is bounded twice. In bytes: websockets buffers at
 most :func:`read_limit` bytes of one message (twice the protocol's frame limit, so a frame
 a little over it is still answered ``too_large``); a frame or fragmented message
@@ -94,6 +98,9 @@ READ_LIMIT_FACTOR = 2
 :func:`read_limit`)."""
 CONTROL_PAYLOAD = 125
 """The largest payload of a control frame (a close with its reason, a ping)."""
+IN_A_ROW = 50
+"""Messages of one connection handled in a row; the rest of what one read brought waits
+for the connection's next turn of the event loop, behind everyone else's."""
 READ_PAUSE_DIVISOR = 2
 """Reading from a connection pauses while more than ``max_bytes`` divided by this waits to
 be sent to it (a client that asks faster than it reads waits, nobody else)."""
@@ -287,7 +294,11 @@ class Connection(asyncio.Protocol):
         to be unfinished; see :meth:`_arrived`)..."""
         self._message_since: float | None = None
         """...and when the first fragment of a fragmented message not whole yet came."""
-        self._rate_paused: asyncio.TimerHandle | None = None
+        self._rate_paused: asyncio.Handle | None = None
+        """While reading waits: for the message rate, or for the connection's next turn
+        (:data:`IN_A_ROW`)."""
+        self._in_a_row = 0
+        """Messages handed over since this connection's turn began."""
         self._write_paused = False
         self._strikes = 0
         self._last_strike = float("-inf")
@@ -344,6 +355,7 @@ class Connection(asyncio.Protocol):
 
     def data_received(self, data: bytes) -> None:
         self._heard += 1
+        self._in_a_row = 0 if self._rate_paused is None else self._in_a_row
         protocol = self._protocol
         if protocol.state is State.CONNECTING:
             if not self.closing:  # once a plain request is answered, nothing more is read
@@ -651,6 +663,7 @@ class Connection(asyncio.Protocol):
                     backlog.append(event)
                 else:
                     self._frame(event)
+                    self._counted()
 
     def _drain(self) -> None:
         """Hand over the backlog now, in order (nothing more will be read that it would
@@ -716,7 +729,18 @@ class Connection(asyncio.Protocol):
 
     def _rate_resume(self) -> None:
         self._rate_paused = None
+        self._in_a_row = 0
         self._resume()
+
+    def _counted(self) -> None:
+        """One more message handed over in this turn: past :data:`IN_A_ROW`, the rest
+        wait for the connection's next turn of the event loop (read on then), so that
+        one connection that sent many messages at once holds up nobody else's."""
+        self._in_a_row += 1
+        if self._in_a_row < IN_A_ROW or self.closing or self._rate_paused is not None:
+            return
+        self._pause_reading()
+        self._rate_paused = asyncio.get_running_loop().call_soon(self._rate_resume)
 
     def _pause_reading(self) -> None:
         transport = self._transport
@@ -731,6 +755,7 @@ class Connection(asyncio.Protocol):
                 backlog.clear()
                 break
             self._frame(backlog.popleft())
+            self._counted()
         transport = self._transport
         if (
             transport is not None
@@ -744,11 +769,21 @@ class Connection(asyncio.Protocol):
 
     def _flush(self) -> None:
         """Write what websockets' protocol has to send (handshake answers, pongs, close
-        frames); its end of data half-closes the socket, or closes it over TLS."""
-        self._write_all(self._protocol.data_to_send())
-        if self._protocol.close_expected() and not self.closing:
+        frames); its end of data half-closes the socket, or closes it over TLS. A
+        connection the protocol failed for what it read (a frame too big, a broken one)
+        is closed once that is written: what the client still sends is not read (a
+        client streaming a huge frame would otherwise be read to its end, to be thrown
+        away)."""
+        protocol = self._protocol
+        self._write_all(protocol.data_to_send())
+        if protocol.close_expected() and not self.closing:
             self.closing = True  # the client closed, or the protocol failed it
             self._since = self._clock()
+        if protocol.parser_exc is not None and protocol.eof_sent:
+            self._deaf = True
+            transport = self._transport
+            if transport is not None and not self._lost and not transport.is_closing():
+                transport.close()
 
     def _write_all(self, writes: list[bytes]) -> None:
         """Write websockets' output: bytes, or :data:`SEND_EOF` for the end of data."""

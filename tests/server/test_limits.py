@@ -5,15 +5,17 @@ games play on."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from protocol import SUBPROTOCOL_MSGPACK, Codec
 from protocol import messages as m
-from protocol.server_session import Budgets, Rate
+from protocol.server_session import BUDGET_NAMES, Budgets, Limits, Rate
 from server.app import INVITE_LENGTH, HexhavenServer, trusted_proxies
 from server.limits import ServerLimits
 from tests.server.client import Client
@@ -239,3 +241,12 @@ def test_a_trusted_proxy_is_an_address_or_a_network() -> None:
     assert len(trusted_proxies(["10.0.0.0/8", "::1", "192.0.2.7"])) == 3
     with pytest.raises(ValueError, match="is not an IP address or network"):
         trusted_proxies(["proxy.example"])
+
+
+def test_the_protocol_docs_name_every_limit_serve_takes() -> None:
+    """``hexhaven serve --limit NAME=VALUE`` points to docs/protocol.md for the names: each
+    is there, in backquotes."""
+    docs = (Path(__file__).parents[2] / "docs" / "protocol.md").read_text(encoding="utf-8")
+    counts = [f.name for f in dataclasses.fields(ServerLimits) if f.type in ("int", int)]
+    names = [*counts, *BUDGET_NAMES, *(f.name for f in dataclasses.fields(Limits))]
+    assert [name for name in names if f"`{name}`" not in docs] == []
