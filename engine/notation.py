@@ -54,6 +54,8 @@ ANSWER_LETTERS: Final = {
     Answer.DECLINED: "d",
     Answer.COUNTERED: "c",
 }
+REDS_MAY_TOUCH: Final = "x"
+"""The board's last part when its 6s and 8s may stand next to each other."""
 FIELDS: Final = (
     "board",
     "pieces",
@@ -105,7 +107,8 @@ def _board_text(board: Board, robber: int) -> str:
         )
     harbours = "".join(HARBOUR_LETTERS[k] for k in board.harbours)
     layout = "" if board.harbour_layout == HARBOUR_LAYOUT else f"/{board.harbour_layout}"
-    return "".join(hexes) + "/" + (harbours or "-") + layout
+    reds = f"/{REDS_MAY_TOUCH}" if board.reds_may_touch else ""
+    return "".join(hexes) + "/" + (harbours or "-") + layout + reds
 
 
 def _pieces_text(buildings: list[list[tuple[int, int]]], roads: list[list[int]]) -> str:
@@ -333,6 +336,12 @@ class _Field:
 
 
 def _fields(text: str) -> list[_Field]:
+    if not text.isascii():
+        at = next(i for i, c in enumerate(text) if not c.isascii())
+        raise NotationError(
+            f"at character {at + 1}: {text[at]!r} is not ASCII (a position is written in "
+            "ASCII letters, digits and signs, its fields separated by ASCII spaces)"
+        )
     found = list(_FIELD_RE.finditer(text))
     if len(found) != len(FIELDS):
         raise NotationError(
@@ -344,16 +353,30 @@ def _fields(text: str) -> list[_Field]:
 
 def _parse_board(f: _Field) -> tuple[Board, int]:
     """The board and the robber's hex (-1 for none)."""
-    if f.text.count("/") not in (1, 2):
-        raise f.error(0, "write the hexes, a /, then the harbours (and a / and their layout)")
+    if f.text.count("/") not in (1, 2, 3):
+        raise f.error(
+            0,
+            "write the hexes, a /, then the harbours (and a / and their layout, and "
+            f"/{REDS_MAY_TOUCH} where 6s and 8s may touch)",
+        )
     hexes, harbours_text, *rest = f.text.split("/")
     layout = HARBOUR_LAYOUT
+    reds_may_touch = False
+    at = len(hexes) + len(harbours_text) + 2
+    if rest and rest[-1] == REDS_MAY_TOUCH:
+        reds_may_touch = True
+        rest.pop()
     if rest:
-        at = len(hexes) + len(harbours_text) + 2
         if not rest[0].isdigit() or int(rest[0]) not in HARBOUR_LAYOUTS:
             known = ", ".join(map(str, HARBOUR_LAYOUTS))
-            raise f.error(at, f"unknown harbour layout {rest[0]!r} (one of {known})")
+            raise f.error(
+                at,
+                f"unknown harbour layout {rest[0]!r} (one of {known}; or {REDS_MAY_TOUCH}, "
+                "last, where 6s and 8s may touch)",
+            )
         layout = int(rest[0])
+        if len(rest) > 1:
+            raise f.error(at + len(rest[0]) + 1, f"after the layout only /{REDS_MAY_TOUCH}")
     terrain: list[int] = []
     tokens: list[int] = []
     robber = -1
@@ -391,7 +414,14 @@ def _parse_board(f: _Field) -> tuple[Board, int]:
                 raise f.error(base + i, f"unknown harbour {letter!r} (one of {HARBOUR_LETTERS})")
             harbours.append(k)
     try:
-        board = Board.from_layout(terrain, tokens, harbours, radius, harbour_layout=layout)
+        board = Board.from_layout(
+            terrain,
+            tokens,
+            harbours,
+            radius,
+            harbour_layout=layout,
+            reds_may_touch=reds_may_touch,
+        )
     except EngineError as exc:
         raise f.error(0, str(exc)) from exc
     return board, robber
@@ -583,8 +613,10 @@ def _parse(text: str, want_view: bool) -> tuple[GameState, int]:
     if viewer < 0:
         seed = key_int("s", "the seed", -(1 << 63))
         at, value = keys["r"]
-        if not re.fullmatch(r"[0-9a-f]{1,16}", value):
-            raise game_f.error(at, f"the generator state is up to 16 hex digits, not {value!r}")
+        if not re.fullmatch(r"[0-9a-f]{16}", value):
+            raise game_f.error(
+                at, f"the generator state is 16 hex digits, not {value!r} ({len(value)})"
+            )
         rng = int(value, 16)
 
     board, robber = _parse_board(board_f)
@@ -675,18 +707,29 @@ def _parse(text: str, want_view: bool) -> tuple[GameState, int]:
 
     state.owed = [0] * n
     state.free_roads = 0
+    seen_owed: set[str] = set()
     if owed_f.text != "-":
         for at, part in owed_f.parts(","):
             m = re.fullmatch(r"d(\d+):(\d+)|f(\d+)", part)
             if m is None:
                 raise owed_f.error(at, f"expected dSEAT:CARDS or fROADS, not {part!r}")
+            key = "f" if m.group(3) is not None else f"d{m.group(1)}"
+            if key in seen_owed:
+                raise owed_f.error(at, f"{key} is given twice")
+            seen_owed.add(key)
             if m.group(3) is not None:
                 state.free_roads = int(m.group(3))
             else:
                 q = owed_f.integer(at + 1, m.group(1), "the seat", 0, n - 1)
-                state.owed[q] = int(m.group(2))
+                state.owed[q] = owed_f.integer(
+                    at + 2 + len(m.group(1)), m.group(2), "the cards owed", 1
+                )
 
     state.offer, state.answers, state.counters = _parse_trade(trade_f, state)
+    if phase == Phase.TRADE and state.offer is None:
+        raise phase_f.error(0, "trade@ needs the open offer in the trade field (give>get/...)")
+    if phase == Phase.DISCARD and not any(state.owed):
+        raise phase_f.error(0, "discard@ needs a seat that owes cards (dSEAT:CARDS in owed)")
     state.actions_taken = actions_taken
     _settle_setup(phase_f, state, sum(len(r) for r in roads))
     return state, viewer

@@ -30,8 +30,16 @@ def _config(
     players: int,
     victory_points: int,
     discard_limit: int,
+    reds_may_touch: bool = False,
 ) -> GameConfig:
-    board = Board.from_layout(terrain, tokens, harbours, radius, harbour_layout=harbour_layout)
+    board = Board.from_layout(
+        terrain,
+        tokens,
+        harbours,
+        radius,
+        harbour_layout=harbour_layout,
+        reds_may_touch=reds_may_touch,
+    )
     return GameConfig.with_board(
         board, players=players, victory_points=victory_points, discard_limit=discard_limit
     )
@@ -50,6 +58,7 @@ def config_of(view: View, discard_limit: int = 7) -> GameConfig:
         view.players,
         view.victory_points,
         discard_limit,
+        bool(b.get("reds_may_touch", False)),
     )
 
 

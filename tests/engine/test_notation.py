@@ -25,6 +25,8 @@ from engine import (
     seats_to_act,
     view,
 )
+from engine.board import Board
+from engine.topology import topology
 from tests.engine.positions import BOARD, SET_UP, force_roll, position, setup_game
 from tests.engine.randomplay import RandomPlayer, random_steps
 
@@ -210,9 +212,22 @@ def _at(field: int) -> int:
         (_broken(10, "B>O/n,p"), "(trade): give an answer for each of 4 seats, not 2"),
         (_broken(10, "B>O/n,q,n,n"), "(trade): seat 1's answer is one of"),
         (_broken(11, "v10,l7,a40,s7"), "(game): the key r is missing"),
-        (_broken(11, "v10,l7,a40,s7,rxyz"), "the generator state is up to 16 hex digits"),
+        (_broken(11, "v10,l7,a40,s7,rxyz"), "the generator state is 16 hex digits"),
         (_broken(11, "v10,l7,a40,seat1"), "this is a seat's form; read it with parse_view"),
         (_broken(4, "setup_road@0"), "set-up step 4 is seat 3's, not 0's"),
+        (_broken(11, "v10,l7,a40,s7,r0123456789abcde"), "16 hex digits, not '0123456789abcde'"),
+        (_broken(4, "trade@0"), "(phase): trade@ needs the open offer"),
+        (_broken(4, "discard@0"), "(phase): discard@ needs a seat that owes cards"),
+        (_broken(9, "d1:4,d1:2"), "(owed): d1 is given twice"),
+        (_broken(9, "f1,f2"), "(owed): f is given twice"),
+        (_broken(9, "d1:0"), "(owed): the cards owed must be at least 1"),
+        (_broken(11, "v10,v10,l7,a40,s7,r0123456789abcdef"), "(game): v is given twice"),
+        (_broken(8, "L-,L-,A-,K0.1.0.0"), "(awards): expected L, A, K and W once each"),
+        (_broken(5, "t\u0665"), "'\u0665' is not ASCII"),
+        (_broken(5, "t\uff15"), "'\uff15' is not ASCII"),
+        (EXAMPLE.replace(" t5 ", "\u00a0t5 "), r"'\xa0' is not ASCII"),
+        (EXAMPLE.replace(" t5 ", " t5\u2003"), r"'\u2003' is not ASCII"),
+        (_broken(0, EXAMPLE.split(" ")[0] + "/1/2"), "(board): after the layout only /x"),
     ],
 )
 def test_bad_text_is_refused_naming_where_and_what(text: str, message: str) -> None:
@@ -241,7 +256,7 @@ def test_the_set_up_the_rules_tests_write_is_the_one_played() -> None:
     force_roll(played, 12)
     written = position(
         f"{SET_UP} 3BWO/BLW/LWG/BWGO 14B17L15W17G17O/14K5V2R2Y2M main@0 t1 6+6 r "
-        "L-,A-,K0.0.0.0 - - v10,l7,a17,s0,r0"
+        "L-,A-,K0.0.0.0 - - v10,l7,a17,s0,r0000000000000000"
     )
     written.rng = played.rng
     _same_state(played, written)
@@ -262,3 +277,35 @@ def test_an_unknown_harbour_layout_is_refused() -> None:
     board_text = EXAMPLE.split(" ")[0]
     with pytest.raises(NotationError, match=r"\(board\): unknown harbour layout '9'"):
         parse_position(_broken(0, board_text + "/9"))
+
+
+def _touching_reds(seed: int) -> GameConfig:
+    """A game whose board puts an 8 beside a 6 (the board says its reds may touch)."""
+    board = new_game(GameConfig(players=3), seed).board
+    tokens = list(board.tokens)
+    six = tokens.index(6)
+    beside = next(h for h in topology(board.radius).hex_neighbours[six] if tokens[h] not in (0, 6))
+    eight = tokens.index(8)
+    tokens[eight], tokens[beside] = tokens[beside], 8
+    touching = Board.from_layout(
+        board.terrain, tokens, board.harbours, board.radius, reds_may_touch=True
+    )
+    assert touching.touching_reds() is not None
+    return GameConfig.with_board(touching, players=3)
+
+
+def test_a_board_whose_reds_touch_is_written_and_read_back() -> None:
+    config = _touching_reds(4)
+    live = new_game(config, 11)
+    for _ in random_steps(config, 11, state=live, max_actions=60):
+        pass
+    text = format_position(live)
+    assert text.split(" ")[0].endswith("/x")
+    read = parse_position(text)
+    assert read.board == live.board and read.board.reds_may_touch
+    _same_state(live, read)
+    seat = seats_to_act(live)[0]
+    assert parse_view(format_position(live, seat)) == view(live, seat)
+    # Without the mark the same hexes are no legal board.
+    with pytest.raises(NotationError, match=r"both carry a 6 or an 8"):
+        parse_position(text.replace("/x ", " ", 1))

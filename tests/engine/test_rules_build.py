@@ -37,7 +37,7 @@ def main_game(
     ``bank``, in the position notation."""
     return position(
         f"{SET_UP} {cards} {bank}/14K5V2R2Y2M main@0 t1 6+6 r L-,A-,K0.0.0.0 - - "
-        f"v{victory_points},l7,a17,s0,r0"
+        f"v{victory_points},l7,a17,s0,r0000000000000000"
     )
 
 

@@ -57,7 +57,7 @@ def trading_game() -> GameState:
     wool, seat 3 two ore and a wool."""
     return position(
         f"{SET_UP} 2BL/O/3W/W2O 17B18L15W19G16O/14K5V2R2Y2M main@0 t1 6+6 r "
-        "L-,A-,K0.0.0.0 - - v10,l7,a17,s0,r0"
+        "L-,A-,K0.0.0.0 - - v10,l7,a17,s0,r0000000000000000"
     )
 
 
