@@ -916,6 +916,7 @@ class HexhavenServer:
                 limits.unstarted_per_address,
                 "games not started from this address",
             ),
+            ("games_per_address", len(here), limits.games_per_address, "games from this address"),
             ("bot_seats", sum(g[3] for g in games) + bots - 1, limits.bot_seats, "bot seats"),
             (
                 "bot_seats_per_connection",

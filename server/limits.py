@@ -33,6 +33,10 @@ class ServerLimits:
     """Games created from one address and not started yet (so that filling the server with
     games nobody starts takes ``games / unstarted_per_address`` addresses, each keeping a
     connection to its games: see ``unstarted_seconds``)."""
+    games_per_address: int = 20
+    """Games created from one address and open at once, started or not (not over): games
+    filled by one address's own connections, started and left, hold their places until
+    ``idle_timeout``; this bounds how many of the server's ``games`` one address holds."""
     unstarted_seconds: int = 300
     """Seconds a game not started yet stays open with nobody connected to it (its creator
     included); then it is closed for good (not resumed after a restart)."""

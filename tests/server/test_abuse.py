@@ -194,6 +194,22 @@ async def test_an_unstarted_game_nobody_is_in_closes_for_good(tmp_path: Path) ->
         assert error.code == m.ErrorCode.UNKNOWN_GAME and error.detail == "unfinished"
 
 
+async def test_games_started_and_left_hold_no_more_than_their_address_share() -> None:
+    """Games one address fills with its own connections, starts and leaves stay open (their
+    seats wait for their players), so the address's open games are capped, started or not."""
+    limits = ServerLimits(games_per_address=3)
+    async with serving(limits) as (srv, _, port), another_game(srv, port) as played_on:
+        for _ in range(2):  # with the game beside: three open from this address
+            _, players = await table(port, m.GameOptions(players=2))
+            for p in players:
+                await p.close()
+        asking = await client(port)
+        error = await refusal(asking, m.CreateGame(options=m.GameOptions(players=2)))
+        assert limit_of(error) == "games_per_address"
+        assert len(srv.rooms) == 3  # none closed to make room, none made
+        played_on()
+
+
 # --- reopening finished games and making boards -----------------------------------------------
 
 
