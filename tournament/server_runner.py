@@ -32,6 +32,26 @@ EXIT_GRACE = 10.0
 """Seconds bot processes have to exit after the game is over before they are stopped."""
 
 
+async def _created(host: _Host, options: m.GameOptions, until: float) -> m.GameCreated:
+    """Have ``host`` create the game; refused for one of :data:`WAIT_FOR` (the runner's other
+    games not started yet count against them), ask again every :data:`CREATE_RETRY` seconds
+    until the monotonic time ``until``."""
+    while True:
+        await host.open()
+        try:
+            created: m.GameCreated = await host.expect(m.GameCreated)
+            return created
+        except _Refused as refused:
+            error = refused.error
+            limited = error.code == m.ErrorCode.LIMIT_REACHED and error.detail in WAIT_FOR
+            if not limited or time.monotonic() + CREATE_RETRY > until:
+                raise
+        await asyncio.sleep(CREATE_RETRY)
+        host.session = ClientSession(
+            NewGame(options), client="hexhaven-arena", subprotocol=SUBPROTOCOL_MSGPACK
+        )
+
+
 def bot_command(url: str, invite: str, entrant: Entrant, seed: int) -> list[str]:
     """The ``hexhaven bot`` command line for an entrant's seat (values as ``--opt=value``,
     so none is taken for an option)."""
@@ -99,6 +119,23 @@ class _BotProcess:
             self.stderr.close()
 
 
+class _Refused(ArenaError):
+    """The server refused what the arena's connection asked."""
+
+    def __init__(self, error: m.Error) -> None:
+        super().__init__(f"the server refused: {error.message} ({error.code})")
+        self.error = error
+
+
+WAIT_FOR: frozenset[str] = frozenset(
+    {"unstarted_per_connection", "unstarted_per_address", "games_per_address", "creates"}
+)
+"""Caps a new game may be refused for while the runner's other games are being seated
+(a server counts them as any client's): the runner asks again a little later."""
+CREATE_RETRY = 1.0
+"""Seconds between asks for a game refused for one of :data:`WAIT_FOR`."""
+
+
 class _Host:
     """The arena's own connection: creates the game, watches it (its client session does
     both once welcomed), starts it. It never connects again."""
@@ -138,7 +175,7 @@ class _Host:
             if message is None:
                 continue  # a type this client does not know
             if isinstance(message, m.Error):
-                raise ArenaError(f"the server refused: {message.message} ({message.code})")
+                raise _Refused(message)
             if isinstance(message, m.Events):
                 self.actions = max(self.actions, message.state_id)
             return message
@@ -190,8 +227,7 @@ async def server_game(
         host = _Host(ws, session, bots)
         try:
             async with asyncio.timeout(game_timeout):
-                await host.open()
-                created: m.GameCreated = await host.expect(m.GameCreated)
+                created = await _created(host, options, time.monotonic() + SEAT_TIMEOUT)
                 if created.invite is None:
                     raise ArenaError("the server gave the private game no invite code")
                 await host.expect(m.Joined)  # watching it

@@ -4,6 +4,7 @@ server)."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import math
 import re
@@ -13,9 +14,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from websockets.asyncio.client import connect
+from websockets.typing import Subprotocol
 
 from app.cli import main
+from protocol import SUBPROTOCOL_MSGPACK, Codec
 from protocol import messages as m
+from server.app import HexhavenServer
 from tests.threaded_server import server_in_thread
 from tournament.entrants import Entrant, make_entrants, split_agents
 from tournament.records import ArenaError, GameRecord, agent_seed, make_schedule, ranks
@@ -379,3 +384,54 @@ def test_a_bot_process_that_fails_stops_the_run_and_is_reported(server_url: str)
 def test_wilson_interval_is_exact_at_no_wins_and_all_wins(games: int) -> None:
     assert wilson_interval(0, games)[0] == 0.0  # not 1e-17: JSON shows it as it is
     assert wilson_interval(games, games)[1] == 1.0
+
+
+def _refusals(srv: HexhavenServer, limit: str) -> float:
+    """How many times the server has refused something for ``limit``."""
+    for family in srv.metrics.refusals.collect():
+        for sample in family.samples:
+            wanted = {"code": "limit_reached", "limit": limit}
+            if sample.name.endswith("_total") and sample.labels == wanted:
+                return sample.value
+    return 0.0
+
+
+def test_a_game_refused_while_another_waits_to_start_is_asked_for_again() -> None:
+    """A server counts the arena's games as any client's: with one game of the address
+    waiting to start, the arena's is refused (``unstarted_per_address``) and asked for
+    again until the other has started; then it is played."""
+    with server_in_thread("arena-retry-server") as (url, srv):
+        srv.limits = dataclasses.replace(srv.limits, unstarted_per_address=1)
+
+        async def scenario() -> list[GameRecord]:
+            records: list[GameRecord] = []
+            async with connect(url, subprotocols=[Subprotocol(SUBPROTOCOL_MSGPACK)]) as ws:
+                codec = Codec(SUBPROTOCOL_MSGPACK)
+                await ws.send(codec.encode(m.Hello(protocol=1)))
+                bots = [m.BotSeat(kind="random")]
+                options = m.GameOptions(players=2, victory_points=3, bots=bots)
+                await ws.send(codec.encode(m.CreateGame(options=options)))
+                waiting = None
+                while not isinstance(waiting, m.GameCreated):
+                    waiting = codec.decode_server(await ws.recv())
+                entrants = [Entrant("random", "random", "random", ())]
+                arena = asyncio.create_task(
+                    play_server_games(
+                        url,
+                        entrants,
+                        make_schedule(1, 2, 1, 3),
+                        m.GameOptions(players=2, victory_points=3, private=True),
+                        records.append,
+                    )
+                )
+                async with asyncio.timeout(60):
+                    while _refusals(srv, "unstarted_per_address") < 1:  # the arena's, once
+                        await asyncio.sleep(0.05)
+                await ws.send(codec.encode(m.JoinGame(game=waiting.game, name="ana")))
+                await ws.send(codec.encode(m.StartGame(game=waiting.game)))
+                async with asyncio.timeout(120):
+                    await arena
+            return records
+
+        records = asyncio.run(scenario())
+    assert len(records) == 1 and records[0].winner is not None
