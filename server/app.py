@@ -985,6 +985,22 @@ class HexhavenServer:
         self._add_room(room)
         self.log.info("game.created", game=game_id, players=options.players)
 
+    def _emptied(self, game: str) -> None:
+        """Everyone left ``game``'s lobby (a room says so): close it once the room is done
+        with the message, unless someone arrived meanwhile. Its place under the caps on
+        games not started is free at once."""
+
+        def close() -> None:
+            room = self.rooms.get(game)
+            if room is None or room.started or room.seated or room.spectators:
+                return
+            if not room.inbox.empty():
+                return  # someone is arriving
+            self.log.info("game.left_empty", game=game)
+            self._close_room(room)
+
+        asyncio.get_running_loop().call_soon(close)
+
     def _may_stand_in(self, game: str) -> bool:
         """Whether a stand-in bot may be started for an away seat of ``game`` (a room asks):
         counted with the bot seats games asked for, under the server-wide cap and the cap
@@ -1107,6 +1123,7 @@ class HexhavenServer:
     def _add_room(self, room: GameRoom) -> None:
         room.on_stop = self._end_bots
         room.may_stand_in = self._may_stand_in
+        room.on_empty = self._emptied
         room.on_lost = self._lease_lost
         self.rooms[room.id] = room
         self._opened += 1

@@ -25,7 +25,7 @@ class ServerLimits:
     """Costly requests of one connection."""
     address_budgets: Budgets = field(default_factory=lambda: Budgets().scaled(ADDRESS_FACTOR))
     """Costly requests of all connections from one address together."""
-    games: int = 2000
+    games: int = 4000
     """Games open on the server at once (started or not)."""
     unstarted_per_connection: int = 2
     """Games created by one connection and not started yet."""

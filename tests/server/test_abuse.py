@@ -210,6 +210,19 @@ async def test_games_started_and_left_hold_no_more_than_their_address_share() ->
         played_on()
 
 
+async def test_a_lobby_everyone_left_closes_at_once_and_frees_its_place() -> None:
+    limits = ServerLimits(unstarted_per_connection=1)
+    async with serving(limits) as (srv, _, port):
+        host = await client(port)
+        game = (await create(host, players=3)).game
+        assert limit_of(await refusal(host, m.CreateGame())) == "unstarted_per_connection"
+        await host.send(m.JoinGame(game=game, name="ana"))
+        await host.expect(m.Joined)
+        await host.send(m.Leave(game=game))  # the last one out: nothing is left to wait for
+        await until(lambda: game not in srv.rooms)
+        assert isinstance(await create(host, players=2), m.GameCreated)  # its place is free
+
+
 # --- reopening finished games and making boards -----------------------------------------------
 
 
