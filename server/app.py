@@ -985,14 +985,18 @@ class HexhavenServer:
         self._add_room(room)
         self.log.info("game.created", game=game_id, players=options.players)
 
-    def _emptied(self, game: str) -> None:
-        """Everyone left ``game``'s lobby (a room says so): close it once the room is done
-        with the message, unless someone arrived meanwhile. Its place under the caps on
-        games not started is free at once."""
+    def _emptied(self, game: str, by_creator: bool) -> None:
+        """Everyone left ``game``'s lobby (a room says so; ``by_creator``: its creator's
+        connection was the last): close it once the room is done with the message, unless
+        someone arrived meanwhile or its creator's connection, not the one that left, is
+        still there (a program that made the game for its agents waits for others). Its
+        place under the caps on games not started is free at once."""
 
         def close() -> None:
             room = self.rooms.get(game)
             if room is None or room.started or room.seated or room.spectators:
+                return
+            if not by_creator and _is_open(room.host_peer):
                 return
             if not room.inbox.empty():
                 return  # someone is arriving

@@ -213,9 +213,10 @@ class GameRoom:
         """Starts a bot for a seat (in the server's bot host, or a process of its own):
         (game, token, kind, name, whether it stands in for an away person); its end comes
         back as :class:`ProcessExited` naming the hash of that token."""
-        self.on_empty: Callable[[str], None] | None = None
-        """Told the game's id when the last seat of a game not started is given up with
-        ``leave`` and nobody watches (the server closes the game)."""
+        self.on_empty: Callable[[str, bool], None] | None = None
+        """Told the game's id, and whether its creator's connection left, when the last
+        seat of a game not started is given up with ``leave`` and nobody watches (the
+        server closes it unless its creator is still there, waiting for others)."""
         self.may_stand_in: Callable[[str], bool] | None = None
         """Asked before a stand-in bot is started for an away seat, with the game's id:
         whether the server's caps on bot seats leave room for one (the server counts it
@@ -634,7 +635,7 @@ class GameRoom:
             if seat == self.host_seat:
                 self.host_seat = None
             if self.seated == 0 and not self.spectators and self.on_empty is not None:
-                self.on_empty(self.id)  # the last one left the lobby: nothing to wait for
+                self.on_empty(self.id, peer.id == self.host_id)  # the lobby is empty
         elif self.started and not slot.owners() and slot.bot is not None and not self.over:
             self._set_away(seat, True)  # the server's own bot: played by the server at once
             self._autoplay()

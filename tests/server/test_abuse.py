@@ -220,7 +220,16 @@ async def test_a_lobby_everyone_left_closes_at_once_and_frees_its_place() -> Non
         await host.expect(m.Joined)
         await host.send(m.Leave(game=game))  # the last one out: nothing is left to wait for
         await until(lambda: game not in srv.rooms)
-        assert isinstance(await create(host, players=2), m.GameCreated)  # its place is free
+        kept = (await create(host, players=2)).game  # its place is free
+        # A game whose creator waits for others (an agent host) stays when one leaves.
+        guest = await client(port)
+        await guest.send(m.JoinGame(game=kept, name="bo"))
+        await guest.expect(m.Joined)
+        await guest.send(m.Leave(game=kept))
+        await until(lambda: srv.rooms[kept].seated == 0)
+        await guest.send(m.Ping(nonce=3))  # the leave has been handled, and what followed it
+        await guest.expect(m.Pong)
+        assert kept in srv.rooms
 
 
 # --- reopening finished games and making boards -----------------------------------------------
