@@ -225,7 +225,7 @@ class ServerSession:
         self.views = False
         """Whether the last accepted hello asked for views with every prompt."""
         self._clock = clock
-        self._refusals: dict[tuple[str, str, str | None], Answer] = {}
+        self._refusals: dict[tuple[str, str, str | None], m.Error] = {}
         """The budgets' refusals made lately, given again as the same objects (a sender
         keeps their encoding)."""
         self._tokens = limits.burst
@@ -261,7 +261,7 @@ class ServerSession:
         if budget is not None:
             refusal = self.charge(budget, getattr(message, "game", None))
             if refusal is not None:
-                return refusal
+                return Answer(refusal)
         match message:
             case m.Ping(nonce=nonce):
                 return Answer(m.Pong(nonce=nonce))
@@ -297,7 +297,7 @@ class ServerSession:
         self.views = hello.views
         return Answer(m.Welcome(protocol=PROTOCOL_VERSION, server=self.server_name))
 
-    def charge(self, name: str, game: str | None = None) -> Answer | None:
+    def charge(self, name: str, game: str | None = None) -> m.Error | None:
         """Spend one request of budget ``name`` from the connection's allowance and its
         address's; the refusal (spending nothing) when either has none left. The session
         charges each message's own budget (:func:`budget_of`) itself; the server charges
@@ -310,15 +310,13 @@ class ServerSession:
                     if len(self._refusals) >= REFUSALS_KEPT:
                         self._refusals.clear()
                     rate: Rate = getattr(allowance.budgets, name)
-                    refusal = self._refusals[key] = Answer(
-                        m.Error(
-                            code=ErrorCode.LIMIT_REACHED,
-                            message=f"too many {_SAYS[name]}: {rate.per_minute:g} a minute "
-                            f"from {whose}, {rate.burst:g} at once (limit {name}); wait and "
-                            "try again",
-                            detail=name,
-                            game=game,
-                        )
+                    refusal = self._refusals[key] = m.Error(
+                        code=ErrorCode.LIMIT_REACHED,
+                        message=f"too many {_SAYS[name]}: {rate.per_minute:g} a minute "
+                        f"from {whose}, {rate.burst:g} at once (limit {name}); wait and "
+                        "try again",
+                        detail=name,
+                        game=game,
                     )
                 return refusal
         self.allowance.spend(name)

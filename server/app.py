@@ -200,6 +200,12 @@ def _is_open(peer: object) -> bool:
     return isinstance(peer, Connection) and not peer.lost
 
 
+def _charged(conn: Connection, budget: str, game: str | None = None) -> m.Error | None:
+    """Spend one request of ``budget`` from ``conn``'s and its address's allowances; the
+    refusal when either has none left."""
+    return None if conn.session is None else conn.session.charge(budget, game)
+
+
 def _bot_problem(bots: list[m.BotSeat]) -> str | None:
     """Why these bot seats cannot be filled, or None."""
     for bot in bots:
@@ -275,9 +281,9 @@ class HexhavenServer:
         self._making: dict[str, tuple[str, str, int]] = {}
         """Games whose board is being made: (connection id, address, bot seats)."""
         self._boards = asyncio.Semaphore(max(1, self.limits.boards_at_once))
+        """Boards made at once; the rest wait their turn (counted as games meanwhile)."""
         self._standins: dict[str, int] = {}
         """Each game's stand-in bots running (counted with its bot seats)."""
-        """Boards made at once; the rest wait their turn (counted as games meanwhile)."""
         self.away_grace = away_grace
         """Seconds a seat may stay disconnected before the server plays it."""
         self.idle_timeout = idle_timeout
@@ -813,12 +819,7 @@ class HexhavenServer:
                 detail="reopened",
                 game=game_id,
             )
-        session = conn.session
-        answer = None if session is None else session.charge("reopens", game_id)
-        if answer is not None:
-            assert isinstance(answer.message, m.Error)
-            return answer.message
-        return None
+        return _charged(conn, "reopens", game_id)
 
     async def _reopen(self, stored: StoredGame) -> GameRoom:
         """A room for a game played out and closed, for those who watch or rejoin it with
@@ -851,10 +852,9 @@ class HexhavenServer:
         if options.board in ("balanced", "fair") or (
             options.board == "random" and options.radius > STANDARD_RADIUS
         ):
-            session = conn.session
-            answer = None if session is None else session.charge("boards")
-            if answer is not None:
-                conn.send(answer.message)
+            refusal = _charged(conn, "boards")
+            if refusal is not None:
+                conn.send(refusal)
                 return
             making = secrets.token_hex(8)
             self._making[making] = (conn.id, conn.address, len(options.bots))
@@ -889,15 +889,7 @@ class HexhavenServer:
         (server-wide, per connection, per address), or None. Games being made count, and so
         do stand-in bots."""
         limits = self.limits
-        games: list[tuple[str, str, bool, int]] = [
-            (
-                *self._creators.get(room.id, ("", "")),
-                room.started,
-                len(room.options.bots) + self._standins.get(room.id, 0),
-            )
-            for room in self.rooms.values()
-            if not room.over
-        ]
+        games = self._open_games()
         games.extend((cid, address, False, bots) for cid, address, bots in self._making.values())
         mine = [g for g in games if g[0] == conn.id]
         here = [g for g in games if conn.address and g[1] == conn.address]
@@ -1013,7 +1005,7 @@ class HexhavenServer:
         limits = self.limits
         address = self._creators.get(game, ("", ""))[1]
         total = here = 0
-        for seats, where in self._bot_seats():
+        for _, where, _, seats in self._open_games():
             total += seats
             if address and where == address:
                 here += seats
@@ -1022,13 +1014,19 @@ class HexhavenServer:
             return False
         return True
 
-    def _bot_seats(self) -> Iterable[tuple[int, str]]:
-        """The bot seats of each open game (those it asked for, and its stand-ins running),
-        with its creator's address."""
-        for room in self.rooms.values():
-            if not room.over:
-                seats = len(room.options.bots) + self._standins.get(room.id, 0)
-                yield seats, self._creators.get(room.id, ("", ""))[1]
+    def _open_games(self) -> list[tuple[str, str, bool, int]]:
+        """Each game not over: its creator's connection id and address (empty for a game
+        resumed after a restart), whether it has started, and its bot seats (those it asked
+        for, and its stand-ins running)."""
+        return [
+            (
+                *self._creators.get(room.id, ("", "")),
+                room.started,
+                len(room.options.bots) + self._standins.get(room.id, 0),
+            )
+            for room in self.rooms.values()
+            if not room.over
+        ]
 
     def _launch_bot(
         self, game: str, token: str, kind: str, name: str, stand_in: bool = False
@@ -1181,9 +1179,7 @@ class HexhavenServer:
                 if room.started or room.over:
                     if room.over or idle > self.idle_timeout:
                         self._close_room(room)
-                elif idle > min(self.idle_timeout, self.limits.unstarted_seconds) and not _is_open(
-                    room.host_peer
-                ):
+                elif idle > shortest and not _is_open(room.host_peer):
                     self.log.info("game.unstarted_expired", game=room.id, idle=round(idle))
                     self._close_room(room)
 

@@ -40,6 +40,7 @@ from protocol import messages as m
 from protocol.messages import ErrorCode
 from protocol.options import game_config, seed_hash
 from protocol.payloads import WireModel
+from protocol.server_session import Allowance, Budgets, Rate
 from protocol.table import ActionRefused, Delivery, Table
 from server.store import (
     LeaseLost,
@@ -182,8 +183,8 @@ class GameRoom:
         self.chat_rate = chat_rate
         """Chat lines a minute each speaker (a seat, or one spectator's connection) may say
         here, half of them at once; past it the line is refused."""
-        self._speakers: dict[object, tuple[float, float]] = {}
-        """Each speaker's chat allowance: (lines left, when it was counted)."""
+        self._speakers: dict[object, Allowance] = {}
+        """Each speaker's chat allowance (its ``chat`` budget)."""
         self.actions = 0
         """Actions played in this room since the server started."""
         self.options = options
@@ -864,14 +865,13 @@ class GameRoom:
         """Spend one line of ``speaker``'s chat allowance (``chat_rate`` a minute, refilled
         by the room's clock, half of it at once); False, spending nothing, when none is
         left."""
-        burst = float(max(1, self.chat_rate // 2))
-        now = self._now()
-        left, when = self._speakers.get(speaker, (burst, now))
-        left = min(burst, left + max(0.0, now - when) * self.chat_rate / 60.0)
-        if left < 1:
-            self._speakers[speaker] = (left, now)
+        allowance = self._speakers.get(speaker)
+        if allowance is None:
+            rate = Rate(per_minute=self.chat_rate, burst=max(1, self.chat_rate // 2))
+            allowance = self._speakers[speaker] = Allowance(Budgets(chat=rate), self._now)
+        if allowance.available("chat") < 1:
             return False
-        self._speakers[speaker] = (left - 1, now)
+        allowance.spend("chat")
         return True
 
     def _prompt(self, only: Peer | None = None) -> None:

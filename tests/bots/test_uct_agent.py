@@ -44,9 +44,7 @@ from engine import (
     view,
 )
 from engine.actions import Action
-from engine.board import Board
 from engine.rules import setup_settlement_spots
-from engine.topology import topology
 from protocol import messages as m
 from protocol.payloads import OfferTrade, action_from_engine, action_to_engine
 from tests.bots.prompts import prompt_for
@@ -59,6 +57,7 @@ from tests.engine.positions import (
     pre_roll,
     set_hand,
     setup_game,
+    touching_reds,
 )
 from tournament.local import play_local
 
@@ -483,17 +482,7 @@ def test_set_up_rollouts_are_shared_out_over_the_processes() -> None:
 def test_a_uct_bot_plays_a_game_on_a_board_whose_reds_touch() -> None:
     """Each decision rebuilds the game from the seat's view (engine.rebuild), so a board
     that lets a 6 stand by an 8 must come back from the view as it is."""
-    board = new_game(GameConfig(players=2), 3).board
-    tokens = list(board.tokens)
-    six = tokens.index(6)
-    beside = next(h for h in topology(board.radius).hex_neighbours[six] if tokens[h] not in (0, 6))
-    eight = tokens.index(8)
-    tokens[eight], tokens[beside] = tokens[beside], 8
-    touching = Board.from_layout(
-        board.terrain, tokens, board.harbours, board.radius, reds_may_touch=True
-    )
-    assert touching.touching_reds() is not None
-    config = GameConfig.with_board(touching, players=2, victory_points=5)
+    config = touching_reds(3, players=2, victory_points=5)
     bots = [make_agent("uct", 1, {"rollouts": "20"}), make_agent("random", 2)]
     played = play_local(bots, config, 5)
     assert played.state.is_over and played.decisions[0] > 0

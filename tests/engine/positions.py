@@ -57,6 +57,7 @@ from engine import (
 )
 from engine.actions import Action, Counts
 from engine.constants import BANK_PER_RESOURCE, N_RESOURCES, ROAD_COST, Terrain
+from engine.topology import topology
 
 H, F, P, G, M, D = (
     Terrain.HILLS,
@@ -251,3 +252,19 @@ def assert_refused(state: GameState, action: Action, code: str) -> None:
         apply(state, action)
     assert info.value.code == code, info.value.message
     assert state.snapshot() == before
+
+
+def touching_reds(seed: int, players: int = 4, victory_points: int = 10) -> GameConfig:
+    """A game on the board of seed ``seed`` with an 8 moved beside a 6 (the board says its
+    reds may touch, as a board file may)."""
+    board = new_game(GameConfig(players=players), seed).board
+    tokens = list(board.tokens)
+    six = tokens.index(6)
+    beside = next(h for h in topology(board.radius).hex_neighbours[six] if tokens[h] not in (0, 6))
+    eight = tokens.index(8)
+    tokens[eight], tokens[beside] = tokens[beside], 8
+    touching = Board.from_layout(
+        board.terrain, tokens, board.harbours, board.radius, reds_may_touch=True
+    )
+    assert touching.touching_reds() is not None
+    return GameConfig.with_board(touching, players=players, victory_points=victory_points)

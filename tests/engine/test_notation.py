@@ -25,9 +25,14 @@ from engine import (
     seats_to_act,
     view,
 )
-from engine.board import Board
-from engine.topology import topology
-from tests.engine.positions import BOARD, SET_UP, force_roll, position, setup_game
+from tests.engine.positions import (
+    BOARD,
+    SET_UP,
+    force_roll,
+    position,
+    setup_game,
+    touching_reds,
+)
 from tests.engine.randomplay import RandomPlayer, random_steps
 
 SEEDS = st.integers(0, 2**32)
@@ -279,23 +284,8 @@ def test_an_unknown_harbour_layout_is_refused() -> None:
         parse_position(_broken(0, board_text + "/9"))
 
 
-def _touching_reds(seed: int) -> GameConfig:
-    """A game whose board puts an 8 beside a 6 (the board says its reds may touch)."""
-    board = new_game(GameConfig(players=3), seed).board
-    tokens = list(board.tokens)
-    six = tokens.index(6)
-    beside = next(h for h in topology(board.radius).hex_neighbours[six] if tokens[h] not in (0, 6))
-    eight = tokens.index(8)
-    tokens[eight], tokens[beside] = tokens[beside], 8
-    touching = Board.from_layout(
-        board.terrain, tokens, board.harbours, board.radius, reds_may_touch=True
-    )
-    assert touching.touching_reds() is not None
-    return GameConfig.with_board(touching, players=3)
-
-
 def test_a_board_whose_reds_touch_is_written_and_read_back() -> None:
-    config = _touching_reds(4)
+    config = touching_reds(4, players=3)
     live = new_game(config, 11)
     for _ in random_steps(config, 11, state=live, max_actions=60):
         pass

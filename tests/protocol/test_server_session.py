@@ -414,9 +414,8 @@ def test_the_server_charges_a_budget_it_learns_a_request_needs() -> None:
     address = Allowance(Budgets(boards=Rate(per_minute=60, burst=3)), clock)
     session = _budgeted(clock, Budgets(boards=Rate(per_minute=60, burst=2)), shared=address)
     assert [session.charge("boards") for _ in range(2)] == [None, None]
-    answer = session.charge("boards", "g1")
-    assert answer is not None
-    refusal = _refusal(answer)
+    refusal = session.charge("boards", "g1")
+    assert refusal is not None
     assert refusal.detail == "boards" and refusal.game == "g1"
     assert address.available("boards") == 1  # the refusal spent nothing
 
