@@ -4,6 +4,7 @@ a road are placed from the keyboard, and quitting keeps the game for ``--resume`
 
 from __future__ import annotations
 
+import os
 import shlex
 import subprocess
 import sys
@@ -15,6 +16,10 @@ import pytest
 
 from tests.debian import installed
 
+TMUX = ("tmux", "-L", f"hexhaven-test-{os.getpid()}")
+"""tmux on a server of this test process's own: the default one is shared, and it exits
+when its last session ends, under another process's test starting one."""
+
 
 @pytest.fixture(scope="module", autouse=True)
 def tmux() -> str:
@@ -24,7 +29,7 @@ def tmux() -> str:
 
 def _screen(session: str) -> str:
     out = subprocess.run(
-        ["tmux", "capture-pane", "-t", session, "-p"], capture_output=True, text=True, check=False
+        [*TMUX, "capture-pane", "-t", session, "-p"], capture_output=True, text=True, check=False
     )
     return out.stdout
 
@@ -52,30 +57,30 @@ def test_hexhaven_play_in_a_real_terminal(tmp_path: Path) -> None:
         f"{hexhaven} play --bots 1 --vp 5; sleep 5"
     )
     subprocess.run(
-        ["tmux", "new-session", "-d", "-s", session, "-x", "100", "-y", "30", command],
+        [*TMUX, "new-session", "-d", "-s", session, "-x", "100", "-y", "30", command],
         check=True,
     )
     try:
         subprocess.run(
-            ["tmux", "resize-window", "-t", session, "-x", "100", "-y", "30"],
+            [*TMUX, "resize-window", "-t", session, "-x", "100", "-y", "30"],
             check=False,
             capture_output=True,
         )
         _wait_for(session, "Place a settlement")
-        subprocess.run(["tmux", "send-keys", "-t", session, "Enter"], check=True)
+        subprocess.run([*TMUX, "send-keys", "-t", session, "Enter"], check=True)
         _wait_for(session, "You built a settlement at")
         _wait_for(session, "Place a road")
-        subprocess.run(["tmux", "send-keys", "-t", session, "Enter"], check=True)
+        subprocess.run([*TMUX, "send-keys", "-t", session, "Enter"], check=True)
         screen = _wait_for(session, "You built a road ")
         assert "1 VP" in screen and "? help" in screen
-        subprocess.run(["tmux", "send-keys", "-t", session, "q"], check=True)
+        subprocess.run([*TMUX, "send-keys", "-t", session, "q"], check=True)
         _wait_for(session, "Leave the game?")
-        subprocess.run(["tmux", "send-keys", "-t", session, "y"], check=True)
+        subprocess.run([*TMUX, "send-keys", "-t", session, "y"], check=True)
         _wait_for(session, "hexhaven play --resume")
         assert (tmp_path / "hexhaven" / "games.db").exists()
         assert (tmp_path / "hexhaven" / "last_game.json").exists()
     finally:
-        subprocess.run(["tmux", "kill-session", "-t", session], check=False, capture_output=True)
+        subprocess.run([*TMUX, "kill-session", "-t", session], check=False, capture_output=True)
 
 
 def test_hexhaven_replay_in_a_small_real_terminal(tmp_path: Path) -> None:
@@ -93,29 +98,29 @@ def test_hexhaven_replay_in_a_small_real_terminal(tmp_path: Path) -> None:
         f"{hexhaven} replay done1 --db {shlex.quote(str(db))} --seat 0; sleep 5"
     )
     subprocess.run(
-        ["tmux", "new-session", "-d", "-s", session, "-x", "80", "-y", "24", command], check=True
+        [*TMUX, "new-session", "-d", "-s", session, "-x", "80", "-y", "24", command], check=True
     )
     try:
         subprocess.run(
-            ["tmux", "resize-window", "-t", session, "-x", "80", "-y", "24"],
+            [*TMUX, "resize-window", "-t", session, "-x", "80", "-y", "24"],
             check=False,
             capture_output=True,
         )
         _wait_for(session, f"action 0 of {length}")
         screen = _wait_for(session, "Hand (0)")  # the compact hand of 80 columns
         assert "[Ana's view]" in screen
-        subprocess.run(["tmux", "send-keys", "-t", session, "Right", "Right", "n"], check=True)
+        subprocess.run([*TMUX, "send-keys", "-t", session, "Right", "Right", "n"], check=True)
         _wait_for(session, f"action 3 of {length}")
-        subprocess.run(["tmux", "send-keys", "-t", session, "End"], check=True)
+        subprocess.run([*TMUX, "send-keys", "-t", session, "End"], check=True)
         screen = _wait_for(session, f"action {length} of {length}")
         assert " won" in screen
-        subprocess.run(["tmux", "send-keys", "-t", session, "q"], check=True)
+        subprocess.run([*TMUX, "send-keys", "-t", session, "q"], check=True)
         deadline = time.monotonic() + 10
         while "Replay" in _screen(session) and time.monotonic() < deadline:
             time.sleep(0.2)
         assert "Replay" not in _screen(session)
     finally:
-        subprocess.run(["tmux", "kill-session", "-t", session], check=False, capture_output=True)
+        subprocess.run([*TMUX, "kill-session", "-t", session], check=False, capture_output=True)
 
 
 def test_a_killed_terminal_comes_back_to_its_seat_with_the_same_join(tmp_path: Path) -> None:
@@ -136,17 +141,17 @@ def test_a_killed_terminal_comes_back_to_its_seat_with_the_same_join(tmp_path: P
             f"{hexhaven} {args}; sleep 5"
         )
         subprocess.run(
-            ["tmux", "new-session", "-d", "-s", session, "-x", "80", "-y", "24", command],
+            [*TMUX, "new-session", "-d", "-s", session, "-x", "80", "-y", "24", command],
             check=True,
         )
         subprocess.run(
-            ["tmux", "resize-window", "-t", session, "-x", "80", "-y", "24"],
+            [*TMUX, "resize-window", "-t", session, "-x", "80", "-y", "24"],
             check=False,
             capture_output=True,
         )
 
     def kill(session: str) -> None:
-        subprocess.run(["tmux", "kill-session", "-t", session], check=False, capture_output=True)
+        subprocess.run([*TMUX, "kill-session", "-t", session], check=False, capture_output=True)
 
     async def scenario(url: str) -> None:
         host = await Client.open(int(url.rsplit(":", 1)[1]))
@@ -166,7 +171,7 @@ def test_a_killed_terminal_comes_back_to_its_seat_with_the_same_join(tmp_path: P
             kill(first)  # the terminal goes, and the client with it
             terminal(second, join)
             await asyncio.to_thread(_wait_for, second, "to act: Ana")
-            subprocess.run(["tmux", "send-keys", "-t", second, "?"], check=True)
+            subprocess.run([*TMUX, "send-keys", "-t", second, "?"], check=True)
             screen = await asyncio.to_thread(_wait_for, second, "Back to this seat")
             assert f"hexhaven {join}" in screen
             assert "watch it instead" not in screen
