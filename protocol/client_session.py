@@ -127,7 +127,8 @@ class ClientSession:
     """The rules of a client's connections for one place in one game.
 
     Built with the :data:`Goal`, the ``client`` name the hello gives, the subprotocol to
-    offer, whether prompts should carry ``views``, and whether a rejoin or a watch asks for
+    offer, whether prompts should carry ``views``, whether ``events`` should carry them
+    (``event_views``), and whether a rejoin or a watch asks for
     the ``history`` so far. The session lives across connections: call :meth:`connect` for
     each new one, :meth:`receive` for each frame, :meth:`connection_lost` when it ends.
     """
@@ -139,6 +140,7 @@ class ClientSession:
         client: str,
         subprotocol: str = SUBPROTOCOL_MSGPACK,
         views: bool = False,
+        event_views: bool = False,
         history: bool = False,
     ) -> None:
         """Raises :class:`ValueError` for a subprotocol this protocol does not have."""
@@ -148,6 +150,7 @@ class ClientSession:
         self.subprotocol = subprotocol
         """The subprotocol to offer when connecting."""
         self.views = views
+        self.event_views = event_views
         self.history = history
         self.phase = Phase.CLOSED
         self.game: str | None = None
@@ -193,7 +196,12 @@ class ClientSession:
         self.refusal = None
         self._asked = None
         self._fell_back = False
-        hello = m.Hello(protocol=PROTOCOL_VERSION, client=self.client, views=self.views)
+        hello = m.Hello(
+            protocol=PROTOCOL_VERSION,
+            client=self.client,
+            views=self.views,
+            event_views=self.event_views,
+        )
         return [self.codec.encode(hello)]
 
     def connection_lost(self) -> None:

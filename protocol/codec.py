@@ -214,6 +214,9 @@ _FIXARRAYS = tuple(bytes((0x90 | n,)) for n in range(16))
 """The headers of arrays of 0 to 15 items."""
 _PROMPT_TAIL = msgpack.packb(["deadline", None, "view", None], use_bin_type=True)[1:]
 """The end of a ``prompt`` with no deadline and no view."""
+_EVENTS_TAIL = msgpack.packb(["view", None], use_bin_type=True)[1:]
+"""The end of an ``events`` with no view."""
+_VIEW_KEY = msgpack.packb("view", use_bin_type=True)
 _KEPT_HEADS = 1024
 """Games whose frames' first bytes are kept, for each type (all are dropped past it)."""
 
@@ -238,7 +241,7 @@ class _Heads(dict[str, bytes]):
         return head
 
 
-_EVENTS_HEADS = _Heads("events", 4)
+_EVENTS_HEADS = _Heads("events", 5)
 _PROMPT_HEADS = _Heads("prompt", 7)
 
 
@@ -249,6 +252,14 @@ def _events_frame(message: Events, pack: _Pack) -> bytes | None:
         return None
     parts = [_EVENTS_HEADS[game], pack([message.state_id, "events"])[1:]]
     _add_payloads(parts, message.events, pack)
+    view = message.view
+    if view is None:
+        parts.append(_EVENTS_TAIL)
+    else:  # one view goes to every connection of its recipient: packed once
+        data = _packed.values.get(id(view))
+        if data is None:
+            data = _packed.keep(view, pack(view.model_dump(mode="json")))
+        parts += (_VIEW_KEY, data)
     return b"".join(parts)
 
 

@@ -121,12 +121,15 @@ class ErrorCode(StrEnum):
 
 class Hello(WireModel):
     """Opens a session. ``protocol`` is the version the client speaks; with ``views`` every
-    prompt to this connection also carries the seat's current view (handy for programs)."""
+    prompt to this connection also carries the seat's current view (handy for programs);
+    with ``event_views`` every ``events`` message carries the recipient's view after them
+    (for clients that draw the game rather than keep it from the events)."""
 
     type: Literal["hello"] = "hello"
     protocol: int
     client: Annotated[str, Field(max_length=64)] = ""
     views: bool = False
+    event_views: bool = False
 
 
 BOT_KINDS: dict[str, tuple[str, ...]] = {
@@ -290,6 +293,18 @@ class GetRecord(WireModel):
     game: GameId
 
 
+class ViewAt(WireModel):
+    """Ask for the game as this connection's seat saw it (a spectator: as the spectators
+    did) at state ``state_id`` of a finished game, to replay it: answered with a ``view``.
+    Refused with ``game_not_over`` while the game is played, ``not_a_player`` from a
+    connection that neither sits in the game nor watches it, and ``bad_message`` for a
+    state the game never reached."""
+
+    type: Literal["view_at"] = "view_at"
+    game: GameId
+    state_id: Annotated[int, Field(ge=0)]
+
+
 ClientMessage = Annotated[
     Hello
     | ListGames
@@ -302,7 +317,8 @@ ClientMessage = Annotated[
     | Act
     | Chat
     | Ping
-    | GetRecord,
+    | GetRecord
+    | ViewAt,
     Field(discriminator="type"),
 ]
 
@@ -401,6 +417,9 @@ class Events(WireModel):
     game: GameId
     state_id: int
     events: list[EventPayload]
+    view: ViewPayload | None = None
+    """The recipient's view at ``state_id``, after these events, for connections that
+    asked for it in ``hello`` (``event_views``)."""
 
 
 class Prompt(WireModel):

@@ -60,6 +60,8 @@ class Budgets:
     """``watch`` or ``rejoin`` with ``history``, and ``get_record``."""
     views: Rate = Rate(per_minute=60, burst=10)
     """``watch`` or ``rejoin`` without ``history`` (each answered with the game's view)."""
+    replay_views: Rate = Rate(per_minute=600, burst=60)
+    """``view_at``: a finished game's views, one for each step of its replay."""
     reopens: Rate = Rate(per_minute=4, burst=2)
     """Games played out and closed, opened again for a ``watch`` or ``rejoin`` with
     ``history`` (spent besides ``history``)."""
@@ -87,11 +89,22 @@ class Budgets:
 
 REFUSALS_KEPT = 16
 """Budget refusals a session keeps to give again (see :meth:`ServerSession.charge`)."""
-BUDGET_NAMES = ("history", "views", "reopens", "boards", "game_lists", "creates", "joins", "chat")
+BUDGET_NAMES = (
+    "history",
+    "views",
+    "replay_views",
+    "reopens",
+    "boards",
+    "game_lists",
+    "creates",
+    "joins",
+    "chat",
+)
 """The budgets of :class:`Budgets`, by the names refusals give in ``detail``."""
 _SAYS = {
     "history": "requests for a game's history or record",
     "views": "requests to watch or rejoin a game",
+    "replay_views": "views of a finished game's replay",
     "reopens": "finished games opened again",
     "boards": "new games on searched or drawn boards",
     "game_lists": "game lists",
@@ -139,6 +152,8 @@ def budget_of(message: object) -> str | None:
             return "history"
         case m.Watch() | m.Rejoin():
             return "views"
+        case m.ViewAt():
+            return "replay_views"
         case m.ListGames():
             return "game_lists"
         case m.CreateGame():
@@ -166,7 +181,7 @@ class JoinByInvite:
     message: m.JoinGame
 
 
-GameMessage = m.JoinGame | m.Rejoin | m.Watch | m.Leave | m.StartGame | m.Act | m.Chat
+GameMessage = m.JoinGame | m.Rejoin | m.Watch | m.Leave | m.StartGame | m.Act | m.Chat | m.ViewAt
 """A client message for one game's room."""
 
 
@@ -224,6 +239,8 @@ class ServerSession:
         """Whether a hello of a supported version has been answered with a welcome."""
         self.views = False
         """Whether the last accepted hello asked for views with every prompt."""
+        self.event_views = False
+        """Whether the last accepted hello asked for views with every ``events``."""
         self._clock = clock
         self._refusals: dict[tuple[str, str, str | None], m.Error] = {}
         """The budgets' refusals made lately, given again as the same objects (a sender
@@ -295,6 +312,7 @@ class ServerSession:
             )
         self.greeted = True
         self.views = hello.views
+        self.event_views = hello.event_views
         return Answer(m.Welcome(protocol=PROTOCOL_VERSION, server=self.server_name))
 
     def charge(self, name: str, game: str | None = None) -> m.Error | None:

@@ -33,6 +33,8 @@ from protocol.payloads import (
 
 HISTORY_CHUNK = 200
 """Actions per ``history`` message."""
+KEPT_EVERY = 50
+"""Actions between the states a table keeps to replay its game (:meth:`Table.view_at`)."""
 
 Recipient: TypeAlias = int | None
 """Who a message is for: a seat, or None for the spectators."""
@@ -121,6 +123,11 @@ class Table:
         self._views: dict[Recipient, tuple[int, m.GameView]] = {}
         """Each recipient's last ``view`` message, with the state it was made for (those who
         arrive at one state share one message, and a sender may keep its encoding)."""
+        self._kept_states: list[engine.GameState] = []
+        """The states after every :data:`KEPT_EVERY` actions, made for replays."""
+        self._viewed: dict[Recipient, tuple[m.Events, m.Events]] = {}
+        """Each recipient's last ``events`` message with its view: the message without
+        the view, and the one with it."""
 
     @classmethod
     def replay(
@@ -272,16 +279,65 @@ class Table:
         order: its view, the whole history if ``history`` (``chat`` rides on its first
         message), and ``game_over`` if the game is over. Those arriving at the same state
         as the same recipient get the same view message."""
-        now = self.state_id
-        kept = self._views.get(seat)
-        if kept is None or kept[0] != now:
-            kept = self._views[seat] = (now, m.GameView(game=self.game, view=self.view(seat)))
-        out: list[m.GameView | m.History | m.GameOver] = [kept[1]]
+        out: list[m.GameView | m.History | m.GameOver] = [self._view_message(seat)]
         if history:
             out.extend(self.history(seat, chat=chat))
         if self.over:
             out.append(self.game_over())
         return out
+
+    def _view_message(self, seat: Recipient) -> m.GameView:
+        """The ``view`` message of ``seat`` at the current state, made once per state."""
+        now = self.state_id
+        kept = self._views.get(seat)
+        if kept is None or kept[0] != now:
+            kept = self._views[seat] = (now, m.GameView(game=self.game, view=self.view(seat)))
+        return kept[1]
+
+    def view_at(self, seat: Recipient, state_id: int) -> m.GameView:
+        """The ``view`` message of ``seat`` (None: the spectators) at an earlier state
+        ``state_id``, for a replay: the game is played again from the nearest kept state
+        (one kept every :data:`KEPT_EVERY` actions). Raises ValueError for a state the game
+        has not reached."""
+        now = self.state_id
+        if not 0 <= state_id <= now:
+            raise ValueError(f"no state {state_id}: the game is at state {now}")
+        if state_id == now:
+            return self._view_message(seat)
+        kept = self._kept_states
+        if not kept:
+            kept.append(engine.new_game(self.config, self.seed))
+        while len(kept) <= state_id // KEPT_EVERY:
+            state = kept[-1].copy()
+            for p in self.played[(len(kept) - 1) * KEPT_EVERY : len(kept) * KEPT_EVERY]:
+                engine.apply(state, p.action)
+            kept.append(state)
+        state = kept[state_id // KEPT_EVERY].copy()
+        for p in self.played[state_id // KEPT_EVERY * KEPT_EVERY : state_id]:
+            engine.apply(state, p.action)
+        return m.GameView(game=self.game, view=seat_view(state, seat))
+
+    def with_view(self, seat: Recipient, events: m.Events) -> m.Events:
+        """``events``, as :meth:`act` made them for ``seat`` (None: the spectators) at the
+        current state, with ``seat``'s view after them: for connections that asked for
+        views with events. Every such connection of one recipient gets the same message,
+        and the view is the one a ``view`` message at this state carries. Raises
+        ValueError for events of another state."""
+        if events.state_id != self.state_id:
+            raise ValueError(
+                f"events of state {events.state_id} told with a view at state {self.state_id}"
+            )
+        kept = self._viewed.get(seat)
+        if kept is not None and kept[0] is events:
+            return kept[1]
+        view = self._view_message(seat).view
+        if self._plain_game:
+            values = {**dict(events), "view": view}
+            viewed = assume_valid(m.Events, values, {*_EVENTS_GIVEN, "view"})
+        else:
+            viewed = events.model_copy(update={"view": view})
+        self._viewed[seat] = (events, viewed)
+        return viewed
 
     # --- acting -----------------------------------------------------------------------------
     def check(self, seat: int, act: m.Act) -> engine.Action:
@@ -381,7 +437,13 @@ class Table:
     def _events(self, state_id: int, events: list[WireModel]) -> m.Events:
         """The ``events`` message of the wire forms ``events`` at ``state_id``."""
         if self._plain_game:
-            values = {"type": "events", "game": self.game, "state_id": state_id, "events": events}
+            values = {
+                "type": "events",
+                "game": self.game,
+                "state_id": state_id,
+                "events": events,
+                "view": None,
+            }
             return assume_valid(m.Events, values, {*_EVENTS_GIVEN})
         return m.Events(game=self.game, state_id=state_id, events=events)
 

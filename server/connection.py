@@ -331,6 +331,12 @@ class Connection(asyncio.Protocol):
         return self.session is not None and self.session.views
 
     @property
+    def wants_event_views(self) -> bool:
+        """Whether ``events`` to this connection carry the recipient's view (its hello
+        asked)."""
+        return self.session is not None and self.session.event_views
+
+    @property
     def subprotocol(self) -> Subprotocol | None:
         return self._protocol.subprotocol
 

@@ -69,6 +69,10 @@ class Peer(Protocol):
     def wants_views(self) -> bool:
         """Whether prompts to this connection carry the seat's current view."""
 
+    @property
+    def wants_event_views(self) -> bool:
+        """Whether ``events`` to this connection carry the recipient's view after them."""
+
     def send(self, message: WireModel) -> None: ...
 
     def close(self) -> None:
@@ -80,6 +84,7 @@ class _ServerPeer:
 
     id = "server"
     wants_views = False
+    wants_event_views = False
 
     def send(self, message: WireModel) -> None:
         """Nothing to deliver: the server logs what concerns it."""
@@ -512,6 +517,8 @@ class GameRoom:
                 self._start(peer)
             case m.Chat():
                 self._chat(peer, message)
+            case m.ViewAt():
+                self._view_at(peer, message)
             case _:
                 self._send(
                     peer, self._error(ErrorCode.BAD_MESSAGE, "that message does not go to a game")
@@ -861,6 +868,22 @@ class GameRoom:
         self.chat = [*self.chat[-(CHAT_KEPT - 1) :], said]
         self._broadcast(m.ChatMessage(game=self.id, seat=seat, name=name, text=msg.text))
 
+    def _view_at(self, peer: Peer, msg: m.ViewAt) -> None:
+        """A view of the finished game at an earlier state, in the form of the asker's
+        seat (a spectator's: the public form)."""
+        seat = self.seat_of(peer)
+        if seat is None and peer not in self.spectators:
+            why = "only the game's players and spectators replay it; join or watch it first"
+            self._send(peer, self._error(ErrorCode.NOT_A_PLAYER, why))
+        elif not self.over:
+            why = "a game is replayed once it is over"
+            self._send(peer, self._error(ErrorCode.GAME_NOT_OVER, why))
+        elif msg.state_id > self.table.state_id:
+            why = f"the game ended at state {self.table.state_id}; it has no state {msg.state_id}"
+            self._send(peer, self._error(ErrorCode.BAD_MESSAGE, why))
+        else:
+            self._send(peer, self.table.view_at(seat, msg.state_id))
+
     def _may_speak(self, speaker: object) -> bool:
         """Spend one line of ``speaker``'s chat allowance (``chat_rate`` a minute, refilled
         by the room's clock, half of it at once); False, spending nothing, when none is
@@ -1028,6 +1051,7 @@ class GameRoom:
     def _deliver(self, told: list[Delivery]) -> None:
         """Send each message of the table to the connections of its recipient (a seat's,
         or the spectators)."""
+        table = self.table
         for recipient, message in told:
             if recipient is None:
                 peers = self.spectators
@@ -1035,7 +1059,10 @@ class GameRoom:
                 slot = self.seats[recipient]
                 peers = set() if slot is None else slot.peers
             for p in peers:
-                self._send(p, message)
+                if p.wants_event_views and type(message) is m.Events:
+                    self._send(p, table.with_view(recipient, message))
+                else:
+                    self._send(p, message)
 
     def _welcome(self, peer: Peer, seat: int | None, *, history: bool = False) -> None:
         """Tell an arriving connection the game as ``seat`` sees it (its view, the history

@@ -168,6 +168,7 @@ def client_samples() -> list[p.WireModel]:
         m.Rejoin(game="g1", token="t-x", history=True),
         m.Watch(game="g1", history=True),
         m.GetRecord(game="g1"),
+        m.ViewAt(game="g1", state_id=12),
         m.Leave(game="g1"),
         m.StartGame(game="g1"),
         *(
@@ -224,6 +225,7 @@ def server_samples() -> list[p.WireModel]:
         *(m.GameView(game="g1", view=v) for v in views),
         m.Events(game="g1", state_id=42, events=events),
         m.Events(game="g1", state_id=43, events=[]),
+        *(m.Events(game="g1", state_id=44, events=events[:2], view=v) for v in views[:2]),
         m.Prompt(
             game="g1",
             state_id=44,

@@ -311,6 +311,7 @@ def test_game_messages_come_out_with_their_game(subprotocol: str) -> None:
         m.StartGame(game="g1"),
         m.Act(game="g1", state_id=3, action=EndTurn()),
         m.Chat(game="g1", text="hi"),
+        m.ViewAt(game="g1", state_id=7),
     ]
     for message in messages:
         assert feed(session, message) == ForGame(game="g1", message=message)

@@ -251,6 +251,7 @@ async def test_any_string_presented_as_a_token_is_a_wrong_token(server_port: int
 class _Peer:
     id = "peer"
     wants_views = False
+    wants_event_views = False
 
     def __init__(self) -> None:
         self.sent: list[WireModel] = []
