@@ -35,7 +35,7 @@ short), :mod:`~bots.uct.trades` (trade-optimistic moves) and :mod:`~bots.uct.win
 """
 
 from bots.uct.config import (
-    EXPERIMENTS_TAG,
+    EXPERIMENTS_COMMIT,
     FINAL_RULES,
     RENAMED,
     RETIRED,
@@ -51,7 +51,7 @@ from bots.uct.trades import PRICES, assume_trades, missing, optimistic_moves
 from bots.uct.win_lines import WIN_LINE_NODES, WIN_LINE_REACH, winning_move
 
 __all__ = [
-    "EXPERIMENTS_TAG",
+    "EXPERIMENTS_COMMIT",
     "FINAL_RULES",
     "PRICES",
     "RENAMED",

@@ -62,8 +62,8 @@ _Policy = TypeVar("_Policy", bound=StrEnum)
 
 FINAL_RULES = ("auto", "visits", "mean")
 """The ways a search's move can be taken from its root statistics (``SearchConfig.final``)."""
-EXPERIMENTS_TAG = "experiments-2026-11"
-"""The git tag of the last version with the retired search parameters (:data:`RETIRED`)."""
+EXPERIMENTS_COMMIT = "2c07f9809239"
+"""The git commit of the last version with the retired search parameters (:data:`RETIRED`)."""
 RETIRED = frozenset(
     {
         "counter_offers",
@@ -78,7 +78,7 @@ RETIRED = frozenset(
     }
 )
 """Search parameters that measured no gain and are gone; the ladders that name them are
-kept results of the version tagged :data:`EXPERIMENTS_TAG`."""
+kept results of the version at commit :data:`EXPERIMENTS_COMMIT`."""
 RENAMED = {
     "heuristic_setup": "setup=rules (or setup=flat with setup_rollouts)",
     "heuristic_chores": "chores=rules",
@@ -206,7 +206,8 @@ class SearchConfig:
             if name in RETIRED:
                 raise ValueError(
                     f"the search parameter {name!r} was retired, having measured no gain; "
-                    f"the version tagged {EXPERIMENTS_TAG} still has it"
+                    f"the version at commit {EXPERIMENTS_COMMIT} still has it "
+                    f"(git checkout {EXPERIMENTS_COMMIT})"
                 )
             if name in RENAMED:
                 raise ValueError(f"the search parameter {name!r} is now {RENAMED[name]}")

@@ -22,7 +22,7 @@ from bots.ensemble import Ensemble, Guess, SetupJob, TreeJob, run_setup, share
 from bots.heuristic import Decision
 from bots.playout import policy_move, rollout
 from bots.uct import (
-    EXPERIMENTS_TAG,
+    EXPERIMENTS_COMMIT,
     RETIRED,
     ChorePolicy,
     MovePolicy,
@@ -183,8 +183,8 @@ def test_a_strength_s_policy_changed_alone_names_its_dependent_setting() -> None
 
 
 @pytest.mark.parametrize("name", sorted(RETIRED))
-def test_a_retired_parameter_is_refused_naming_the_tag_that_has_it(name: str) -> None:
-    with pytest.raises(ValueError, match=rf"'{name}' was retired.*{EXPERIMENTS_TAG}"):
+def test_a_retired_parameter_is_refused_naming_the_commit_that_has_it(name: str) -> None:
+    with pytest.raises(ValueError, match=rf"'{name}' was retired.*{EXPERIMENTS_COMMIT}"):
         SearchConfig.from_params({name: "1"})
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -10,7 +12,7 @@ from typing import Any
 import pytest
 
 from bots import parse_spec
-from bots.uct import EXPERIMENTS_TAG, RENAMED, RETIRED
+from bots.uct import EXPERIMENTS_COMMIT, RENAMED, RETIRED
 from tournament.ladder.archive import read_archive
 from tournament.ladder.config import ConfigError, load_config, parse_config
 
@@ -231,7 +233,7 @@ LADDERS = [p for p in ALL_LADDERS if not _retired_names(p)]
 """The ladder files that can be run on."""
 KEPT_LADDERS = [p for p in ALL_LADDERS if _retired_names(p)]
 """The ladder files of experiments with retired or renamed parameters: kept results of
-the version tagged experiments-2026-11, not run."""
+the version at commit ``EXPERIMENTS_COMMIT``, not run."""
 
 
 def test_some_ladders_are_kept_results_of_retired_experiments() -> None:
@@ -239,9 +241,12 @@ def test_some_ladders_are_kept_results_of_retired_experiments() -> None:
 
 
 @pytest.mark.parametrize("path", KEPT_LADDERS, ids=lambda p: str(p.relative_to(REPO / "ladders")))
-def test_a_ladder_naming_a_retired_parameter_is_refused_naming_it_and_the_tag(path: Path) -> None:
+def test_a_ladder_naming_a_retired_parameter_is_refused_naming_it_and_the_commit(
+    path: Path,
+) -> None:
     names = "|".join(_retired_names(path))
-    with pytest.raises(ConfigError, match=rf"'({names})' (was retired.*{EXPERIMENTS_TAG}|is now)"):
+    refusal = rf"'({names})' (was retired.*{EXPERIMENTS_COMMIT}|is now)"
+    with pytest.raises(ConfigError, match=refusal):
         load_config(path)
 
 
@@ -299,3 +304,28 @@ def test_kept_results_belong_to_their_ladder_file(path: Path) -> None:
     assert archive.name == config.ladder.name
     assert archive.identity == config.identity()
     assert len(archive.games) <= config.ladder.games
+
+
+@pytest.mark.parametrize("path", KEPT_LADDERS, ids=lambda p: str(p.relative_to(REPO / "ladders")))
+def test_a_kept_ladder_names_the_commit_where_it_still_runs(path: Path) -> None:
+    assert f"git checkout {EXPERIMENTS_COMMIT}" in path.read_text(encoding="utf-8")
+
+
+def _git(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["git", "-C", str(REPO), *args], capture_output=True, text=True, check=False
+    )
+
+
+def test_the_experiments_commit_still_has_every_retired_parameter() -> None:
+    if shutil.which("git") is None or not (REPO / ".git").exists():
+        pytest.skip("not a git checkout")
+    if _git("rev-parse", "--is-shallow-repository").stdout.strip() == "true":
+        pytest.skip("a shallow clone lacks the history")
+    found = _git("cat-file", "-t", f"{EXPERIMENTS_COMMIT}^{{commit}}")
+    assert found.stdout.strip() == "commit", found.stderr
+    code = _git("show", f"{EXPERIMENTS_COMMIT}:bots/uct.py").stdout
+    assert all(name in code for name in RETIRED)
+    for path in KEPT_LADDERS:
+        rel = path.relative_to(REPO).as_posix()
+        assert _git("cat-file", "-e", f"{EXPERIMENTS_COMMIT}:{rel}").returncode == 0, rel
