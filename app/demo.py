@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from bots.heuristic import HeuristicAgent
-from clients.narrate import cards_text
-from clients.tui.model import Discarding, PlaceNames, TableNarrator
-from engine import Event, GameConfig, GameState, new_game
-from engine import events as ev
-from protocol.payloads import board_to_payload
+from clients.game import GameModel
+from clients.narrate import PlaceNames, plural
+from engine import GameConfig, GameState
+from protocol import messages as m
 from tournament.local import MAX_ACTIONS, play_local
 
 NAMES = ("Ana", "Bo", "Cy", "Di")
@@ -22,39 +22,54 @@ def play_demo(
     *,
     quiet: bool = False,
 ) -> GameState:
-    """Play one match of heuristic bots to the end and tell it through ``out``, naming
-    places as the terminal client does (by the hexes around them); returns the final
+    """Play one match of heuristic bots to the end and tell it through ``out`` as a
+    spectator sees it: the game from the spectators' view, the events in sentences that
+    name places as the terminal client does (by the hexes around them); returns the final
     state."""
     names = NAMES[: config.players]
-    board = new_game(config, seed).board
-    island = board_to_payload(board.to_dict())
-    places = PlaceNames(
-        board.radius, island.terrain, island.tokens, island.harbours, board.harbour_layout
+    model = GameModel(seat=None, spectator=True)
+    model.handle(m.Joined(game="local", seat=None, token=None))
+    model.handle(
+        m.Players(
+            game="local",
+            players=[
+                m.PlayerInfo(seat=q, name=name, bot=True, connected=True, away=False)
+                for q, name in enumerate(names)
+            ],
+            started=True,
+        )
     )
-    narrator = TableNarrator(names, None, places, Discarding())
     out(
         f"Hexhaven demo: {config.players} heuristic bots, seed {seed}, first to "
         f"{config.victory_points} points"
     )
-    if not quiet:
-        for ring in range(board.radius):
-            hexes = [places.hex(h) for h, k in enumerate(board.topo.hex_ring) if k == ring]
-            out(f"ring {ring}: " + ", ".join(hexes))
 
-    def tell(event: Event) -> None:
-        if quiet or isinstance(event, ev.GameWon):  # the result is told once, below
+    def spectate(message: Any) -> None:
+        first = model.view is None
+        lines = model.handle(message)
+        if quiet:
             return
-        line = narrator.describe(event)
-        if line:
-            out(narrator.capital(line))
+        if first and model.view is not None:
+            v = model.view
+            places = PlaceNames(v.radius, v.terrain, v.tokens, v.harbours, v.harbour_layout)
+            for ring in range(v.radius):
+                hexes = [places.hex(h) for h, k in enumerate(places.topo.hex_ring) if k == ring]
+                out(f"ring {ring}: " + ", ".join(hexes))
+        if isinstance(message, m.Events):
+            if any(getattr(e, "kind", None) == "game_won" for e in message.events):
+                lines = lines[:-1]  # the result is told once, below
+            for line in lines:
+                out(line.text)
 
     agents = [HeuristicAgent(seed * 10 + q) for q in range(config.players)]
-    state = play_local(agents, config, seed, watch=tell).state
-    if state.is_over:
-        points = ", ".join(f"{names[q]} {state.victory_points(q)}" for q in range(state.n))
-        out(f"{names[state.winner]} won on turn {state.turn}. Points: {points}")
+    state = play_local(agents, config, seed, names=names, spectator=spectate).state
+    v = model.view
+    assert v is not None
+    if model.over is not None and model.over.winner is not None:
+        points = ", ".join(f"{names[q]} {p}" for q, p in enumerate(model.over.points))
+        out(f"{names[model.over.winner]} won on turn {v.turn}. Points: {points}")
     else:
         out(f"No winner after {MAX_ACTIONS} actions.")
-    for q in range(state.n):
-        out(f"  {names[q]}: hand {cards_text(state.hand_of(q))}")
+    for s in v.seats:
+        out(f"  {names[s.seat]}: {plural(s.cards, 'card')} in hand")
     return state

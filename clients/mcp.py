@@ -30,11 +30,10 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, WebSocketException
 
 from clients.bridge import read_answer
-from clients.narrate import cards_text, plural
+from clients.game import GameModel, LiveView, dev_names
+from clients.narrate import PlaceNames, cards_text, harbour_label, plural
 from clients.sdk import RECONNECT, Reconnect
 from clients.tls import connect_options
-from clients.tui.board import harbour_label
-from clients.tui.model import GameModel, LiveView, PlaceNames, dev_names
 from engine.constants import CITY_COST, DEV_CARD_COST, ROAD_COST, SETTLEMENT_COST
 from protocol import SUBPROTOCOL_MSGPACK, ProtocolError
 from protocol import messages as m
@@ -123,7 +122,11 @@ class Seat:
         self.reconnect = reconnect
         self.watching = isinstance(goal, WatchGame)
         self.client = ClientSession(
-            goal, client=f"hexhaven-mcp {name}", subprotocol=SUBPROTOCOL_MSGPACK, views=True
+            goal,
+            client=f"hexhaven-mcp {name}",
+            subprotocol=SUBPROTOCOL_MSGPACK,
+            views=True,  # the bridge checks an answer against the prompt's own view
+            event_views=True,
         )
         self.model = GameModel()
         self.log = structlog.get_logger("hexhaven.mcp").bind(agent=name)

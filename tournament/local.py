@@ -75,17 +75,23 @@ def play_local(
     seed: int,
     watch: Callable[[engine.Event], None] | None = None,
     names: Sequence[str] | None = None,
+    spectator: Callable[[Any], None] | None = None,
 ) -> LocalGame:
     """Play one game between ``agents`` (one per seat); ``watch`` sees every event in its
-    public form. Seats that owe an action are asked in turn until one acts (an offerer
+    public form, and ``spectator`` every message a spectator's connection that asked for
+    views with events would get (the ``view`` first, then ``events`` with their view, then
+    ``game_over``). Seats that owe an action are asked in turn until one acts (an offerer
     waiting for answers sends nothing: None). Raises :class:`RefusedAction`."""
     game = GameTable("local", config, seed, max_actions=MAX_ACTIONS)
     names = names or [a.name for a in agents]
     seats = seat_agents(game, agents, names)
+    if spectator is not None:
+        for message in game.welcome(None):
+            spectator(message)
     over: m.GameOver | None = None
     while not game.over:
         q, payload = first_answer(game, seats, engine.seats_to_act(game.state))
-        over = play_answer(game, seats, q, payload, watch, names[q]) or over
+        over = play_answer(game, seats, q, payload, watch, names[q], spectator) or over
     return LocalGame(game.state, [s.decisions for s in seats], [s.seconds for s in seats], over)
 
 
@@ -125,6 +131,7 @@ def play_answer(
     payload: Any,
     watch: Callable[[engine.Event], None] | None = None,
     name: str | None = None,
+    spectator: Callable[[Any], None] | None = None,
 ) -> m.GameOver | None:
     """Play seat ``q``'s answer as a server would (validated as an ``act`` message, then
     checked by the table) and tell every seat; the ``game_over`` if the game ended. Raises
@@ -137,6 +144,12 @@ def play_answer(
             f"{name or seats[q].agent.name} at seat {q} chose an action a server would "
             f"refuse: {exc}"
         ) from exc
+    if spectator is not None:
+        for recipient, message in told:
+            if recipient is None:
+                spectator(
+                    game.with_view(None, message) if isinstance(message, m.Events) else message
+                )
     return tell(told, seats, watch)
 
 

@@ -1,7 +1,7 @@
 """The terminal client: a Textual app that shows one game and plays one seat of it.
 
 It is a client of the protocol only. What it shows comes from the server's views and
-events (:mod:`clients.tui.model`); what it offers is the prompt's list of legal actions,
+events (:mod:`clients.game`); what it offers is the prompt's list of legal actions,
 grouped by kind, plus domestic offers and counter-offers, which the protocol lets a seat
 make without listing them. Actions placed on the board are chosen on the map. The
 connection (:class:`~clients.tui.link.Transport`) runs as a worker in the app's own event
@@ -26,7 +26,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from clients.narrate import plural
+from clients.game import GameModel, LogLine, card_names
+from clients.narrate import PlaceNames, plural
 from clients.tui.board import SEAT_COLOURS
 from clients.tui.dialogs import (
     CardDialog,
@@ -38,7 +39,6 @@ from clients.tui.dialogs import (
     Side,
 )
 from clients.tui.link import SeatLost, Transport
-from clients.tui.model import GameModel, LogLine, PlaceNames, card_names
 from clients.tui.widgets import (
     COMPACT,
     BoardView,

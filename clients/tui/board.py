@@ -17,8 +17,8 @@ their outline::
 terminals) every distance doubles: a hex is seventeen columns wide and nine lines high,
 with room inside for its name, token, dots and the robber on lines of their own.
 
-What a board shows comes from a :class:`~clients.tui.model.LiveView`; nothing here knows
-a rule of the game.
+What a board shows comes from a :class:`~clients.game.LiveView` (:func:`picture_of`);
+nothing here knows a rule of the game.
 """
 
 from __future__ import annotations
@@ -32,6 +32,8 @@ from functools import cache
 from rich.style import Style
 from rich.text import Text
 
+from clients.game import LiveView
+from clients.narrate import RESOURCE_OF_TERRAIN, harbour_label
 from engine.constants import DICE_DOTS, HARBOUR_LAYOUT, HARBOUR_LAYOUTS
 from engine.topology import topology
 
@@ -56,14 +58,6 @@ TERRAIN_TEXT: dict[str, str] = {
     "mountains": "#000000",
     "desert": "#000000",
 }
-RESOURCE_OF_TERRAIN: dict[str, str] = {
-    "hills": "brick",
-    "forest": "lumber",
-    "pasture": "wool",
-    "fields": "grain",
-    "mountains": "ore",
-    "desert": "desert",
-}
 SEAT_COLOURS: tuple[str, ...] = ("#ff4040", "#4f8cff", "#f2f2f2", "#ff9d1a")
 """Red, blue, white and orange, as at the table."""
 RISING = "\u2571"
@@ -74,11 +68,6 @@ EMPTY_VERTEX = "·"
 HARBOUR_COLOUR = "#35c3e0"
 OUTLINE = Style(color="#6c7a89")
 HIGHLIGHT = "#ffe14d"
-
-
-def harbour_label(kind: str) -> str:
-    """``"3:1"`` for a generic harbour, ``"2:1 ore"`` for a resource harbour."""
-    return "3:1" if kind == "generic" else f"2:1 {kind}"
 
 
 @dataclass(frozen=True)
@@ -229,6 +218,21 @@ class BoardPicture:
     cities: dict[int, int]
     roads: dict[int, int]  # edge -> seat
     harbour_layout: int = HARBOUR_LAYOUT
+
+
+def picture_of(view: LiveView) -> BoardPicture:
+    """What to draw of a seat's game: its board and the pieces on it now."""
+    return BoardPicture(
+        radius=view.radius,
+        terrain=view.terrain,
+        tokens=view.tokens,
+        harbours=view.harbours,
+        harbour_layout=view.harbour_layout,
+        robber=view.robber,
+        settlements=view.settlements,
+        cities=view.cities,
+        roads=view.roads,
+    )
 
 
 @dataclass(frozen=True)

@@ -19,9 +19,9 @@ from textual.widget import Widget
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from clients.game import LogLine
 from clients.narrate import plural
 from clients.tui.board import SEAT_COLOURS
-from clients.tui.model import LogLine
 from clients.tui.widgets import log_entry
 from protocol.payloads import RESOURCE_NAMES
 

@@ -107,7 +107,11 @@ class Link:
         self.subprotocol = subprotocol
         self.tls = tls
         self.session = ClientSession(
-            _goal(seating), client=CLIENT_NAME, subprotocol=subprotocol, views=True, history=True
+            _goal(seating),
+            client=CLIENT_NAME,
+            subprotocol=subprotocol,
+            event_views=True,
+            history=True,
         )
         """The rules of taking the seat and taking it back (sans-I/O)."""
         self._ws: ClientConnection | None = None

@@ -27,9 +27,10 @@ from textual.widget import Widget
 from textual.widgets import Footer, Static
 
 import engine
+from clients.game import GameModel, LiveView, LogLine, log_lines
+from clients.narrate import PlaceNames, TableNarrator
 from clients.tui.app import HexhavenApp
 from clients.tui.dialogs import LogScreen
-from clients.tui.model import GameModel, LiveView, LogLine, PlaceNames, TableNarrator, log_lines
 from clients.tui.widgets import BoardView, GameLog, HandPanel, PlayersPanel, log_entry
 from protocol import messages as m
 from protocol.options import game_config

@@ -17,17 +17,18 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import RichLog, Static
 
+from clients.game import GameModel, LiveView, LogLine, card_names, dev_names
 from clients.narrate import plural
 from clients.tui.board import (
     SEAT_COLOURS,
     Marks,
     layout,
     nearest,
+    picture_of,
     render_board,
     spot_cell,
     step_towards,
 )
-from clients.tui.model import GameModel, LiveView, LogLine, card_names, dev_names
 from protocol.payloads import RESOURCE_NAMES
 
 LOG_STYLES = {
@@ -192,7 +193,7 @@ class BoardView(Widget, can_focus=True):
     def render(self) -> Text:
         if self.view is None:
             return Text("waiting for the board…")
-        return render_board(self.view.picture(), self.marks(), self.scale)
+        return render_board(picture_of(self.view), self.marks(), self.scale)
 
     # --- picking ------------------------------------------------------------------------------
     @property

@@ -12,21 +12,21 @@ from rich.style import Style
 from rich.text import Text
 
 import engine as eng
+from clients.game import LiveView
+from clients.narrate import RESOURCE_OF_TERRAIN, harbour_label
 from clients.tui.board import (
     CITY,
     HIGHLIGHT,
-    RESOURCE_OF_TERRAIN,
     SEAT_COLOURS,
     SETTLEMENT,
     Marks,
-    harbour_label,
     layout,
+    picture_of,
     render_board,
     spot_cell,
     step_towards,
     token_dots,
 )
-from clients.tui.model import LiveView
 from engine import BuildCity, GameConfig, apply, view
 from engine.topology import topology
 from protocol.payloads import view_from_engine
@@ -70,7 +70,7 @@ def _position() -> LiveView:
 def test_every_hex_shows_its_terrain_token_and_dots() -> None:
     v = _position()
     lay = layout(v.radius)
-    lines, styles = _grid(render_board(v.picture()))
+    lines, styles = _grid(render_board(picture_of(v)))
     names = {"hills": "brick", "forest": "lumber", "pasture": "wool", "fields": "grain"}
     names |= {"mountains": "ore", "desert": "desert"}
     assert len(lines) == lay.height
@@ -94,7 +94,7 @@ def test_every_hex_shows_its_terrain_token_and_dots() -> None:
 def test_pieces_sit_on_their_vertices_and_edges_in_their_colours() -> None:
     v = _position()
     lay = layout(v.radius)
-    lines, styles = _grid(render_board(v.picture()))
+    lines, styles = _grid(render_board(picture_of(v)))
     assert v.cities == {16: 2}
     assert len(v.settlements) == 7 and len(v.roads) == 8
     for vertex, seat in v.settlements.items():
@@ -113,7 +113,7 @@ def test_pieces_sit_on_their_vertices_and_edges_in_their_colours() -> None:
 
 def test_harbours_are_labelled_by_the_coast() -> None:
     v = _position()
-    text = render_board(v.picture()).plain
+    text = render_board(picture_of(v)).plain
     for kind in set(v.harbours):
         assert harbour_label(kind) in text
     assert text.count("3:1") == v.harbours.count("generic")
@@ -124,16 +124,16 @@ def test_the_spot_being_chosen_is_highlighted() -> None:
     lay = layout(v.radius)
     topo = topology(v.radius)
     free = [x for x in range(topo.n_vertices) if x not in v.settlements and x not in v.cities]
-    lines, styles = _grid(render_board(v.picture(), Marks("vertex", tuple(free[:3]), free[1])))
+    lines, styles = _grid(render_board(picture_of(v), Marks("vertex", tuple(free[:3]), free[1])))
     x, y = lay.vertex_cells[free[1]]
     assert lines[y][x] == "◆" and _name(styles[y][x].bgcolor) == HIGHLIGHT
     x, y = lay.vertex_cells[free[0]]
     assert lines[y][x] == "○"
-    lines, styles = _grid(render_board(v.picture(), Marks("hex", (3, 4), 4)))
+    lines, styles = _grid(render_board(picture_of(v), Marks("hex", (3, 4), 4)))
     c, y = lay.hex_cells[4]
     assert _name(styles[y][c].bgcolor) == HIGHLIGHT
     edge = next(e for e in range(topo.n_edges) if e not in v.roads)
-    lines, styles = _grid(render_board(v.picture(), Marks("edge", (edge,), edge)))
+    lines, styles = _grid(render_board(picture_of(v), Marks("edge", (edge,), edge)))
     for x, y, _ in lay.edge_cells[edge]:
         assert _name(styles[y][x].bgcolor) == HIGHLIGHT
 
@@ -143,7 +143,7 @@ def test_larger_boards_draw_too() -> None:
 
     state = new_game(GameConfig(players=4, radius=4), 2)
     v = LiveView.from_payload(view_from_engine(view(state, None)))
-    lines, _ = _grid(render_board(v.picture()))
+    lines, _ = _grid(render_board(picture_of(v)))
     lay = layout(4)
     assert len(lines) == lay.height and len(lay.hex_cells) == 37
     for h, (c, y) in enumerate(lay.hex_cells):
@@ -156,7 +156,7 @@ def test_the_doubled_board_keeps_everything_in_its_place() -> None:
     lay = layout(v.radius, 2)
     small = layout(v.radius)
     assert lay.width > 1.5 * small.width and lay.height > 1.5 * small.height
-    lines, styles = _grid(render_board(v.picture(), scale=2))
+    lines, styles = _grid(render_board(picture_of(v), scale=2))
     assert len(lines) == lay.height
     outline = {c for c in lay.vertex_cells} | {
         (x, y) for cells in lay.edge_cells for x, y, _ in cells

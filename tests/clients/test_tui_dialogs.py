@@ -67,10 +67,13 @@ def prompt(state: GameState, seat: int) -> m.Prompt:
 
 
 def events(state: GameState, evs: list[Any], seat: int) -> m.Events:
+    """The ``events`` of ``evs`` (just applied to ``state``) as ``seat`` gets them, with its
+    view after them (the terminal client asks for views with events)."""
     return m.Events(
         game=GAME,
         state_id=state.actions_taken,
         events=[event_from_engine(e.for_seat(seat)) for e in evs],
+        view=view_from_engine(view(state, seat)),
     )
 
 

@@ -140,7 +140,7 @@ async def test_the_hint_shows_the_whole_spot_and_the_keys_while_picking(
     """Even in the 16 columns beside the board at 80x24: the spot's name (a place with three
     hexes and a harbour is the longest) and the keys, nothing cut off."""
     import engine
-    from clients.tui.model import PlaceNames
+    from clients.narrate import PlaceNames
     from tests.clients.test_tui_dialogs import client, prompt
 
     state = engine.new_game(engine.GameConfig(players=4), 4)

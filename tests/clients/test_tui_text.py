@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 import engine
+from clients.game import GameModel
 from clients.tui.app import swap_problem
-from clients.tui.model import GameModel
 from clients.tui.widgets import fit_name
 from protocol import messages as m
 from protocol.payloads import event_from_engine, view_from_engine
