@@ -1,10 +1,12 @@
-"""Which build of the engine runs: the mypyc-compiled one or pure Python, and the one line
-``hexhaven play`` and ``hexhaven serve`` print when a regular install could not compile it.
+"""Which build of the engine runs: the mypyc-compiled one or pure Python, the line
+``hexhaven play`` shows in its game log to say which, and the one line ``hexhaven play`` and
+``hexhaven serve`` print when a regular install could not compile it.
 
 A regular install (``pip install .``) compiles the engine where a C compiler works
-(``setup.py``); without one it installs pure Python, and since ``pip -q`` hides the build's
-output, the program says so when it runs. Editable installs are interpreted on purpose
-(the tests, development) and say nothing.
+(``setup.py``); without one it installs pure Python, and since the build's warning is easy
+to miss among pip's lines, the program says so when it runs. Editable installs are
+interpreted on purpose (the tests, development) and print nothing (the game log still names
+their build).
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from types import ModuleType
 from typing import TextIO
 
 DIST = "hexhaven"
+COMPILED = "Engine: compiled (mypyc)."
+INTERPRETED = "Engine: pure Python (interpreted)."
 NOTICE = (
     "hexhaven: the engine runs as pure Python, about half as fast; `pip install .` again "
     "where a C compiler works (Debian: apt install gcc python3-dev) compiles it"
@@ -27,6 +31,16 @@ NOTICE = (
 def is_compiled(module: ModuleType) -> bool:
     """Whether ``module`` was loaded from a compiled extension module."""
     return (module.__file__ or "").endswith(tuple(EXTENSION_SUFFIXES))
+
+
+def engine_line(module: ModuleType | None = None) -> str:
+    """:data:`COMPILED` or :data:`INTERPRETED`: the build of the engine in use (``module``,
+    one of its compiled modules; default ``engine.rules``)."""
+    if module is None:
+        import engine.rules
+
+        module = engine.rules
+    return COMPILED if is_compiled(module) else INTERPRETED
 
 
 def _is_editable(dist: metadata.Distribution) -> bool:

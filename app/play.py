@@ -20,7 +20,8 @@ from websockets.uri import parse_uri
 
 from app.board_choice import board_fields
 from app.collector import short_collections
-from app.log import configure_logging
+from app.engine_build import engine_line
+from app.log import logs_in_file
 from app.tokens import STDIN, KeptSeat, TokenError, keep_seat, kept_seat, read_token, write_private
 from clients.sdk import Agent, Table
 from clients.tls import tls_problem
@@ -33,6 +34,9 @@ from storage import data_dir
 SAVED = "last_game.json"
 """In the data directory: the game ``hexhaven play`` left unfinished and its seat token
 (readable by its owner alone)."""
+PLAY_LOG = "play.log"
+"""In the data directory: the log of ``hexhaven play`` (its embedded server, the bot host
+and its search workers), JSON lines appended game after game."""
 DEFAULT_BOT_KIND = "uct"
 """The bots ``play`` and ``host`` seat unless ``--bot-kind`` says otherwise."""
 DEFAULT_STRENGTH = "quick"
@@ -40,12 +44,6 @@ DEFAULT_STRENGTH = "quick"
 strongest whose decisions stay under a second at the 95th percentile with the interpreted
 engine (``benchmarks/strength_speed.py``; ``quick`` is ``medium`` stopped at 0.8 s a
 decision)."""
-
-
-def log_to_file(path: Path, level: str = "info") -> None:
-    """Send structlog's events (the embedded server's) to a file, not the terminal the UI
-    draws on."""
-    configure_logging(level, path.open("a", encoding="utf-8"))
 
 
 def game_options(
@@ -251,15 +249,32 @@ def play(
 ) -> int:
     """``hexhaven play``: an embedded server on 127.0.0.1 (a free port) with its games in
     the data directory, a game for the person, bots, and the ``agents`` (specs) played in
-    this process, and the UI."""
+    this process, and the UI, which names the engine's build. Every log, the bot
+    processes' too, goes to :data:`PLAY_LOG` in the data directory, not the terminal."""
+    home = data_dir()
+    with logs_in_file(home / PLAY_LOG):
+        return _play(home, options=options, name=name, resume=resume, db=db, agents=agents)
+
+
+def _play(
+    home: Path,
+    *,
+    options: m.GameOptions,
+    name: str,
+    resume: bool,
+    db: Path | None,
+    agents: Sequence[str],
+) -> int:
+    import structlog
+
     from clients.sdk import play as play_seat
     from server.app import HexhavenServer
     from server.store import Store
 
-    home = data_dir()
     db = db or home / "games.db"
     saved_path = home / SAVED
-    log_to_file(home / "play.log")
+    engine = engine_line()
+    structlog.get_logger("hexhaven.play").info("play.started", engine=engine)
     store = Store(db)
     saved = _saved(saved_path) if resume else None
     if resume and saved is None:
@@ -309,7 +324,7 @@ def play(
                     held = [{"spec": seat.spec, "token": seat.token} for seat in seats]
                     kept_now = {"game": link.game, "token": link.token, "agents": held}
                     write_private(saved_path, json.dumps(kept_now))
-                app = await _run_ui(link, back="hexhaven play --resume")
+                app = await _run_ui(link, note=engine, back="hexhaven play --resume")
             finally:
                 for task in tasks:
                     task.cancel()

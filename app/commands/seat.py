@@ -61,7 +61,7 @@ def _bot(args: argparse.Namespace) -> int:
 def _bot_host(args: argparse.Namespace) -> int:
     import asyncio
 
-    from app.log import configure_logging
+    from app.log import configure_logging, stderr_to_log_file
     from clients.tls import TrustError
 
     if bad_url("bot-host", args.url):
@@ -78,6 +78,7 @@ def _bot_host(args: argparse.Namespace) -> int:
     except TrustError as exc:
         print(f"hexhaven bot-host: {exc}", file=sys.stderr)
         return 2
+    stderr_to_log_file()  # started by `hexhaven play`: its log file, not the person's terminal
     configure_logging(args.log_level)
     from app.bot_host import host_seats
 

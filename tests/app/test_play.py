@@ -1,19 +1,24 @@
 """``hexhaven play``'s bots: by default the server seats ``uct`` bots at the default
 strength, ``--bot-kind`` still picks another kind, and ``--agent`` seats bots of any kind
-(a trained policy among them) in the command's own process."""
+(a trained policy among them) in the command's own process; a quit mid-game leaves the
+terminal to the UI (every log goes to ``play.log``), and the UI names the engine's build."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import json
+import os
 from pathlib import Path
 from typing import cast
 
 import pytest
 
+import engine.rules
 from app.cli import main
-from app.play import DEFAULT_STRENGTH, SAVED
+from app.engine_build import COMPILED, INTERPRETED, is_compiled
+from app.log import LOG_FILE_ENV
+from app.play import DEFAULT_STRENGTH, PLAY_LOG, SAVED
 from clients.tui.app import HexhavenApp
 from clients.tui.link import Link
 from protocol import messages as m
@@ -111,3 +116,42 @@ def test_play_refuses_agents_it_cannot_seat(
 ) -> None:
     assert main(["play", *argv]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_a_quit_mid_game_writes_nothing_but_its_farewell_and_the_logs_go_to_play_log(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """The UI runs headless (it writes nothing), quits with ``q`` ``y`` once the bots are
+    seated and the game waits for the person's move; the bot host's seats then lose their
+    connections as the embedded server stops, which they log."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    monkeypatch.delenv(LOG_FILE_ENV, raising=False)
+    notes: list[str] = []
+
+    async def quit_mid_game(app: HexhavenApp) -> None:
+        model = app.model
+
+        def mid_game() -> bool:
+            bots = [p for p in model.players if p.bot]
+            return model.prompt is not None and len(bots) == 2 and all(p.connected for p in bots)
+
+        async with app.run_test(size=(100, 30)) as pilot:
+            async with asyncio.timeout(120):
+                while not mid_game():
+                    await pilot.pause(0.02)
+            notes.extend(line.text for line in model.log if line.kind == "info")
+            await pilot.press("q")
+            await pilot.press("y")
+
+    monkeypatch.setattr(HexhavenApp, "run_async", quit_mid_game)
+    assert main(["play", "--bots", "2", "--vp", "5"]) == 0
+    out, err = capfd.readouterr()
+    assert (out, err) == ("The game is saved: `hexhaven play --resume` goes on with it.\n", "")
+    build = COMPILED if is_compiled(engine.rules) else INTERPRETED
+    assert build in notes  # in the game log the UI shows
+    lines = (tmp_path / "hexhaven" / PLAY_LOG).read_text().splitlines()
+    logged = [json.loads(line) for line in lines]
+    assert logged[0]["event"] == "play.started" and logged[0]["engine"] == build
+    events = {entry["event"] for entry in logged}
+    assert "agent.connection_lost" in events  # the bot host's, in the file, not the terminal
+    assert LOG_FILE_ENV not in os.environ
