@@ -1,6 +1,7 @@
 """The install: when setup.py compiles the engine (a regular install where a C compiler
 works; never an editable one), that a missing compiler leaves a pure-Python install, and the
-notice a regular install without the compiled engine prints when it runs."""
+notice a regular install without the compiled engine prints when it runs; README's two
+commands show pip's progress and test as CI does."""
 
 from __future__ import annotations
 
@@ -285,3 +286,27 @@ def test_the_tests_own_engine_is_not_told() -> None:
 def test_the_notice_is_one_line_saying_how() -> None:
     assert "\n" not in NOTICE
     assert "pure Python" in NOTICE and "pip install ." in NOTICE
+
+
+# --- README's two commands ------------------------------------------------------------------
+
+
+def readme_commands() -> list[str]:
+    """The shell lines of README's "Two commands" section, in order."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split("\n## Two commands\n", 1)[1].split("\n## ", 1)[0]
+    blocks = section.split("```sh\n")[1:]
+    return [line for block in blocks for line in block.split("```", 1)[0].splitlines() if line]
+
+
+def test_readme_installs_showing_pips_progress_and_tests_as_ci_does() -> None:
+    play, tests = readme_commands()
+    assert play.endswith(" && .venv/bin/hexhaven play")
+    installs = [part.strip() for part in (play.split("&&")[1], tests.split("&&")[1])]
+    assert installs == [".venv/bin/pip install .", ".venv/bin/pip install -e '.[test]'"]
+    for install in installs:  # pip's progress shown: a first install takes minutes
+        assert not {"-q", "--quiet", "--progress-bar=off"} & set(install.split())
+    test_command = tests.split("&&")[2].strip()
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert test_command in ci  # CI runs README's test command as it stands
+    assert any(".venv/bin/pip install" in line and "-e '.[test]'" in line for line in ci)
