@@ -81,7 +81,7 @@ export function drawBoard(svg, view, spots, places) {
 
   if (view.robber >= 0) {
     const [rx, ry] = pt(topo.hexCentres[view.robber]);
-    const robber = el("g", { class: "robber" });
+    const robber = el("g", { class: "robber", "data-hex": view.robber });
     robber.append(el("title", {}, `The robber, on ${places.hex(view.robber)}`));
     robber.append(el("circle", { cx: rx + 18, cy: ry - 4, r: 8 }));
     robber.append(el("text", { x: rx + 18, y: ry - 1 }, "R"));

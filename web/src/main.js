@@ -4,7 +4,7 @@
 import { sha256 } from "@noble/hashes/sha256";
 import { bytesToHex } from "@noble/hashes/utils";
 import { SEAT_COLOURS, drawBoard } from "./board.js";
-import { DEV_CARDS, RESOURCES, apply, initialView, liveView, total } from "./live.js";
+import { DEV_CARDS, RESOURCES, liveView, total } from "./live.js";
 import { Narrator, PlaceNames, cardsText, plural } from "./narrate.js";
 import { Connection, serverUrl } from "./net.js";
 
@@ -146,6 +146,7 @@ const state = {
   told: 0, // the state the log has told the game up to
   batches: new Map(), // state id -> the events of the action that led to it, for the replay
   replay: null, // {step} while replaying the finished game
+  views: new Map(), // state id -> the server's view at it (with events, or asked for the replay)
   heardChat: false, // whether a history has brought the chat kept for the game
   over: null,
   clock: new Map(),
@@ -238,6 +239,8 @@ function onMessage(msg) {
       if (msg.started) state.started = true;
       break;
     case "view":
+      state.views.set(num(msg.view.state_id), msg.view);
+      if (state.over && state.view && num(msg.view.state_id) < state.view.stateId) break; // a replay's
       state.view = liveView(msg.view);
       if (state.prompt && num(state.prompt.state_id) !== state.view.stateId) state.prompt = null;
       if (state.view.stateId > 0) state.started = true;
@@ -248,9 +251,9 @@ function onMessage(msg) {
     case "events": {
       state.started = true;
       const sid = num(msg.state_id);
-      if (state.view) {
-        for (const e of msg.events) apply(state.view, e);
-        state.view.stateId = sid;
+      if (msg.view) {
+        state.view = liveView(msg.view);
+        state.views.set(sid, msg.view);
       }
       if (state.prompt && num(state.prompt.state_id) !== sid) state.prompt = null;
       if (state.sentFor !== null && sid > state.sentFor) state.sentFor = null; // it was applied
@@ -571,15 +574,17 @@ function replayable() {
   return true;
 }
 
+// The view at a step is the server's: kept from the events that brought it, or asked for.
 function replayView(step) {
-  const v = initialView(state.view);
-  for (let sid = 1; sid <= step; sid++) for (const e of state.batches.get(sid)) apply(v, e);
-  v.stateId = step;
-  return v;
+  const kept = state.views.get(step);
+  return kept ? liveView(kept) : null;
 }
 
 function replayTo(step) {
   state.replay = { step: Math.max(0, Math.min(state.view.stateId, step)) };
+  if (!state.views.has(state.replay.step)) {
+    state.conn.send({ type: "view_at", game: state.game, state_id: state.replay.step });
+  }
   render();
 }
 
@@ -603,9 +608,10 @@ function replayPanel(v) {
 }
 
 function render() {
-  if (state.replay && state.view) {
+  const shown = state.replay && state.view ? replayView(state.replay.step) : null;
+  if (shown) {
     const live = state.view;
-    state.view = replayView(state.replay.step);
+    state.view = shown;
     try {
       draw();
     } finally {
@@ -622,6 +628,7 @@ function draw() {
   const chat = $("chat-text")?.value ?? "";
   const inGame = state.game && (state.view || state.players.length);
   app.replaceChildren(inGame ? gameScreen() : lobbyScreen());
+  app.dataset.state = state.view ? String(state.view.stateId) : ""; // the state drawn
   $("status").textContent = state.status;
   $("status").hidden = !state.status;
   if (inGame && state.view) {

@@ -35,7 +35,7 @@ export class Connection {
     this.socket = socket;
     socket.addEventListener("open", () => {
       this.retry = 0;
-      this.write({ type: "hello", protocol: PROTOCOL, client: "hexhaven-web 0.1", views: true });
+      this.write({ type: "hello", protocol: PROTOCOL, client: "hexhaven-web 0.1", views: true, event_views: true });
     });
     socket.addEventListener("message", (event) => {
       if (!(event.data instanceof ArrayBuffer)) return;
