@@ -65,11 +65,11 @@ from server.store import (
     game_listed,
     game_record,
     game_unlisted,
-    hash_token,
     is_played_out,
     lease_taken,
 )
 from server.tls import ServerTLS
+from server.tokens import hash_token
 
 __all__ = [
     "BURST",

@@ -2,7 +2,7 @@
 
 The room is policy and I/O: seats and tokens, the turn timer, away seats and their
 stand-ins, bot processes, the store, chat, the roster and the clock. A seat is known by the
-hash of its token (:func:`server.store.hash_token`), in the store and in memory alike; a
+hash of its token (:func:`server.tokens.hash_token`), in the store and in memory alike; a
 token itself is only handed out (``joined``, or to a bot process the room starts) and
 compared (``rejoin``). Every message that
 carries the game as one recipient may see it (a view, a prompt, events, history, game over)
@@ -26,7 +26,6 @@ resumes from its last stored action.
 from __future__ import annotations
 
 import asyncio
-import secrets
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -53,11 +52,10 @@ from server.store import (
     game_created,
     game_finished,
     game_started,
-    hash_token,
     seat_freed,
     seat_set,
-    token_matches,
 )
+from server.tokens import hash_token, new_token, token_matches
 
 
 class Peer(Protocol):
@@ -94,11 +92,6 @@ class _ServerPeer:
 
 
 SERVER_PEER: Peer = _ServerPeer()
-
-
-def new_token() -> str:
-    """A fresh seat token: 24 random bytes, URL-safe base64 (32 characters)."""
-    return secrets.token_urlsafe(24)
 
 
 @dataclass

@@ -28,7 +28,7 @@ against the database's clock, that this process still holds the lease of each ga
 writes, and the writes of a game it no longer holds are not made (they fail with
 :class:`LeaseLost`), so no two processes ever write one game.
 
-A seat is kept by the hash of its token (:func:`hash_token`), never the token: whoever
+A seat is kept by the hash of its token (:func:`server.tokens.hash_token`), never the token: whoever
 reads the database cannot take a seat with what it holds. The schema is numbered
 (:data:`MIGRATIONS`); a database of an older version is brought up to date when opened.
 """
@@ -39,7 +39,6 @@ import asyncio
 import concurrent.futures
 import contextlib
 import functools
-import hashlib
 import json
 import queue
 import secrets
@@ -58,6 +57,7 @@ from pydantic import TypeAdapter
 import engine
 from protocol import messages as m
 from protocol.payloads import ActionPayload, action_from_engine, action_to_engine
+from server.tokens import hash_token, token_matches
 from storage import (
     Database,
     Migration,
@@ -102,19 +102,6 @@ __all__ = [
 ]
 
 _ACTION: TypeAdapter[Any] = TypeAdapter(ActionPayload)
-
-
-def hash_token(token: str) -> str:
-    """The hash a seat is kept by: the SHA-256 of the token's UTF-8 bytes, in hex (64
-    ASCII characters). Any string hashes, whatever its characters or length."""
-    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def token_matches(token_hash: str, token: str) -> bool:
-    """Whether ``token`` is the token of ``token_hash``, compared in constant time. Never
-    raises: a string of any characters or length is simply not the token."""
-    presented = hash_token(token).encode("ascii")
-    return secrets.compare_digest(presented, token_hash.encode("utf-8", "surrogatepass"))
 
 
 SCHEMA_1 = """
