@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import operator
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, fields
+from dataclasses import fields
 from typing import TYPE_CHECKING, Annotated, Any, Generic, Literal, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -686,6 +686,10 @@ class ViewPayload(WireModel):
     victory_cards: list[int] | None
 
 
+_PLAYER_FIELDS = tuple(f.name for f in fields(engine.PlayerView))
+"""The fields of a seat in a view (each a number or a flag: copied as they are)."""
+
+
 def view_from_engine(view: engine.View) -> ViewPayload:
     """The wire form of an engine view."""
     board: dict[str, Any] = dict(view.board)
@@ -721,7 +725,7 @@ def view_from_engine(view: engine.View) -> ViewPayload:
         development_deck=view.development_deck,
         dev_card_played=view.dev_card_played,
         free_roads=view.free_roads,
-        seats=[PlayerPayload(**asdict(p)) for p in view.seats],
+        seats=[PlayerPayload(**{k: getattr(p, k) for k in _PLAYER_FIELDS}) for p in view.seats],
         trade=trade,
         winner=view.winner,
         hand=None if view.hand is None else Cards.of(view.hand),
