@@ -19,10 +19,18 @@ from functools import partial
 from typing import Any
 
 import structlog
-from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed, WebSocketException
+from websockets.asyncio.client import ClientConnection
+from websockets.exceptions import ConnectionClosed
 
-from clients.tls import Where, connect_options, trusting
+from clients.reconnect import (
+    PING_INTERVAL,
+    PING_TIMEOUT,
+    RECONNECT,
+    ConnectionLost,
+    Connections,
+    Reconnect,
+)
+from clients.tls import Where, trusting
 from protocol import SUBPROTOCOL_MSGPACK, ProtocolError
 from protocol import messages as m
 from protocol.client_session import (
@@ -30,10 +38,21 @@ from protocol.client_session import (
     Goal,
     JoinSeat,
     ResumeSeat,
-    is_between_servers,
 )
 from protocol.codec import Frame
 from protocol.payloads import ViewPayload, WireModel
+
+__all__ = [
+    "PING_INTERVAL",
+    "PING_TIMEOUT",
+    "RECONNECT",
+    "Agent",
+    "ConnectionLost",
+    "Reconnect",
+    "SeatDeclined",
+    "Table",
+    "play",
+]
 
 
 @dataclass
@@ -72,46 +91,9 @@ class Agent(ABC):
         """Called when the server refuses something this agent sent."""
 
 
-@dataclass(frozen=True)
-class Reconnect:
-    """How :func:`play` comes back after losing its connection during a game: up to
-    ``attempts`` tries in a row, waiting ``first_delay`` seconds before the first and twice
-    as long before each next one (at most ``max_delay``), and never for more than
-    ``give_up_after`` seconds since the connection was lost. A rejoin that succeeds starts
-    the count afresh."""
-
-    attempts: int = 8
-    first_delay: float = 0.2
-    max_delay: float = 5.0
-    give_up_after: float = 120.0
-
-    def delay(self, attempt: int) -> float:
-        """Seconds to wait before try number ``attempt`` (1, 2, ...)."""
-        return float(min(self.max_delay, self.first_delay * 2 ** (attempt - 1)))
-
-
-RECONNECT = Reconnect()
-"""The policy :func:`play` uses unless told otherwise."""
-PING_INTERVAL = 20.0
-"""Seconds between the websocket pings :func:`play` sends to check the line."""
-PING_TIMEOUT = 20.0
-"""Seconds a ping may go unanswered before the connection counts as lost."""
-
-
 class SeatDeclined(Exception):
     """The agent declined its seat (its :meth:`Agent.on_seated` raised); the message is
     the agent's reason."""
-
-
-class ConnectionLost(Exception):
-    """:func:`play` lost its connection and could not rejoin its seat: the policy's
-    attempts or time ran out, the server refused the rejoin, or no seat was taken yet to
-    come back to. The message says which, and the last error seen."""
-
-    def __init__(self, message: str, *, game: str, attempts: int) -> None:
-        super().__init__(message)
-        self.game = game
-        self.attempts = attempts
 
 
 async def play(
@@ -179,94 +161,30 @@ async def play(
         goal, client=f"hexhaven-sdk {agent.name}", subprotocol=subprotocol, views=True
     )
     session = _Session(agent, Table(game=game or "", token=token), log, client)
-    lost_at: float | None = None  # when the connection was lost, while coming back
-    attempts = 0  # tries in a row since then
-    moves = 0  # servers the game was found to be played at instead
-    entry = url  # where to come back after a loss: it knows where the game is now
-    error = ""
+    connections = Connections(
+        url,
+        client,
+        policy=reconnect,
+        tls=tls,
+        ping_interval=ping_interval,
+        ping_timeout=ping_timeout,
+        log=lambda: session.log,
+        events="agent",
+    )
     try:
-        while True:
-            if lost_at is not None:
-                attempts += 1
-                waited = time.monotonic() - lost_at
-                if (
-                    reconnect is None
-                    or attempts > reconnect.attempts
-                    or (waited >= reconnect.give_up_after)
-                ):
-                    session.log.error(
-                        "agent.gave_up", attempts=attempts - 1, seconds=round(waited, 1)
-                    )
-                    raise ConnectionLost(
-                        f"lost the connection to {url} and could not rejoin game "
-                        f"{session.table.game} ({attempts - 1} tries in {waited:.1f} s; "
-                        f"last error: {error})",
-                        game=session.table.game,
-                        attempts=attempts - 1,
-                    )
-                delay = min(reconnect.delay(attempts), reconnect.give_up_after - waited)
-                session.log.warning("agent.reconnecting", attempt=attempts, delay=round(delay, 2))
-                await asyncio.sleep(max(0.0, delay))
-            try:
-                ws = await connect(
-                    url,
-                    subprotocols=[client.subprotocol],  # type: ignore[list-item]
-                    ping_interval=ping_interval,
-                    ping_timeout=ping_timeout,
-                    **connect_options(url, tls),
-                )
-            except (OSError, WebSocketException, TimeoutError) as exc:
-                if lost_at is None:
-                    raise  # never connected: nothing to come back to
-                error = f"{type(exc).__name__}: {exc}"
-                url, moves = entry, 0  # the server it was sent to is gone: ask the entry
-                continue
-            async with ws:
-                outcome = await session.run(ws)
+        async for ws in connections:
+            outcome = await session.run(ws)
             if isinstance(outcome, m.GameOver):
                 return outcome
-            moved = client.moved_to if outcome is _REFUSED else None
-            if moved is not None and moves < MAX_MOVES:
-                moves += 1  # another server plays the game: ask there
-                session.log.info("agent.moved", url=moved)
-                url = moved
-                continue
-            if outcome is _REFUSED and lost_at is not None and is_between_servers(client.refusal):
-                error = "the game is between servers"  # taken over within seconds: again
-                continue
-            if outcome is _REFUSED:
-                if lost_at is None:
-                    return None
-                refusal = client.refusal
-                assert refusal is not None
-                session.log.error("agent.rejoin_refused", code=str(refusal.code))
-                raise ConnectionLost(
-                    f"lost the connection to {url}, and the server refused the rejoin of game "
-                    f"{session.table.game}: {refusal.code}: {refusal.message}",
-                    game=session.table.game,
-                    attempts=attempts,
-                )
-            if session.table.token is None:
-                raise ConnectionLost(
-                    f"lost the connection to {url} before taking a seat in "
-                    + (f"game {game}" if game else f"the game of invite code {invite}"),
-                    game=game or "",
-                    attempts=0,
-                )
-            if session.rejoined:
-                lost_at, attempts = None, 0  # it was back: a new loss starts a new count
-            if lost_at is None:
-                lost_at = time.monotonic()
-                session.log.warning("agent.connection_lost", reason=str(outcome))
-            error = str(outcome)
-            url = entry
+            if outcome is not _REFUSED:
+                connections.lost(str(outcome))
+        return None  # the server refused the seat
     finally:
+        await connections.aclose()
         await session.close()
 
 
 _REFUSED: Any = object()
-MAX_MOVES = 5
-"""How many times in one game the SDK follows ``moved`` to the server that plays it."""
 
 
 @dataclass(frozen=True)
@@ -364,8 +282,7 @@ class _Session:
                 if client.is_refused:
                     return _REFUSED
         finally:
-            self.ws = None
-            client.connection_lost()
+            self.ws = None  # the reconnect loop tells the client session it is gone
             reader.cancel()
             await asyncio.gather(reader, return_exceptions=True)
 
