@@ -20,7 +20,6 @@ import secrets
 import socket
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
-from http import HTTPStatus
 
 import structlog
 from websockets import http11
@@ -50,12 +49,12 @@ from protocol.server_session import (
     ServerSession,
     frame_bytes,
 )
-from server import web
+from server import plain_http
 from server.bot_host import BotHost
 from server.connection import CLOSE_TIMEOUT, Connection, Timing, Turn, read_limit
 from server.limits import ServerLimits
 from server.lobby import Entry, SharedLobby, page
-from server.metrics import CONTENT_TYPE, Census, ServerMetrics
+from server.metrics import Census, ServerMetrics
 from server.room import SERVER_PEER, Disconnected, GameRoom, ProcessExited
 from server.store import (
     Listed,
@@ -68,6 +67,7 @@ from server.store import (
     is_played_out,
     lease_taken,
 )
+from server.tasks import Tasks
 from server.tls import ServerTLS
 from server.tokens import hash_token
 
@@ -301,7 +301,8 @@ class HexhavenServer:
         self._leases_held = 0
         """Games whose leases this process held at its last renewal (PostgreSQL)."""
         """Games played out and closed, opened again for those who watch them."""
-        self._tasks: set[asyncio.Task[None]] = set()
+        self.tasks = Tasks()
+        """Every task the server runs (cancelled together when it stops)."""
         self.log = structlog.get_logger("hexhaven.server")
         self.url = ""
         self.owner = ""
@@ -358,23 +359,19 @@ class HexhavenServer:
             self.owner = self.owner or f"{socket.gethostname()}:{self.port_of(listener)}"
             self.store.holder = self.owner  # every commit is fenced by its leases
             await self._hold_leases()
-            keeper = asyncio.create_task(self._keep_leases(), name="leases")
-            self._tasks.add(keeper)
-            keeper.add_done_callback(self._tasks.discard)
+            self.tasks.start(self._keep_leases(), "leases")
         else:
             for room in self.rooms.values():
                 room.launch_bots()  # bots of games resumed from the store
-        for name, job in (("reaper", self._reap_idle()), ("sweep", self._sweep())):
-            task = asyncio.create_task(job, name=name)
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+        self.tasks.start(self._reap_idle(), "reaper")
+        self.tasks.start(self._sweep(), "sweep")
 
     async def _stop(self, listener: asyncio.Server) -> None:
         """Stop serving: no more connections, the open ones closed (1001), the rooms and the
         bot host stopped, and on PostgreSQL this process's leases given up."""
         listener.close()
         await self._close_connections()
-        await self._stop_rooms()
+        await self.tasks.cancel()
         if self.bot_host is not None:
             await self.bot_host.close()
         if self.store.postgres:  # its games are free for another process at once...
@@ -498,58 +495,11 @@ class HexhavenServer:
         port: int = next(iter(listener.sockets)).getsockname()[1]
         return port
 
-    async def _stop_rooms(self) -> None:
-        for task in self._tasks:
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
-        self._tasks.clear()
-
     # --- what the server reports ----------------------------------------------------------
     def respond(self, protocol: ServerProtocol, request: http11.Request) -> http11.Response | None:
-        """Answer a plain HTTP request: ``/healthz``, ``/metrics``, or the web client's page
-        and assets (:mod:`server.web`; 404 for any other path); a method other than GET and
-        HEAD is 405 with ``Allow: GET, HEAD`` (the connection leaves out a HEAD's body). A
-        websocket handshake (a GET) goes on (None)."""
-        path = request.path.partition("?")[0]
-        if request.method not in web.METHODS:
-            response = protocol.reject(
-                HTTPStatus.METHOD_NOT_ALLOWED,
-                f"this server answers GET and HEAD requests only, not {request.method}\n",
-            )
-            response.headers["Allow"] = web.ALLOW
-            return response
-        if request.method == "GET" and "websocket" in request.headers.get("Upgrade", "").lower():
-            return None
-        if path == "/healthz":
-            if self.store.reachable:
-                return protocol.reject(HTTPStatus.OK, "ok\n")
-            return protocol.reject(
-                HTTPStatus.SERVICE_UNAVAILABLE,
-                "the database is unreachable; games wait until it is back\n",
-            )
-        if path == "/metrics":
-            response = protocol.reject(HTTPStatus.OK, self.metrics.text().decode())
-            del response.headers["Content-Type"]
-            response.headers["Content-Type"] = CONTENT_TYPE
-            return response
-        return self._web(protocol, request.path)
-
-    @staticmethod
-    def _web(protocol: ServerProtocol, path: str) -> http11.Response:
-        """The web client's file ``path`` names, or a 404."""
-        found = web.lookup(path)
-        if found is None:
-            response = protocol.reject(HTTPStatus.NOT_FOUND, "not found\n")
-        else:
-            response = protocol.reject(HTTPStatus.OK, "")
-            response.body = found.body
-            del response.headers["Content-Length"]
-            response.headers["Content-Length"] = str(len(found.body))
-            del response.headers["Content-Type"]
-            response.headers["Content-Type"] = found.content_type
-        for name, value in web.HEADERS.items():
-            response.headers[name] = value
-        return response
+        """Answer a plain HTTP request (:func:`server.plain_http.respond`); None for a
+        websocket handshake."""
+        return plain_http.respond(protocol, request, self.store.reachable, self.metrics)
 
     def census(self) -> Census:
         """The server's counts now (read by its metrics)."""
@@ -718,9 +668,7 @@ class HexhavenServer:
                     m.Error(code=ErrorCode.INTERNAL, message="the server failed on that message")
                 )
 
-        task = asyncio.create_task(send(), name=f"answer-{kind}")
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self.tasks.start(send(), f"answer-{kind}")
 
     async def _not_open(
         self, game_id: str, conn: Connection | None = None, message: GameMessage | None = None
@@ -858,11 +806,7 @@ class HexhavenServer:
                 return
             making = secrets.token_hex(8)
             self._making[making] = (conn.id, conn.address, len(options.bots))
-            task = asyncio.create_task(
-                self._create_later(conn, options, seed, making), name="board"
-            )
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+            self.tasks.start(self._create_later(conn, options, seed, making), "board")
             return
         try:
             options = with_board(options, seed)
@@ -1039,9 +983,7 @@ class HexhavenServer:
             if self.bot_launcher == "process"
             else self._hosted_bot(game, token, kind, name)
         )
-        task = asyncio.create_task(job, name=f"bot-{name}")
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        task = self.tasks.start(job, f"bot-{name}")
         bots = self._bots.setdefault(game, set())
         bots.add(task)
         task.add_done_callback(bots.discard)
@@ -1136,10 +1078,8 @@ class HexhavenServer:
         self._start_room(room)
 
     def _start_room(self, room: GameRoom) -> None:
-        task = asyncio.create_task(room.run(), name=f"room-{room.id}")
-        self._tasks.add(task)
+        task = self.tasks.start(room.run(), f"room-{room.id}")
         self._rooms_tasks[room.id] = task
-        task.add_done_callback(self._tasks.discard)
         task.add_done_callback(self._room_ended)
 
     def _room_ended(self, task: asyncio.Task[None]) -> None:
