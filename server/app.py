@@ -52,6 +52,7 @@ from protocol.server_session import (
 from server import plain_http
 from server.bot_host import BotHost
 from server.connection import CLOSE_TIMEOUT, Connection, Timing, Turn, read_limit
+from server.games import OpenGames
 from server.limits import ServerLimits
 from server.lobby import Entry, SharedLobby, page
 from server.metrics import Census, ServerMetrics
@@ -59,11 +60,7 @@ from server.room import SERVER_PEER, Disconnected, GameRoom, ProcessExited
 from server.store import (
     Listed,
     Store,
-    StoredGame,
-    game_abandoned,
-    game_listed,
     game_record,
-    game_unlisted,
     is_played_out,
     lease_taken,
 )
@@ -106,10 +103,8 @@ games' leases to lapse; another takes them over within ``LEASE + LEASE_RENEW`` s
 LOBBY_SWEEP = 60.0
 """On PostgreSQL each process takes out of the shared lobby, this often, the games whose
 lease has lapsed this long (their process died while they were over or closing)."""
-ROOM_RESTARTS = 3
 BOT_LAUNCHERS = ("host", "process")
 """How a server runs its bots: all in one bot host process, or one process a seat."""
-"""How many times a room's task that failed is started again before its game is closed."""
 
 
 def bot_command(
@@ -195,11 +190,6 @@ def _no_invite() -> m.Error:
     return m.Error(code=ErrorCode.UNKNOWN_GAME, message="no game has that invite code")
 
 
-def _is_open(peer: object) -> bool:
-    """Whether ``peer`` (a room's creating connection, or None) is still connected."""
-    return isinstance(peer, Connection) and not peer.lost
-
-
 def _charged(conn: Connection, budget: str, game: str | None = None) -> m.Error | None:
     """Spend one request of ``budget`` from ``conn``'s and its address's allowances; the
     refusal when either has none left."""
@@ -268,16 +258,9 @@ class HexhavenServer:
         """The connections' deadlines (handshake, close, keepalive, a frame's arrival)."""
         self._addresses: dict[str, Allowance] = {}
         """The budgets of the addresses with a connection open or spent recently."""
-        self._creators: dict[str, tuple[str, str]] = {}
-        """Each open game's creator: (connection id, address)."""
-        self._listed: dict[int, GameRoom] = {}
-        """The open games by the number of their opening (``list_games`` pages by it)."""
-        self._opened = 0
         self.lobby = SharedLobby(self.store)
-        """On PostgreSQL, the public games of every process (``list_games``)."""
-        self._published: dict[str, tuple[int, bool]] = {}
-        """On PostgreSQL, this process's games as their lobby entries say: (seats taken,
-        started)."""
+        """On PostgreSQL, the public games of every process (``list_games``), and this
+        process's entries among them."""
         self._making: dict[str, tuple[str, str, int]] = {}
         """Games whose board is being made: (connection id, address, bot seats)."""
         self._boards = asyncio.Semaphore(max(1, self.limits.boards_at_once))
@@ -291,16 +274,12 @@ class HexhavenServer:
         self.clock = clock
         """The server's clock, in seconds: turn timers, grace periods, idleness, and each
         connection's rate, budgets, keepalive and deadlines."""
-        self._rooms_tasks: dict[str, asyncio.Task[None]] = {}
         self._bots: dict[str, set[asyncio.Task[None]]] = {}
         """Each game's bot processes (the tasks that run them)."""
-        self._room_failures: dict[str, int] = {}
-        self.rooms: dict[str, GameRoom] = {}
-        self.invites: dict[str, str] = {}
-        self._reopened: set[str] = set()
+        self.games = OpenGames(self)
+        """The rooms of the open games."""
         self._leases_held = 0
         """Games whose leases this process held at its last renewal (PostgreSQL)."""
-        """Games played out and closed, opened again for those who watch them."""
         self.tasks = Tasks()
         """Every task the server runs (cancelled together when it stops)."""
         self.log = structlog.get_logger("hexhaven.server")
@@ -314,11 +293,14 @@ class HexhavenServer:
         """Where the connections' frames wait for the end of the event loop's turn."""
         self._all_closed: asyncio.Future[None] | None = None
         """While the server stops: done once every connection has closed."""
-        self._actions_closed = 0
-        """Actions played in games closed since the server started."""
         self.metrics = ServerMetrics(self)
         """``/metrics``: what the server reports of itself."""
         self.store.on_commit = self.metrics.committed
+
+    @property
+    def rooms(self) -> dict[str, GameRoom]:
+        """The open games' rooms by id."""
+        return self.games.rooms
 
     @contextlib.asynccontextmanager
     async def running(
@@ -331,7 +313,7 @@ class HexhavenServer:
         :meth:`_hold_leases`)."""
         if not self.store.postgres:
             for stored in self.store.unfinished():
-                self._resume(stored)
+                self.games.resume(stored)
         loop = asyncio.get_running_loop()
         with self.metrics.collector_pauses():
             async with self.store.writing():
@@ -413,17 +395,6 @@ class HexhavenServer:
             conn.log.warning("conn.close_timeout", opened=conn.session is not None)
             conn.cut_off()
 
-    def _resume(self, stored: StoredGame, room: GameRoom | None = None) -> GameRoom:
-        """Open a room for a stored game, at the state its actions lead to (``room``, if
-        it is restored already)."""
-        room = room if room is not None else GameRoom.restore(stored, self.store, self.clock)
-        room.away_grace = self.away_grace
-        room.launcher = self._launch_bot
-        room.chat_limit = self.limits.chat_per_game
-        room.chat_rate = self.limits.chat_per_speaker
-        self._add_room(room)
-        return room
-
     # --- leases: which process plays a game (PostgreSQL) ------------------------------------
     async def _hold_leases(self) -> None:
         """Renew this process's leases and take those lapsed (their process is gone); resume
@@ -436,7 +407,7 @@ class HexhavenServer:
             stored = await self.store.call(self.store.take, game)
             if stored is None or stored.finished or game in self.rooms:
                 continue
-            room = self._resume(stored)
+            room = self.games.resume(stored)
             room.launch_bots()
             self.log.info("game.taken", game=game, state_id=room.table.state_id)
         for game, room in list(self.rooms.items()):
@@ -456,24 +427,13 @@ class HexhavenServer:
                 await self._hold_leases()
             except Exception:
                 self.log.exception("lease.failure")
-            self._publish()
+            self.lobby.publish(self.rooms.values(), self.games.reopened)
             if time.monotonic() - swept >= LOBBY_SWEEP:
                 swept = time.monotonic()
                 try:
                     await self.store.call(self.store.sweep_lobby, time.time() - LOBBY_SWEEP)
                 except Exception:
                     self.log.exception("lobby.sweep_failure")
-
-    def _publish(self) -> None:
-        """Queue the lobby entries of this process's public games whose seats or state
-        changed since they were last written (PostgreSQL)."""
-        for game, room in self.rooms.items():
-            if room.invite is not None or room.stopped or game in self._reopened:
-                continue
-            now = (room.seated, room.started)
-            if self._published.get(game) != now:
-                self._published[game] = now
-                self.store.queue(game_listed(room.summary()))  # a failure: the writer logs it
 
     def _lease_lost(self, game: str, url: str | None) -> None:
         """A commit's fence found that this process no longer holds ``game``'s lease (it
@@ -487,7 +447,7 @@ class HexhavenServer:
         closed here (its lobby entry is the other process's now)."""
         self.log.warning("game.lost", game=room.id, now_at=url)
         room.hand_over(url)
-        self._close_room(room, unlist=False)
+        self.games.close(room, unlist=False)
 
     @staticmethod
     def port_of(listener: asyncio.Server) -> int:
@@ -504,7 +464,7 @@ class HexhavenServer:
     def census(self) -> Census:
         """The server's counts now (read by its metrics)."""
         games: dict[str, int] = {}
-        actions = self._actions_closed
+        actions = self.games.actions_closed
         waiting = 0
         for room in self.rooms.values():
             state = (
@@ -600,7 +560,7 @@ class HexhavenServer:
             case m.GetRecord():
                 self._answer_later(conn, request.type, self._record(request.game))
             case JoinByInvite():
-                game_id = self.invites.get(request.invite)
+                game_id = self.games.invites.get(request.invite)
                 if game_id is not None:
                     self._to_room(conn, game_id, request.message)
                 elif self.store.postgres:
@@ -613,7 +573,7 @@ class HexhavenServer:
     def _game_list(self, request: m.ListGames) -> m.GameList:
         """A page of this process's public games, in the order they were opened."""
         return page(
-            ((n, room.summary) for n, room in self._listed.items() if room.invite is None),
+            ((n, room.summary) for n, room in self.games.listed.items() if room.invite is None),
             request,
         )
 
@@ -644,7 +604,7 @@ class HexhavenServer:
         game_id = await self.store.call(self.store.invited, request.invite)
         if game_id is None:
             return _no_invite()
-        if self.invites.get(request.invite) == game_id:  # taken over here meanwhile
+        if self.games.invites.get(request.invite) == game_id:  # taken over here meanwhile
             if conn.is_open:
                 self._to_room(conn, game_id, request.message)
             return None
@@ -688,7 +648,7 @@ class HexhavenServer:
                     refusal = self._reopen_refusal(conn, game_id)
                     if refusal is not None:
                         return refusal
-                room = await self._reopen(stored)
+                room = await self.games.reopen(stored)
                 if not conn.closing:
                     conn.rooms.add(game_id)
                     room.submit(conn, message)
@@ -759,7 +719,7 @@ class HexhavenServer:
         """Why a played-out game may not be opened again for ``conn`` now (the server's
         ``reopened`` cap, or the ``reopens`` budget, which this spends), or None."""
         cap = self.limits.reopened
-        if len(self._reopened) >= cap:
+        if len(self.games.reopened) >= cap:
             return m.Error(
                 code=ErrorCode.LIMIT_REACHED,
                 message=f"the server has {cap} finished games open for those watching them "
@@ -768,21 +728,6 @@ class HexhavenServer:
                 game=game_id,
             )
         return _charged(conn, "reopens", game_id)
-
-    async def _reopen(self, stored: StoredGame) -> GameRoom:
-        """A room for a game played out and closed, for those who watch or rejoin it with
-        its history (its actions replayed off the event loop; nothing of it changes any
-        more). Nobody's lobby lists it; the reaper closes it again once they are gone."""
-        room = self.rooms.get(stored.id)
-        if room is not None:
-            return room
-        restored = await asyncio.to_thread(GameRoom.restore, stored, self.store)
-        room = self.rooms.get(stored.id)  # reopened meanwhile for someone else
-        if room is not None:
-            return room
-        self._reopened.add(stored.id)
-        self._resume(stored, restored)
-        return restored
 
     def _create(self, conn: Connection, options: m.GameOptions) -> None:
         """Create a game, at once when its board is quick to make, else once a task has made
@@ -833,7 +778,7 @@ class HexhavenServer:
         (server-wide, per connection, per address), or None. Games being made count, and so
         do stand-in bots."""
         limits = self.limits
-        games = self._open_games()
+        games = self.games.open_games()
         games.extend((cid, address, False, bots) for cid, address, bots in self._making.values())
         mine = [g for g in games if g[0] == conn.id]
         here = [g for g in games if conn.address and g[1] == conn.address]
@@ -892,54 +837,20 @@ class HexhavenServer:
         invite = None
         if options.private:
             invite = "".join(secrets.choice(_INVITE_LETTERS) for _ in range(INVITE_LENGTH))
-        self._creators[game_id] = (conn.id, conn.address)
-        room = GameRoom(
-            game_id,
-            options,
-            seed,
-            conn,
-            self.store,
-            invite,
-            away_grace=self.away_grace,
-            launcher=self._launch_bot,
-            chat_limit=self.limits.chat_per_game,
-            chat_rate=self.limits.chat_per_speaker,
-            clock=self.clock,
-        )
+        self.games.creators[game_id] = (conn.id, conn.address)
+        room = GameRoom(game_id, options, seed, conn, self.store, invite, clock=self.clock)
         # Stored first (with its lease, on PostgreSQL); `game_created` once it is.
         if self.store.postgres:
             reach = self.public_url or self.url
             lease = lease_taken(game_id, self.owner, reach, LEASE)
             if invite is None:  # listed in every process's lobby once stored
-                self._published[game_id] = (room.seated, room.started)
-                room.open(conn, lease, then=[game_listed(room.summary())])
-                self.lobby.changed()
+                room.open(conn, lease, then=[self.lobby.listed(room)])
             else:
                 room.open(conn, lease)
         else:
             room.open(conn)
-        self._add_room(room)
+        self.games.add(room)
         self.log.info("game.created", game=game_id, players=options.players)
-
-    def _emptied(self, game: str, by_creator: bool) -> None:
-        """Everyone left ``game``'s lobby (a room says so; ``by_creator``: its creator's
-        connection was the last): close it once the room is done with the message, unless
-        someone arrived meanwhile or its creator's connection, not the one that left, is
-        still there (a program that made the game for its agents waits for others). Its
-        place under the caps on games not started is free at once."""
-
-        def close() -> None:
-            room = self.rooms.get(game)
-            if room is None or room.started or room.seated or room.spectators:
-                return
-            if not by_creator and _is_open(room.host_peer):
-                return
-            if not room.inbox.empty():
-                return  # someone is arriving
-            self.log.info("game.left_empty", game=game)
-            self._close_room(room)
-
-        asyncio.get_running_loop().call_soon(close)
 
     def _may_stand_in(self, game: str) -> bool:
         """Whether a stand-in bot may be started for an away seat of ``game`` (a room asks):
@@ -947,9 +858,9 @@ class HexhavenServer:
         of the game's creator's address (a stand-in started is counted until its bot
         ends)."""
         limits = self.limits
-        address = self._creators.get(game, ("", ""))[1]
+        address = self.games.creators.get(game, ("", ""))[1]
         total = here = 0
-        for _, where, _, seats in self._open_games():
+        for _, where, _, seats in self.games.open_games():
             total += seats
             if address and where == address:
                 here += seats
@@ -957,20 +868,6 @@ class HexhavenServer:
             self.log.warning("bot.no_stand_in", game=game, bot_seats=total, address_seats=here)
             return False
         return True
-
-    def _open_games(self) -> list[tuple[str, str, bool, int]]:
-        """Each game not over: its creator's connection id and address (empty for a game
-        resumed after a restart), whether it has started, and its bot seats (those it asked
-        for, and its stand-ins running)."""
-        return [
-            (
-                *self._creators.get(room.id, ("", "")),
-                room.started,
-                len(room.options.bots) + self._standins.get(room.id, 0),
-            )
-            for room in self.rooms.values()
-            if not room.over
-        ]
 
     def _launch_bot(
         self, game: str, token: str, kind: str, name: str, stand_in: bool = False
@@ -1064,42 +961,6 @@ class HexhavenServer:
         if room is not None:
             room.submit(SERVER_PEER, ProcessExited(token_hash=hash_token(token), code=code))
 
-    def _add_room(self, room: GameRoom) -> None:
-        room.on_stop = self._end_bots
-        room.may_stand_in = self._may_stand_in
-        room.on_empty = self._emptied
-        room.on_lost = self._lease_lost
-        self.rooms[room.id] = room
-        self._opened += 1
-        if room.id not in self._reopened:
-            self._listed[self._opened] = room
-        if room.invite is not None:
-            self.invites[room.invite] = room.id
-        self._start_room(room)
-
-    def _start_room(self, room: GameRoom) -> None:
-        task = self.tasks.start(room.run(), f"room-{room.id}")
-        self._rooms_tasks[room.id] = task
-        task.add_done_callback(self._room_ended)
-
-    def _room_ended(self, task: asyncio.Task[None]) -> None:
-        """A room's task ends only when its game is closed (cancelled). Any other end is a
-        failure: logged with its traceback, and the room's task is started again on the
-        same state and queue, up to :data:`ROOM_RESTARTS` times; then its game is closed."""
-        if task.cancelled():
-            return
-        game = task.get_name().removeprefix("room-")
-        room = self.rooms.get(game)
-        failures = self._room_failures.get(game, 0) + 1
-        self._room_failures[game] = failures
-        self.log.error("room.task_failed", game=game, failures=failures, exc_info=task.exception())
-        if room is None or self._rooms_tasks.get(game) is not task:
-            return
-        if failures > ROOM_RESTARTS:
-            self._close_room(room)
-            return
-        self._start_room(room)
-
     async def _reap_idle(self) -> None:
         """Close games nobody has touched for ``idle_timeout`` with nobody connected, games
         not started yet that nobody (their creator included) has been connected to for the
@@ -1112,16 +973,7 @@ class HexhavenServer:
             for address, allowance in list(self._addresses.items()):
                 if allowance.is_full():  # nothing spent lately: a fresh one is the same
                     del self._addresses[address]
-            for room in list(self.rooms.values()):
-                if room.connected() or not room.inbox.empty():  # or someone is arriving
-                    continue
-                idle = now - room.last_active
-                if room.started or room.over:
-                    if room.over or idle > self.idle_timeout:
-                        self._close_room(room)
-                elif idle > shortest and not _is_open(room.host_peer):
-                    self.log.info("game.unstarted_expired", game=room.id, idle=round(idle))
-                    self._close_room(room)
+            self.games.close_idle(now, self.idle_timeout, shortest)
 
     async def _sweep(self) -> None:
         """About once a second: each connection's deadlines and keepalive
@@ -1137,25 +989,3 @@ class HexhavenServer:
                 if not conn.closing and conn.stalled(now, limit):
                     conn.log.warning("conn.stalled", bytes=conn.waiting)
                     conn.cut_off()
-
-    def _close_room(self, room: GameRoom, unlist: bool = True) -> None:
-        """Close ``room`` here; with ``unlist``, it leaves the shared lobby too
-        (PostgreSQL)."""
-        if not room.over and not room.stopped:  # a stopped game resumes after a restart
-            self.store.queue(game_abandoned(room.id))  # a failure is the writer's to log
-        if self._published.pop(room.id, None) is not None and unlist:
-            self.store.queue(game_unlisted(room.id))
-        self.rooms.pop(room.id, None)
-        self._reopened.discard(room.id)
-        self._creators.pop(room.id, None)
-        for number, listed in list(self._listed.items()):
-            if listed is room:
-                del self._listed[number]
-        if room.invite is not None:
-            self.invites.pop(room.invite, None)
-        task = self._rooms_tasks.pop(room.id, None)
-        if task is not None:
-            task.cancel()
-        self._end_bots(room.id)
-        self._actions_closed += room.actions
-        self.log.info("game.closed", game=room.id, finished=room.over)

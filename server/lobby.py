@@ -1,10 +1,12 @@
 """The lobby: pages of the public games (``list_games``), and on PostgreSQL the lobby that
 every process on the database shares.
 
-There, each process keeps its own games' entries in the ``lobby`` table (through the
-store's writer) and reads the whole table at most once per :data:`LOBBY_FRESH` seconds,
-or once more after it opened a game: every ``list_games`` in between is answered from that
-copy, so a crowd asking for the lobby costs the database nothing more.
+There, each process keeps its own public games' entries in the ``lobby`` table (through
+the store's writer: listed with the game, brought up to date as its seats fill and it
+starts, taken out when it closes here) and reads the whole table at most once per
+:data:`LOBBY_FRESH` seconds, or once more after it opened a game: every ``list_games`` in
+between is answered from that copy, so a crowd asking for the lobby costs the database
+nothing more.
 """
 
 from __future__ import annotations
@@ -12,9 +14,13 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
 from protocol import messages as m
-from server.store import Listed, Store
+from server.store import Listed, Store, Write, game_listed, game_unlisted
+
+if TYPE_CHECKING:
+    from server.room import GameRoom
 
 __all__ = ["LOBBY_FRESH", "Entry", "SharedLobby", "page"]
 
@@ -44,8 +50,9 @@ def page(games: Iterable[Entry], request: m.ListGames) -> m.GameList:
 
 
 class SharedLobby:
-    """The public games of every live process on one PostgreSQL database, as read last.
-    ``clock`` (monotonic seconds) decides when a copy is too old."""
+    """The public games of every live process on one PostgreSQL database, as read last,
+    and this process's entries among them. ``clock`` (monotonic seconds) decides when a
+    copy is too old."""
 
     def __init__(
         self,
@@ -63,6 +70,33 @@ class SharedLobby:
         self._read_changes = -1
         """:attr:`_changes` when the copy was read."""
         self._reading = asyncio.Lock()
+        self._entries: dict[str, tuple[int, bool]] = {}
+        """This process's games as their entries in the lobby say: (seats taken, started)."""
+
+    def listed(self, room: GameRoom) -> Write:
+        """The entry of ``room``, a new public game of this process, to be stored with it;
+        the next answer reads the lobby again (:meth:`changed`)."""
+        self._entries[room.id] = (room.seated, room.started)
+        self.changed()
+        return game_listed(room.summary())
+
+    def publish(self, rooms: Iterable[GameRoom], reopened: set[str]) -> None:
+        """Queue the entries of this process's public games (of ``rooms``, those not
+        ``reopened`` after they were played out) whose seats or state changed since they
+        were last written."""
+        for room in rooms:
+            if room.invite is not None or room.stopped or room.id in reopened:
+                continue
+            now = (room.seated, room.started)
+            if self._entries.get(room.id) != now:
+                self._entries[room.id] = now
+                self._store.queue(game_listed(room.summary()))  # a failure: the writer logs it
+
+    def unlist(self, game: str, write: bool = True) -> None:
+        """``game`` is closed here: it has no entry of this process any more, and with
+        ``write`` its entry leaves the lobby (not when another process plays it now)."""
+        if self._entries.pop(game, None) is not None and write:
+            self._store.queue(game_unlisted(game))
 
     def changed(self) -> None:
         """This process opened a public game: the next answer reads the lobby again (after
