@@ -9,7 +9,6 @@ rejoin with a token, or watch.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import ssl
 from collections.abc import Callable
@@ -19,6 +18,7 @@ from typing import Any, Protocol
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
+from clients.reconnect import FOREVER, ConnectionLost, Connections, Retry
 from clients.tls import connect_options
 from protocol import PROTOCOL_VERSION, SUBPROTOCOL_MSGPACK, Codec
 from protocol import messages as m
@@ -34,8 +34,6 @@ from protocol.client_session import (
 from protocol.payloads import WireModel
 
 CLIENT_NAME = "hexhaven-tui 0.1"
-RETRY_DELAYS = (0.5, 1.0, 2.0, 3.0, 5.0)
-"""Seconds between reconnection attempts (the last one repeats)."""
 
 
 class SeatLost(Exception):
@@ -44,18 +42,6 @@ class SeatLost(Exception):
     def __init__(self, error: m.Error) -> None:
         super().__init__(error.message)
         self.error = error
-
-
-class _Moved(Exception):
-    """The server said another server plays the game, at ``url``."""
-
-    def __init__(self, url: str) -> None:
-        super().__init__(url)
-        self.url = url
-
-
-MAX_MOVES = 5
-"""How many times in a row a link follows ``moved`` to the server that plays the game."""
 
 
 @dataclass(frozen=True)
@@ -115,6 +101,8 @@ class Link:
         )
         """The rules of taking the seat and taking it back (sans-I/O)."""
         self._ws: ClientConnection | None = None
+        self._connections: Connections | None = None
+        self._status: Callable[[str, str], None] | None = None
         self.closing = False
         self._early: list[Any] = []
 
@@ -149,34 +137,45 @@ class Link:
         if self._ws is not None:
             await self._ws.close()
 
+    def _loop(self, *, retry_first: bool) -> Connections:
+        """The reconnect loop of this link: it never gives up (a person watches and can
+        quit), and it says each wait on the status line."""
+
+        def waiting(retry: Retry) -> None:
+            if self._status is not None:
+                self._status("lost", f"{retry.why}; reconnecting in {retry.delay:g} s")
+
+        return Connections(
+            self.url,
+            self.session,
+            policy=FOREVER,
+            tls=self.tls,
+            retry_first=retry_first,
+            needs_seat=False,
+            on_retry=waiting,
+        )
+
     async def open(self) -> None:
         """Connect and take the seat now, before the UI runs (so a refusal is reported
         at once); what arrives is kept for :meth:`run`. Raises :class:`SeatLost`, or
         OSError and the websockets errors when the server cannot be reached."""
-        moves = 0
-        while True:
-            ws = await self._connect()
-            self._ws = ws
-            try:
-                await self._greet(ws, self._early.append, follow=moves < MAX_MOVES)
-                return
-            except _Moved as moved:
-                self.at, moves = moved.url, moves + 1  # the game is played there: ask there
-            except BaseException:
-                await ws.close()
-                self._ws = None
-                self.session.connection_lost()
-                raise
-            await ws.close()
+        connections = self._connections = self._loop(retry_first=False)
+        try:
+            async for ws in connections:
+                self._ws, self.at = ws, connections.url
+                if await self._greet(ws, self._early.append):
+                    return
+                self._ws = None  # moved: the loop goes to the server that plays the game
+        except BaseException:
             self._ws = None
-            self.session.connection_lost()
+            await connections.aclose()
+            raise
+        raise SeatLost(self._refusal())
 
-    async def _connect(self) -> ClientConnection:
-        return await connect(
-            self.at,
-            subprotocols=[self.subprotocol],  # type: ignore[list-item]
-            **connect_options(self.at, self.tls),
-        )
+    def _refusal(self) -> m.Error:
+        refusal = self.session.refusal
+        assert refusal is not None, "the loop ends only on a refusal"
+        return refusal
 
     async def run(self, deliver: Callable[[Any], None], status: Callable[[str, str], None]) -> None:
         """Take the seat (unless :meth:`open` did) and pass on every message until
@@ -186,50 +185,44 @@ class Link:
         for item in self._early:
             deliver(item)
         self._early.clear()
-        attempt = moves = 0
-        first = self._ws is None
-        while not self.closing:
-            ws = self._ws
-            sent_on = False
-            try:
-                if ws is None:
-                    ws = await self._connect()
-                    self._ws = ws
-                    await self._greet(ws, deliver, follow=moves < MAX_MOVES)
-                first = False
-                attempt = moves = 0
-                status("connected", self.at)
-                async for frame in ws:
-                    message = await self._receive(ws, frame)
-                    if message is not None:
-                        deliver(message)
-                why = "the server closed the connection"
-            except _Moved as moved:
-                self.at, moves = moved.url, moves + 1  # the game is played there: ask there
-                why, sent_on = f"the game is played at {moved.url}", True
-            except SeatLost as lost:
-                if first or not is_between_servers(lost.error):
-                    raise
-                why = lost.error.message  # its server stopped; another takes it over
-            except (OSError, ConnectionClosed, InvalidHandshake, TimeoutError) as exc:
-                if first and self.seating.mode == "create":
-                    raise  # nothing was created: say so rather than retry forever
-                why = str(exc) or type(exc).__name__
-            finally:
-                self._ws = None
-                self.session.connection_lost()
-                if ws is not None:
-                    with contextlib.suppress(Exception):
-                        await ws.close()
-            if self.closing:
-                return
-            if sent_on:
-                continue  # straight to the server that plays it
-            self.at = self.url  # after a loss, ask the first address where the game is now
-            delay = RETRY_DELAYS[min(attempt, len(RETRY_DELAYS) - 1)]
-            status("lost", f"{why}; reconnecting in {delay:g} s")
-            attempt += 1
-            await asyncio.sleep(delay)
+        self._status = status
+        first = self._connections is None
+        connections = self._connections or self._loop(retry_first=self.seating.mode != "create")
+        self._connections = connections
+        try:
+            while not self.closing:
+                ws = self._ws
+                try:
+                    if ws is None:
+                        ws = self._ws = await anext(connections)
+                        self.at = connections.url
+                        if self.closing:
+                            return  # closed while it waited to come back
+                        if not await self._greet(ws, deliver):
+                            continue  # moved: straight to the server that plays it
+                    first = False
+                    status("connected", self.at)
+                    async for frame in ws:
+                        message = await self._receive(ws, frame)
+                        if message is not None:
+                            deliver(message)
+                    connections.lost("the server closed the connection")
+                except SeatLost as lost:
+                    if first or not is_between_servers(lost.error):
+                        raise
+                    connections.lost(lost.error.message)  # its server stopped; another takes it
+                except (OSError, ConnectionClosed, InvalidHandshake, TimeoutError) as exc:
+                    if first and self.seating.mode == "create":
+                        raise  # nothing was created: say so rather than retry forever
+                    connections.lost(str(exc) or type(exc).__name__)
+                finally:
+                    self._ws = None
+        except StopAsyncIteration:
+            raise SeatLost(self._refusal()) from None
+        except ConnectionLost as lost:
+            raise SeatLost(lost.refusal or self._refusal()) from lost
+        finally:
+            await connections.aclose()
 
     async def _receive(self, ws: ClientConnection, frame: str | bytes) -> Any:
         """Feed a frame to the session and send what it answers; the message to deliver,
@@ -239,26 +232,26 @@ class Link:
             await ws.send(out)
         return received.message
 
-    async def _greet(
-        self, ws: ClientConnection, deliver: Callable[[Any], None], *, follow: bool = True
-    ) -> None:
+    async def _greet(self, ws: ClientConnection, deliver: Callable[[Any], None]) -> bool:
         """The handshake, then the seat (on reconnecting, always the token, or the game to
-        watch), delivering what arrives until the seat is taken. Raises :class:`SeatLost`
-        on any error before then, but ``moved`` when ``follow`` (:class:`_Moved`)."""
+        watch), delivering what arrives until the seat is taken: True once it is, False for
+        a ``moved`` the reconnect loop follows. Raises :class:`SeatLost` on any other error
+        before then."""
         session = self.session
         for out in session.connect(ws.subprotocol):
             await ws.send(out)
         while not session.is_seated:
             message = await self._receive(ws, await ws.recv())
-            moved = session.moved_to
-            if moved is not None and follow:
-                raise _Moved(moved)
+            connections = self._connections
+            if session.moved_to is not None and connections and connections.will_follow:
+                return False
             if message is not None:
                 deliver(message)
             if session.refusal is not None:
                 raise SeatLost(session.refusal)
             if isinstance(message, m.Error):
                 raise SeatLost(message)  # the UI takes any error before its seat as final
+        return True
 
 
 def _goal(seating: Seating) -> Goal:
