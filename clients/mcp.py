@@ -7,7 +7,8 @@ position in sentences (places named as the terminal client names them), lists th
 actions with short ids, acts by id, makes and answers domestic offers (checked before they
 are sent), chats, and waits for its turn. The turn timer and away seats apply as to
 anyone: a model that stalls gets the server's default action, and the next answer says so.
-A lost connection is resumed with the seat's token (:class:`clients.sdk.Reconnect`).
+A lost connection is resumed with the seat's token, by the clients' one reconnect loop
+(:class:`clients.reconnect.Connections`, with a :class:`clients.reconnect.Reconnect` policy).
 """
 
 from __future__ import annotations
@@ -26,18 +27,17 @@ import structlog
 from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
 from pydantic import ValidationError
-from websockets.asyncio.client import ClientConnection, connect
+from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed, WebSocketException
 
 from clients.bridge import read_answer
 from clients.game import GameModel, LiveView, dev_names
 from clients.narrate import PlaceNames, cards_text, harbour_label, plural
-from clients.sdk import RECONNECT, Reconnect
-from clients.tls import connect_options
+from clients.reconnect import RECONNECT, ConnectionLost, Connections, Reconnect
 from engine.constants import CITY_COST, DEV_CARD_COST, ROAD_COST, SETTLEMENT_COST
 from protocol import SUBPROTOCOL_MSGPACK, ProtocolError
 from protocol import messages as m
-from protocol.client_session import ClientSession, Goal, WatchGame, is_between_servers
+from protocol.client_session import ClientSession, Goal, WatchGame
 from protocol.payloads import RESOURCE_NAMES, Cards, WireModel
 
 RECENT_EVENTS: Final = 12
@@ -47,8 +47,6 @@ WAIT_LIMIT: Final = 600.0
 DEADLINE_SLACK: Final = 0.25
 """Seconds past a prompt's deadline after which a move of the game counts as the server's
 default action for this seat."""
-MAX_MOVES: Final = 5
-"""How many times the seat follows ``moved`` to the server that plays its game."""
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 
 
@@ -156,65 +154,45 @@ class Seat:
             await self._fail(f"the seat's connection failed ({type(exc).__name__}: {exc})")
 
     async def _run(self) -> None:
-        url, entry = self.url, self.url
-        lost_at: float | None = None
-        attempts = moves = 0
-        policy = self.reconnect
-        while True:
-            if lost_at is not None:
-                attempts += 1
-                waited = time.monotonic() - lost_at
-                if policy is None or attempts > policy.attempts or waited >= policy.give_up_after:
-                    await self._fail(f"lost the connection to {entry} and could not come back")
-                    return
-                await asyncio.sleep(max(0.0, min(policy.delay(attempts), policy.give_up_after)))
-            try:
-                ws = await connect(
-                    url,
-                    subprotocols=[self.client.subprotocol],  # type: ignore[list-item]
-                    **connect_options(url, self.tls),
-                )
-            except (OSError, WebSocketException, TimeoutError) as exc:
-                if lost_at is None and self.client.token is None:
-                    await self._fail(f"cannot reach {url}: {exc}")
-                    return
-                lost_at = lost_at if lost_at is not None else time.monotonic()
-                url, moves = entry, 0
-                continue
-            async with ws:
+        client = self.client
+        connections = Connections(
+            self.url,
+            client,
+            policy=self.reconnect,
+            tls=self.tls,
+            retry_first=client.token is not None,  # a seat to come back to from the start
+            needs_seat=not self.watching,
+            log=lambda: self.log,
+            events="mcp",
+        )
+        try:
+            async for ws in connections:
                 self.ws = ws
                 try:
-                    seated = await self._session(ws)
+                    await self._session(ws)
                 finally:
                     self.ws = None
-                    self.client.connection_lost()
-            if self.model.over is not None:
-                return
-            refusal = self.client.refusal
-            moved = self.client.moved_to
-            if moved is not None and moves < MAX_MOVES:
-                moves += 1
-                url = moved
-                continue
-            if refusal is not None and is_between_servers(refusal):
-                lost_at = lost_at if lost_at is not None else time.monotonic()
-                continue
-            if refusal is not None:
-                await self._fail(f"the server refused the seat: {refusal.message}")
-                return
-            if self.client.token is None and not self.watching:
-                await self._fail(f"lost the connection to {url} before taking a seat")
-                return
-            if seated or lost_at is None:
-                lost_at, attempts = time.monotonic(), 0  # a new loss starts a new count
-            url = entry
-            self.log.warning("mcp.connection_lost")
+                if self.model.over is not None:
+                    return
+            refusal = client.refusal  # the loop ends on a refusal before any loss
+            await self._fail(f"the server refused the seat: {refusal.message if refusal else ''}")
+        except ConnectionLost as lost:
+            if lost.refusal is not None:
+                await self._fail(f"the server refused the seat: {lost.refusal.message}")
+            elif not lost.seated:
+                await self._fail(f"lost the connection to {connections.url} before taking a seat")
+            else:
+                await self._fail(
+                    f"lost the connection to {connections.entry} and could not come back"
+                )
+        except (OSError, WebSocketException, TimeoutError) as exc:
+            await self._fail(f"cannot reach {connections.url}: {exc}")
+        finally:
+            await connections.aclose()
 
-    async def _session(self, ws: ClientConnection) -> bool:
+    async def _session(self, ws: ClientConnection) -> None:
         """Take the place on a fresh connection and follow the game on it until the game
-        is over, the place is refused or the connection closes. Returns whether the place
-        was taken on it."""
-        seated = False
+        is over, the place is refused or the connection closes."""
         self.answered = None  # an act the last connection took along is asked for again
         for frame in self.client.connect(ws.subprotocol):
             await ws.send(frame)
@@ -231,11 +209,9 @@ class Seat:
                 if message is not None:
                     await self._fold(message)
                 if isinstance(message, m.Joined):
-                    seated = True
                     self._seated(message)
                 if self.client.is_refused or self.model.over is not None:
                     break
-        return seated
 
     def _seated(self, joined: m.Joined) -> None:
         token = self.client.token
