@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
+import signal
 import sys
 from collections.abc import Callable
 from dataclasses import asdict
@@ -62,9 +64,47 @@ def _backend_args(args: argparse.Namespace) -> dict[str, Any]:
     return {"backend": backend, "address": args.address, "server": args.server}
 
 
+def _resume_command(args: argparse.Namespace, *head: str) -> str:
+    """The command that goes on with a stopped ``ladder run`` or ``ladder ab`` (``head``:
+    the subcommand and its positional arguments) as it was asked, less ``--fresh``."""
+    words = ["hexhaven", "ladder", *head]
+    options: list[tuple[str, object]] = [
+        ("--games", getattr(args, "games", None)),
+        ("--max-games", getattr(args, "max_games", None)),
+        ("--workers", args.workers),
+        ("--server", args.server),
+        ("--backend", None if args.server or args.backend == "process" else args.backend),
+        ("--address", args.address),
+        ("--db", args.db),
+    ]
+    for flag, value in options:
+        if value is not None:
+            words += [flag, str(value)]
+    if head[0] == "ab":
+        defaults = {"alpha": 0.05, "beta": 0.05}
+        for name in ("elo0", "elo1", "p0", "p1", "alpha", "beta"):
+            value = getattr(args, name)
+            if value is not None and value != defaults.get(name):
+                words += [f"--{name}", str(value)]
+    return shlex.join(words)
+
+
+def _stopped(signum: int) -> int:
+    """The exit code of a command a signal stopped: 128 and the signal's number."""
+    return 128 + signum
+
+
 def _run(args: argparse.Namespace) -> int:
     from tournament.ladder.games import quiet_logs
-    from tournament.ladder.run import LadderError, LadderRefused, default_workers, run_ladder
+    from tournament.ladder.run import (
+        LadderError,
+        LadderRefused,
+        LadderStopped,
+        Signalled,
+        default_workers,
+        run_ladder,
+        stop_on_signals,
+    )
 
     quiet_logs()
     try:
@@ -73,16 +113,29 @@ def _run(args: argparse.Namespace) -> int:
     except (ConfigError, ValueError) as exc:
         _err(str(exc))
         return 2
+    resume = _resume_command(args, "run", args.config)
     try:
-        with open_store(args.db) as store:
-            result = run_ladder(
-                config,
-                store,
-                games=args.games,
-                workers=args.workers or config.ladder.workers or default_workers(config),
-                fresh=args.fresh,
-                **backend,
-            )
+        with open_store(args.db) as store, stop_on_signals():
+            try:
+                result = run_ladder(
+                    config,
+                    store,
+                    games=args.games,
+                    workers=args.workers or config.ladder.workers or default_workers(config),
+                    fresh=args.fresh,
+                    **backend,
+                )
+            except LadderStopped as exc:
+                name, stored = exc.result.name, len(store.done(exc.result.name))
+                _err(f"stopped by {signal.Signals(exc.signum).name}")
+                print(
+                    f"ladder {name}: stopped; {stored - exc.result.before} game(s) played in "
+                    f"this run, {stored} of {exc.result.planned} stored (a game under way "
+                    "when it stopped is played again from its start)"
+                )
+                _leaderboard(store, name, print)
+                print(f"ladder {name}: go on with: {resume}")
+                return _stopped(exc.signum)
             print(f"ladder {result.name}: {result.played} game(s) played in this run")
             _leaderboard(store, config.ladder.name, print)
     except (StoreError, LadderRefused) as exc:
@@ -91,9 +144,12 @@ def _run(args: argparse.Namespace) -> int:
     except LadderError as exc:
         _err(f"stopped: {exc} (the games finished so far are stored; run again to go on)")
         return 1
+    except Signalled as exc:  # before any game: nothing more to tell
+        _err(f"stopped by {signal.Signals(exc.signum).name}; go on with: {resume}")
+        return _stopped(exc.signum)
     except KeyboardInterrupt:
-        _err("interrupted; the games finished so far are stored; run again to go on")
-        return 130
+        _err(f"interrupted; the games finished so far are stored; go on with: {resume}")
+        return _stopped(signal.SIGINT)
     return 0
 
 
@@ -217,7 +273,7 @@ def _import(args: argparse.Namespace) -> int:
 def _ab(args: argparse.Namespace) -> int:
     from tournament.ladder.ab import run_ab
     from tournament.ladder.games import quiet_logs
-    from tournament.ladder.run import LadderError, LadderRefused
+    from tournament.ladder.run import LadderError, LadderRefused, Signalled, stop_on_signals
     from tournament.ladder.sprt import DEFAULT_P0, DEFAULT_P1, SPRT, elo_to_p
 
     quiet_logs()
@@ -239,8 +295,9 @@ def _ab(args: argparse.Namespace) -> int:
     except (ConfigError, ValueError) as exc:
         _err(str(exc))
         return 2
+    resume = _resume_command(args, "ab", args.config, args.a, args.b)
     try:
-        with open_store(args.db) as store:
+        with open_store(args.db) as store, stop_on_signals():
             run_ab(
                 config,
                 store,
@@ -258,9 +315,15 @@ def _ab(args: argparse.Namespace) -> int:
     except LadderError as exc:
         _err(str(exc))
         return 1
+    except Signalled as exc:
+        _err(
+            f"stopped by {signal.Signals(exc.signum).name}; the games finished so far are "
+            f"stored ({test.status()}); go on with: {resume}"
+        )
+        return _stopped(exc.signum)
     except KeyboardInterrupt:
-        _err("interrupted; the games finished so far are stored; run again to go on")
-        return 130
+        _err(f"interrupted; the games finished so far are stored; go on with: {resume}")
+        return _stopped(signal.SIGINT)
     return 0
 
 

@@ -3,7 +3,9 @@
 Backends take tasks lazily, keep a few games in flight per worker and hand each finished
 game to the driver (``on_result``) in the order they finish; the driver writes it to the
 store in its own transaction and may ask to stop (the sequential test does), which cancels
-what has not started. Only the driver writes to the store.
+what has not started. Only the driver writes to the store. A signal (SIGINT, SIGTERM) under
+:func:`stop_on_signals` stops the run at once: the games in flight are dropped (they are
+played again when the ladder resumes), and :class:`LadderStopped` says what the run did.
 
 - ``process`` (default): ``workers`` local processes (spawned); one worker plays in the
   driver's own process.
@@ -18,13 +20,17 @@ what has not started. Only the driver writes to the store.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import multiprocessing
 import os
+import signal
 import sys
+import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
+from types import FrameType
 from typing import TYPE_CHECKING, Any, Literal
 
 from websockets.exceptions import WebSocketException
@@ -71,6 +77,53 @@ class LadderRefused(LadderError):
     (running it again the same way fails the same way)."""
 
 
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+"""The signals that stop a run with its summary: Ctrl-C, and ``kill``'s default."""
+
+
+class Signalled(KeyboardInterrupt):
+    """Raised by :func:`stop_on_signals` when one of :data:`STOP_SIGNALS` arrives (a
+    ``KeyboardInterrupt``, so that nothing that catches ``Exception`` swallows it)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+class LadderStopped(Signalled):
+    """A run stopped by a signal once it had begun to play: what it had done (``result``;
+    the games it finished are stored)."""
+
+    def __init__(self, signum: int, result: RunResult) -> None:
+        super().__init__(signum)
+        self.result = result
+
+
+@contextlib.contextmanager
+def stop_on_signals() -> Iterator[None]:
+    """Within the block, the first of :data:`STOP_SIGNALS` raises :class:`Signalled` (in
+    the main thread, wherever it is) and any later one is ignored, so that what the block
+    does on its way out (a summary) is not cut short; the handlers before are restored
+    after it. Outside the main thread, where signals cannot be handled, it does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    fired = False
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        nonlocal fired
+        if not fired:
+            fired = True
+            raise Signalled(signum)
+
+    before = {sig: signal.signal(sig, stop) for sig in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
+
+
 def default_workers(config: LadderConfig) -> int:
     """One game per core, fewer when an entrant's search runs several processes itself
     (so searches do not fight over cores): cores // the most processes one search uses."""
@@ -83,9 +136,21 @@ def default_workers(config: LadderConfig) -> int:
 
 
 def _start_worker() -> None:
-    """A worker's set-up: quiet logs, and an end when the driver is gone."""
+    """A worker's set-up: quiet logs, Ctrl-C left to the driver (which stops the workers
+    itself, :func:`_stop_workers`), and an end when the driver is gone."""
     quiet_logs()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     exit_with_parent()
+
+
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    """End the pool's worker processes now (SIGTERM), with the games they are playing: at
+    its exit the driver would otherwise wait for those games to finish. The pool keeps its
+    processes in ``_processes`` (Python 3.14 adds ``terminate_workers`` for this)."""
+    processes: dict[int, multiprocessing.Process] = getattr(pool, "_processes", None) or {}
+    for process in list(processes.values()):
+        with contextlib.suppress(ProcessLookupError):
+            process.terminate()
 
 
 def _process_backend(tasks: Iterable[GameTask], workers: int, on_result: OnResult) -> None:
@@ -111,6 +176,9 @@ def _process_backend(tasks: Iterable[GameTask], workers: int, on_result: OnResul
                 task = running.pop(future)
                 if on_result(task, future.result()):
                     return
+    except BaseException:  # a signal, a game that failed: the games in flight are dropped
+        _stop_workers(pool)
+        raise
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
 
@@ -418,8 +486,9 @@ def run_ladder(
 ) -> RunResult:
     """Play what the ladder's schedule still lacks and store each game as it finishes.
     ``games`` overrides the file's count (more extends the ladder). Raises
-    :class:`LadderError` (the games stored so far stay) and
-    :class:`tournament.ladder.store.StoreError` (a name that holds another configuration)."""
+    :class:`LadderError` (the games stored so far stay),
+    :class:`tournament.ladder.store.StoreError` (a name that holds another configuration),
+    and, for a :class:`Signalled` stop once the ladder is open, :class:`LadderStopped`."""
     name = config.ladder.name
     total = games if games is not None else config.ladder.games
     if total < 1:
@@ -472,6 +541,8 @@ def run_ladder(
         run_tasks(
             tasks, on_result, backend=backend, workers=workers, address=address, server=server
         )
+    except Signalled as exc:
+        raise LadderStopped(exc.signum, result) from None
     finally:
         progress.close()
     return result

@@ -1,16 +1,22 @@
 """Ladders run end to end on the process backend, through the command line: games stored
-once each, the leaderboard, resume after a kill, a changed file refused, the A/B test."""
+once each, the leaderboard, resume after a kill, a stop by a signal that says how to go on,
+a changed file refused, the A/B test."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import queue
+import shlex
 import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
+from typing import IO
 
 import pytest
 
@@ -232,6 +238,113 @@ def test_a_ladder_killed_mid_run_resumes_with_every_game_exactly_once(tmp_path: 
     with sqlite3.connect(db) as conn:
         seats = conn.execute("SELECT COUNT(*), COUNT(DISTINCT idx) FROM ladder_seat").fetchone()
     assert tuple(seats) == (80, 20)
+
+
+def _read_lines(stream: IO[str]) -> queue.Queue[str | None]:
+    """The lines of ``stream`` as they come, read in a thread (None at its end)."""
+    lines: queue.Queue[str | None] = queue.Queue()
+
+    def read() -> None:
+        for line in stream:
+            lines.put(line)
+        lines.put(None)
+
+    threading.Thread(target=read, daemon=True).start()
+    return lines
+
+
+BOTS_LADDER = """
+[ladder]
+name = "small"
+games = 20
+seed = 11
+players = 4
+victory_points = 6
+
+[[entrant]]
+name = "random"
+bot = "random"
+
+[[entrant]]
+name = "heuristic"
+bot = "heuristic"
+
+[[entrant]]
+name = "uct-20"
+bot = "uct"
+params = { rollouts = 20 }
+"""
+"""Built-in bots only: how a program entrant takes a game dropped under it (its pipes
+closed) is its own affair."""
+
+
+@pytest.mark.parametrize(
+    ("sig", "to_group", "workers"),
+    [(signal.SIGINT, True, 2), (signal.SIGTERM, False, 1)],
+    ids=["ctrl-c-workers", "sigterm-in-process"],
+)
+def test_a_ladder_stopped_by_a_signal_prints_its_summary_and_how_to_go_on(
+    tmp_path: Path, sig: signal.Signals, to_group: bool, workers: int
+) -> None:
+    """Ctrl-C reaches the whole process group (the worker processes too); ``kill`` sends
+    SIGTERM to the ladder's process alone (here playing its games itself). Either way the
+    run stops at once, without a traceback, with the leaderboard of the games stored, and
+    the command it prints plays the rest."""
+    config_path = tmp_path / "small.toml"
+    config_path.write_text(BOTS_LADDER, encoding="utf-8")
+    db = tmp_path / "games.db"
+    command = [sys.executable, "-m", "app.cli", "ladder", "run", str(config_path)]
+    command += ["--db", str(db), "--workers", str(workers)]
+    proc = subprocess.Popen(
+        command,
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    try:
+        lines, errors = _read_lines(proc.stdout), _read_lines(proc.stderr)
+        deadline = time.monotonic() + 120
+        while True:  # stop it once two games are stored, others under way
+            line = lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            assert line is not None, "the ladder ended before it was stopped"
+            if line.startswith("[2/20 "):
+                break
+        if to_group:
+            os.killpg(proc.pid, sig)
+        else:
+            proc.send_signal(sig)
+        proc.wait(timeout=60)
+        out = "".join(iter(lambda: lines.get(timeout=10), None))
+        err = "".join(iter(lambda: errors.get(timeout=10), None))
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    assert proc.returncode == 128 + sig
+    assert f"hexhaven ladder: stopped by {sig.name}" in err
+    assert "Traceback" not in err, err
+    with open_store(str(db)) as store:
+        before = store.games("small")
+    assert 2 <= len(before) < 20
+    assert f"{len(before)} game(s) played in this run, {len(before)} of 20 stored" in out
+    assert "#  entrant" in out  # the leaderboard
+    [resume] = [line for line in out.splitlines() if "go on with: " in line]
+    again = shlex.split(resume.split("go on with: ", 1)[1])
+    assert again[:3] == ["hexhaven", "ladder", "run"] and "--fresh" not in again
+    done = subprocess.run(
+        [sys.executable, "-m", "app.cli", *again[1:]],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert f"{len(before)} stored, {20 - len(before)} to play" in done.stdout
+    with open_store(str(db)) as store:
+        assert [g.index for g in store.games("small")] == list(range(20))
 
 
 def test_ab_decides_for_the_stronger_entrant_and_resumes_decided(
