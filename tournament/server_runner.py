@@ -11,9 +11,10 @@ import time
 from collections.abc import Callable, Sequence
 from typing import IO, Any
 
-from websockets.asyncio.client import ClientConnection, connect
-from websockets.typing import Subprotocol
+from websockets.asyncio.client import ClientConnection
+from websockets.exceptions import ConnectionClosed
 
+from clients.reconnect import RECONNECT, ConnectionLost, Connections
 from protocol import SUBPROTOCOL_MSGPACK
 from protocol import messages as m
 from protocol.client_session import ClientSession, NewGame
@@ -47,9 +48,12 @@ async def _created(host: _Host, options: m.GameOptions, until: float) -> m.GameC
             if not limited or time.monotonic() + CREATE_RETRY > until:
                 raise
         await asyncio.sleep(CREATE_RETRY)
-        host.session = ClientSession(
-            NewGame(options), client="hexhaven-arena", subprotocol=SUBPROTOCOL_MSGPACK
-        )
+        host.session = _session(options)
+
+
+def _session(options: m.GameOptions) -> ClientSession:
+    """The client session of the arena's own connection: create the game and watch it."""
+    return ClientSession(NewGame(options), client="hexhaven-arena", subprotocol=SUBPROTOCOL_MSGPACK)
 
 
 def bot_command(url: str, invite: str, entrant: Entrant, seed: int) -> list[str]:
@@ -138,27 +142,49 @@ CREATE_RETRY = 1.0
 
 class _Host:
     """The arena's own connection: creates the game, watches it (its client session does
-    both once welcomed), starts it. It never connects again."""
+    both once welcomed), starts it. A lost connection is made again by the clients' one
+    reconnect loop (:class:`clients.reconnect.Connections`), which watches the game again."""
 
-    def __init__(
-        self, ws: ClientConnection, session: ClientSession, bots: list[_BotProcess]
-    ) -> None:
-        self.ws = ws
-        self.session = session
+    def __init__(self, connections: Connections, bots: list[_BotProcess]) -> None:
+        self.connections = connections
+        self.ws: ClientConnection | None = None
         self.bots = bots
         self.actions = 0
 
+    @property
+    def session(self) -> ClientSession:
+        return self.connections.session
+
+    @session.setter
+    def session(self, session: ClientSession) -> None:
+        self.connections.session = session
+
+    async def connect(self) -> None:
+        """The next connection of the loop. Raises ArenaError when the game cannot be
+        watched again."""
+        try:
+            self.ws = await anext(self.connections)
+        except StopAsyncIteration:
+            refusal = self.session.refusal
+            assert refusal is not None
+            raise _Refused(refusal) from None
+        except ConnectionLost as lost:
+            raise ArenaError(str(lost)) from lost
+
     async def open(self) -> None:
         """Say hello; the session asks for the rest as the answers come."""
+        assert self.ws is not None
         for frame in self.session.connect(self.ws.subprotocol):
             await self.ws.send(frame)
 
     async def send(self, message: WireModel) -> None:
+        assert self.ws is not None
         await self.ws.send(self.session.encode(message))
 
     async def next(self) -> Any:
         """The next server message; raises ArenaError for a refusal or a failed bot."""
         while True:
+            assert self.ws is not None
             try:
                 async with asyncio.timeout(POLL):
                     frame = await self.ws.recv()
@@ -167,6 +193,11 @@ class _Host:
                     problem = bot.failure()
                     if problem is not None:
                         raise ArenaError(problem) from None
+                continue
+            except ConnectionClosed as exc:
+                self.connections.lost(str(exc))
+                await self.connect()  # the game is watched again on the new connection
+                await self.open()
                 continue
             received = self.session.receive(frame)
             for reply in received.send:  # the create, then the watch
@@ -220,11 +251,10 @@ async def server_game(
     start = time.perf_counter()
     bots: list[_BotProcess] = []
     over: m.GameOver | None = None
-    session = ClientSession(
-        NewGame(options), client="hexhaven-arena", subprotocol=SUBPROTOCOL_MSGPACK
-    )
-    async with connect(url, subprotocols=[Subprotocol(session.subprotocol)]) as ws:
-        host = _Host(ws, session, bots)
+    connections = Connections(url, _session(options), policy=RECONNECT, needs_seat=False)
+    host = _Host(connections, bots)
+    await host.connect()
+    try:
         try:
             async with asyncio.timeout(game_timeout):
                 created = await _created(host, options, time.monotonic() + SEAT_TIMEOUT)
@@ -269,6 +299,8 @@ async def server_game(
             # After the end the bots leave on their own; after a failure they are stopped.
             grace = EXIT_GRACE if over is not None else 0.0
             await asyncio.gather(*(b.stop(grace) for b in bots))
+    finally:
+        await connections.aclose()
     assert over is not None
     for bot in bots:  # one that failed by itself (a program that never answered): no result
         if bot.exit_problem is not None:
