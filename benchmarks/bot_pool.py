@@ -234,7 +234,7 @@ async def run(args: argparse.Namespace) -> None:
                 ),
                 120,
             )
-            host = srv.bot_host
+            host = srv.bots.host
             if not seated or host is None or host.pid is None:
                 print(f"game {g + 1}: its bots were not all seated within 120 s", flush=True)
                 continue
@@ -259,7 +259,7 @@ async def run(args: argparse.Namespace) -> None:
         print(f"playing on for {args.seconds:.0f} s", flush=True)
         await asyncio.sleep(args.seconds)
         finished = sum(1 for r in rooms if r.over)
-        host = srv.bot_host
+        host = srv.bots.host
         played = host_rss(host.pid) if host is not None and host.pid is not None else 0
         for task in pacers:
             task.cancel()
@@ -268,7 +268,7 @@ async def run(args: argparse.Namespace) -> None:
             await ws.close()
     per_seat = slope(readings) / 2**20
     lat = clock.latencies
-    print(f"kind: {args.kind}; workers: {srv.bot_workers}; turn timer: {args.turn_timer} s")
+    print(f"kind: {args.kind}; workers: {srv.bots.workers}; turn timer: {args.turn_timer} s")
     print(f"seats held: {held_at_end} (games finished meanwhile: {finished} of {games})")
     if readings:
         (first, low), (last, high) = readings[0], readings[-1]

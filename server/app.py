@@ -15,7 +15,6 @@ import asyncio
 import bisect
 import contextlib
 import ipaddress
-import os
 import secrets
 import socket
 import time
@@ -35,7 +34,6 @@ from protocol.codec import Frame
 from protocol.messages import ErrorCode
 from protocol.options import game_config, with_board
 from protocol.payloads import WireModel
-from protocol.process import hexhaven_command
 from protocol.server_session import (
     BURST,
     MAX_FRAME,
@@ -50,13 +48,13 @@ from protocol.server_session import (
     frame_bytes,
 )
 from server import plain_http
-from server.bot_host import BotHost
+from server.bot_launcher import BotLauncher, bot_command
 from server.connection import CLOSE_TIMEOUT, Connection, Timing, Turn, read_limit
 from server.games import OpenGames
 from server.limits import ServerLimits
 from server.lobby import Entry, SharedLobby, page
 from server.metrics import Census, ServerMetrics
-from server.room import SERVER_PEER, Disconnected, GameRoom, ProcessExited
+from server.room import Disconnected, GameRoom
 from server.store import (
     Listed,
     Store,
@@ -66,7 +64,6 @@ from server.store import (
 )
 from server.tasks import Tasks
 from server.tls import ServerTLS
-from server.tokens import hash_token
 
 __all__ = [
     "BURST",
@@ -103,29 +100,6 @@ games' leases to lapse; another takes them over within ``LEASE + LEASE_RENEW`` s
 LOBBY_SWEEP = 60.0
 """On PostgreSQL each process takes out of the shared lobby, this often, the games whose
 lease has lapsed this long (their process died while they were over or closing)."""
-BOT_LAUNCHERS = ("host", "process")
-"""How a server runs its bots: all in one bot host process, or one process a seat."""
-
-
-def bot_command(
-    url: str, game: str, kind: str, name: str, server_cert: str | None = None
-) -> list[str]:
-    """The command line of a bot process (``kind`` may be ``kind:strength``). It carries no
-    token: the process reads its seat's token from its standard input (``--token-file -``),
-    where the server writes it. Over TLS it trusts exactly the certificate in the file
-    ``server_cert`` (the server's own). Values go as ``--opt=value`` so a name that starts
-    with a dash is not taken for an option."""
-    kind, _, strength = kind.partition(":")
-    return hexhaven_command(
-        "bot",
-        f"--url={url}",
-        f"--game={game}",
-        "--token-file=-",
-        f"--kind={kind}",
-        f"--name={name}",
-        *([f"--strength={strength}"] if strength else []),
-        *([f"--server-cert={server_cert}"] if server_cert else []),
-    )
 
 
 Proxies = tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]
@@ -226,23 +200,9 @@ class HexhavenServer:
         clock: Callable[[], float] = time.monotonic,
         timing: Timing | None = None,
     ) -> None:
-        if bot_launcher not in BOT_LAUNCHERS:
-            raise ValueError(
-                f"bot_launcher is one of {', '.join(BOT_LAUNCHERS)}, not {bot_launcher!r}"
-            )
-        if bot_workers is not None and bot_workers < 1:
-            raise ValueError(f"bot_workers is 1 or more, not {bot_workers}")
+        self.bots = BotLauncher(self, bot_launcher, bot_workers, bot_search_seconds)
+        """The bots that play bot seats and stand in for away people."""
         self.store = store if store is not None else Store()
-        self.bot_launcher = bot_launcher
-        """How the server's bots are run: ``host`` (every seat in one bot host process,
-        :mod:`server.bot_host`) or ``process`` (a ``hexhaven bot`` process a seat)."""
-        self.bot_workers = bot_workers or os.cpu_count() or 1
-        """The bot host's search worker processes."""
-        self.bot_search_seconds = bot_search_seconds
-        """The longest one decision of a bot in the bot host may search (None: its
-        default, :data:`bots.pool.SEARCH_SECONDS`)."""
-        self.bot_host: BotHost | None = None
-        """The bot host, once the first bot seat is played."""
         self.tls = tls
         """The certificate and key to serve ``wss://`` (and ``https://``) with; None: plain
         ``ws://``."""
@@ -265,8 +225,6 @@ class HexhavenServer:
         """Games whose board is being made: (connection id, address, bot seats)."""
         self._boards = asyncio.Semaphore(max(1, self.limits.boards_at_once))
         """Boards made at once; the rest wait their turn (counted as games meanwhile)."""
-        self._standins: dict[str, int] = {}
-        """Each game's stand-in bots running (counted with its bot seats)."""
         self.away_grace = away_grace
         """Seconds a seat may stay disconnected before the server plays it."""
         self.idle_timeout = idle_timeout
@@ -274,8 +232,6 @@ class HexhavenServer:
         self.clock = clock
         """The server's clock, in seconds: turn timers, grace periods, idleness, and each
         connection's rate, budgets, keepalive and deadlines."""
-        self._bots: dict[str, set[asyncio.Task[None]]] = {}
-        """Each game's bot processes (the tasks that run them)."""
         self.games = OpenGames(self)
         """The rooms of the open games."""
         self._leases_held = 0
@@ -354,8 +310,7 @@ class HexhavenServer:
         listener.close()
         await self._close_connections()
         await self.tasks.cancel()
-        if self.bot_host is not None:
-            await self.bot_host.close()
+        await self.bots.close()
         if self.store.postgres:  # its games are free for another process at once...
             with contextlib.suppress(Exception):  # ...or once their leases lapse
                 async with asyncio.timeout(LEASE):
@@ -486,7 +441,7 @@ class HexhavenServer:
             room_queue=waiting,
             store_queue=self.store.waiting(),
             store_reachable=self.store.reachable,
-            bot_seats=sum(len(bots) for bots in self._bots.values()),
+            bot_seats=self.bots.seats(),
             leases=self._leases_held,
         )
 
@@ -851,115 +806,6 @@ class HexhavenServer:
             room.open(conn)
         self.games.add(room)
         self.log.info("game.created", game=game_id, players=options.players)
-
-    def _may_stand_in(self, game: str) -> bool:
-        """Whether a stand-in bot may be started for an away seat of ``game`` (a room asks):
-        counted with the bot seats games asked for, under the server-wide cap and the cap
-        of the game's creator's address (a stand-in started is counted until its bot
-        ends)."""
-        limits = self.limits
-        address = self.games.creators.get(game, ("", ""))[1]
-        total = here = 0
-        for _, where, _, seats in self.games.open_games():
-            total += seats
-            if address and where == address:
-                here += seats
-        if total >= limits.bot_seats or (address and here >= limits.bot_seats_per_address):
-            self.log.warning("bot.no_stand_in", game=game, bot_seats=total, address_seats=here)
-            return False
-        return True
-
-    def _launch_bot(
-        self, game: str, token: str, kind: str, name: str, stand_in: bool = False
-    ) -> None:
-        """Play the seat of ``token`` in ``game`` with a bot (a room's launcher): in the bot
-        host, or in a process of its own. A ``stand_in`` for an away person is counted with
-        the bot seats until its bot ends."""
-        job = (
-            self._bot_process(game, token, kind, name)
-            if self.bot_launcher == "process"
-            else self._hosted_bot(game, token, kind, name)
-        )
-        task = self.tasks.start(job, f"bot-{name}")
-        bots = self._bots.setdefault(game, set())
-        bots.add(task)
-        task.add_done_callback(bots.discard)
-        if stand_in:
-            self._standins[game] = self._standins.get(game, 0) + 1
-            task.add_done_callback(lambda _: self._stand_in_ended(game))
-
-    def _stand_in_ended(self, game: str) -> None:
-        left = self._standins.get(game, 0) - 1
-        if left > 0:
-            self._standins[game] = left
-        else:
-            self._standins.pop(game, None)
-
-    def _end_bots(self, game: str) -> None:
-        """End the bots the server runs for ``game`` (a game stopped or closed: nothing is
-        left for them to play)."""
-        for task in self._bots.pop(game, set()):
-            task.cancel()
-
-    async def _hosted_bot(self, game: str, token: str, kind: str, name: str) -> None:
-        """Have the bot host (started at the first bot seat) play one seat until it ends,
-        then tell its room. The token goes to the host on its standard input."""
-        if self.bot_host is None:
-            self.bot_host = BotHost(
-                self.url,
-                self.bot_workers,
-                str(self.tls.bots_trust) if self.tls else None,
-                self.bot_search_seconds,
-            )
-        host = self.bot_host
-        bot = host.new_id()
-        self.log.info("bot.started", game=game, kind=kind, bot=bot)
-        try:
-            code = await host.play(bot, game, token, kind, name)
-        except asyncio.CancelledError:
-            self.log.info("bot.stopped", game=game, kind=kind, bot=bot)
-            raise
-        self._bot_ended(game, token, kind, code)
-
-    async def _bot_process(self, game: str, token: str, kind: str, name: str) -> None:
-        """Run one bot as its own process until it exits (or the server stops), then tell
-        its room. The token goes to the process on its standard input (one line, then the
-        end of input), never on its command line, where any local user could read it."""
-        proc = await asyncio.create_subprocess_exec(
-            *bot_command(
-                self.url, game, kind, name, str(self.tls.bots_trust) if self.tls else None
-            ),
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.DEVNULL,
-            stderr=asyncio.subprocess.PIPE,
-        )
-        self.log.info("bot.started", game=game, kind=kind, pid=proc.pid)
-        try:
-            _, err = await proc.communicate(f"{token}\n".encode())
-        except asyncio.CancelledError:
-            if proc.returncode is None:
-                proc.terminate()
-                with contextlib.suppress(ProcessLookupError):
-                    await asyncio.wait_for(proc.wait(), 5)
-            self.log.info("bot.stopped", game=game, kind=kind, pid=proc.pid)
-            raise
-        code = proc.returncode
-        assert code is not None
-        tail = err.decode(errors="replace").strip().splitlines()[-5:]
-        self._bot_ended(game, token, kind, code, tail)
-
-    def _bot_ended(
-        self, game: str, token: str, kind: str, code: int, stderr: list[str] | None = None
-    ) -> None:
-        """A bot's seat ended with ``code``: log it and tell its room, which starts it
-        again or plays the seat itself."""
-        if code == 0:
-            self.log.info("bot.exited", game=game, kind=kind, code=code)
-        else:
-            self.log.warning("bot.failed", game=game, kind=kind, code=code, stderr=stderr or [])
-        room = self.rooms.get(game)
-        if room is not None:
-            room.submit(SERVER_PEER, ProcessExited(token_hash=hash_token(token), code=code))
 
     async def _reap_idle(self) -> None:
         """Close games nobody has touched for ``idle_timeout`` with nobody connected, games

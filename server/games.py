@@ -70,11 +70,11 @@ class OpenGames:
         server's settings and hooks, and its task starts."""
         server = self._server
         room.away_grace = server.away_grace
-        room.launcher = server._launch_bot
+        room.launcher = server.bots.launch
         room.chat_limit = server.limits.chat_per_game
         room.chat_rate = server.limits.chat_per_speaker
-        room.on_stop = server._end_bots
-        room.may_stand_in = server._may_stand_in
+        room.on_stop = server.bots.end
+        room.may_stand_in = server.bots.may_stand_in
         room.on_empty = self._emptied
         room.on_lost = server._lease_lost
         self.rooms[room.id] = room
@@ -150,7 +150,7 @@ class OpenGames:
         task = self._tasks.pop(room.id, None)
         if task is not None:
             task.cancel()
-        server._end_bots(room.id)
+        server.bots.end(room.id)
         self.actions_closed += room.actions
         _log.info("game.closed", game=room.id, finished=room.over)
 
@@ -176,7 +176,7 @@ class OpenGames:
 
     def open_games(self) -> list[OpenGame]:
         """Each game not over, as the caps on games and bot seats count it."""
-        standins = self._server._standins
+        standins = self._server.bots.standins
         return [
             (
                 *self.creators.get(room.id, ("", "")),

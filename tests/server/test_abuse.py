@@ -16,6 +16,7 @@ from protocol import SUBPROTOCOL_MSGPACK
 from protocol import messages as m
 from protocol.server_session import Budgets, Rate
 from server.app import HexhavenServer
+from server.bot_launcher import BotLauncher
 from server.limits import ServerLimits
 from server.store import Store
 from tests.server.client import Client, ManualClock, advance
@@ -137,11 +138,11 @@ async def test_stand_ins_count_against_the_bot_seat_caps(monkeypatch: pytest.Mon
     started: list[str] = []
     forever = asyncio.Event()
 
-    async def hosted(self: HexhavenServer, game: str, token: str, kind: str, name: str) -> None:
+    async def hosted(self: BotLauncher, game: str, token: str, kind: str, name: str) -> None:
         started.append(name)
         await forever.wait()  # a stand-in that stays (no bot host process in the test)
 
-    monkeypatch.setattr(HexhavenServer, "_hosted_bot", hosted)
+    monkeypatch.setattr(BotLauncher, "_hosted", hosted)
     limits = ServerLimits(bot_seats=50, bot_seats_per_address=3, unstarted_per_address=10)
     async with serving(limits, away_grace=5.0) as (srv, clock, port):
         games = []
@@ -155,7 +156,7 @@ async def test_stand_ins_count_against_the_bot_seat_caps(monkeypatch: pytest.Mon
             advance(srv, clock, 5.0)  # every seat of both games is away now
             assert all(srv.rooms[g].away == {0, 1} for g in games)
             # The address's cap: three stand-ins started, and none for the fourth seat.
-            assert sum(srv._standins.values()) == 3
+            assert sum(srv.bots.standins.values()) == 3
             await until(lambda: len(started) == 3)
             # Nor can the address ask for bot seats now: the stand-ins hold its share.
             asking = await client(port)

@@ -86,13 +86,13 @@ async def test_one_host_plays_the_bots_of_several_games_to_their_ends() -> None:
                 await me.send(m.StartGame(game=game))
                 rooms.append(srv.rooms[game])
             await until(lambda: all(connected(r) for r in rooms) or any(r.over for r in rooms))
-            assert srv.bot_host is not None and srv.bot_host.seats() == 9
+            assert srv.bots.host is not None and srv.bots.host.seats() == 9
             assert srv.census().bot_seats == 9  # hexhaven_bot_seats on /metrics
             await until(lambda: all(r.over for r in rooms))
             assert all(r.state.winner is not None for r in rooms)
             for room in rooms:
                 assert all(s is not None and s.launches == 0 for s in room.seats)
-            assert srv.bot_host.starts == 1
+            assert srv.bots.host.starts == 1
             await until(lambda: srv.census().bot_seats == 0)  # every seat has ended
             await me.close()
     started = [e for e in logs if e["event"] == "bot_host.started"]
@@ -121,7 +121,7 @@ async def test_a_killed_host_is_started_again_and_its_seats_rejoin_with_their_to
             me, game = await game_with_me(port, bots, victory_points=4)
             room = srv.rooms[game]
             await until(lambda: connected(room))  # seat 0 acts first: the bots wait
-            host = srv.bot_host
+            host = srv.bots.host
             assert host is not None and host.pid is not None
             first = host.pid
             for pid in [first, *children(first)]:
@@ -158,7 +158,7 @@ async def test_a_killed_search_worker_is_replaced_and_the_game_goes_on(
         )
         room = srv.rooms[game]
         await until(lambda: connected(room))
-        host = srv.bot_host
+        host = srv.bots.host
         assert host is not None and host.pid is not None
         killed: list[int] = []
         rnd_seed = 11

@@ -14,9 +14,10 @@ from structlog.testing import capture_logs
 from app.cli import build_parser
 from protocol import SUBPROTOCOL_JSON
 from protocol import messages as m
-from server import app as app_module
+from server import bot_launcher as bot_launcher_module
 from server import room as room_module
-from server.app import HexhavenServer, bot_command
+from server.app import HexhavenServer
+from server.bot_launcher import bot_command
 from server.store import hash_token
 from tests.server.client import Client
 
@@ -130,7 +131,7 @@ async def test_bot_processes_that_keep_failing_are_retried_then_played_by_the_se
     def failing(*_: str) -> list[str]:
         return [sys.executable, "-c", "import sys; sys.exit('no luck')"]
 
-    monkeypatch.setattr(app_module, "bot_command", failing)
+    monkeypatch.setattr(bot_launcher_module, "bot_command", failing)
     srv = HexhavenServer(bot_launcher="process")
     async with srv.running("127.0.0.1", 0) as ws_server:
         me, game = await game_with_me(srv.port_of(ws_server), [m.BotSeat(kind="random")] * 2)

@@ -11,6 +11,7 @@ import pytest
 
 from protocol import messages as m
 from server.app import HexhavenServer
+from server.bot_launcher import BotLauncher
 from tests.server.client import Client, ManualClock, advance
 
 
@@ -285,7 +286,7 @@ async def test_a_game_nobody_can_win_ends_at_the_action_limit(
 async def test_a_host_who_neither_sits_nor_watches_hears_that_the_game_started(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(HexhavenServer, "_launch_bot", lambda self, *args: None)  # no processes
+    monkeypatch.setattr(BotLauncher, "launch", lambda self, *args: None)  # no processes
     srv = HexhavenServer()
     async with srv.running("127.0.0.1", 0) as ws_server:
         host = await Client.open(srv.port_of(ws_server))

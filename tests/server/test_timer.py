@@ -13,6 +13,7 @@ from engine import SettlementBuilt
 from protocol import SUBPROTOCOL_MSGPACK
 from protocol import messages as m
 from server.app import HexhavenServer
+from server.bot_launcher import BotLauncher
 from server.room import PROCESS_WAIT
 from tests.server.client import Client, ManualClock, advance
 
@@ -209,7 +210,7 @@ def _launches_held(
     """A server on ``clock`` whose bot processes are recorded, not started: the test plays
     them."""
     launched: list[tuple[str, str, str, str, bool]] = []
-    monkeypatch.setattr(HexhavenServer, "_launch_bot", lambda self, *args: launched.append(args))
+    monkeypatch.setattr(BotLauncher, "launch", lambda self, *args: launched.append(args))
     return HexhavenServer(clock=clock), launched
 
 
