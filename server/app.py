@@ -16,7 +16,6 @@ import bisect
 import contextlib
 import ipaddress
 import secrets
-import socket
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 
@@ -51,6 +50,7 @@ from server import plain_http
 from server.bot_launcher import BotLauncher, bot_command
 from server.connection import CLOSE_TIMEOUT, Connection, Timing, Turn, read_limit
 from server.games import OpenGames
+from server.leases import Leases
 from server.limits import ServerLimits
 from server.lobby import Entry, SharedLobby, page
 from server.metrics import Census, ServerMetrics
@@ -60,7 +60,6 @@ from server.store import (
     Store,
     game_record,
     is_played_out,
-    lease_taken,
 )
 from server.tasks import Tasks
 from server.tls import ServerTLS
@@ -92,14 +91,6 @@ _INVITE_LETTERS = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 INVITE_LENGTH = 10
 """Invite codes: 10 of 31 letters and digits (about 2^49 codes), each join attempt spending
 a budget, so guessing one is hopeless."""
-LEASE = 3.0
-LEASE_RENEW = 1.0
-"""On PostgreSQL each game is played by the one process holding its lease: taken for
-:data:`LEASE` seconds, renewed every :data:`LEASE_RENEW`. A process that dies leaves its
-games' leases to lapse; another takes them over within ``LEASE + LEASE_RENEW`` seconds."""
-LOBBY_SWEEP = 60.0
-"""On PostgreSQL each process takes out of the shared lobby, this often, the games whose
-lease has lapsed this long (their process died while they were over or closing)."""
 
 
 Proxies = tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]
@@ -206,9 +197,6 @@ class HexhavenServer:
         self.tls = tls
         """The certificate and key to serve ``wss://`` (and ``https://``) with; None: plain
         ``ws://``."""
-        self.public_url = public_url
-        """How players reach this process (given to them in ``moved``); None: the address
-        it listens on."""
         self.proxies = proxies
         """Reverse proxies whose ``X-Forwarded-For`` names the client's address
         (:func:`trusted_proxies`); with none, a connection's address is its socket's peer."""
@@ -234,15 +222,12 @@ class HexhavenServer:
         connection's rate, budgets, keepalive and deadlines."""
         self.games = OpenGames(self)
         """The rooms of the open games."""
-        self._leases_held = 0
-        """Games whose leases this process held at its last renewal (PostgreSQL)."""
+        self.leases = Leases(self, public_url)
+        """This process's hold on its games (PostgreSQL)."""
         self.tasks = Tasks()
         """Every task the server runs (cancelled together when it stops)."""
         self.log = structlog.get_logger("hexhaven.server")
         self.url = ""
-        self.owner = ""
-        """This process's name in the games' leases (PostgreSQL): ``HOST:PORT`` unless
-        set, so a process restarted on its port takes its games back at once."""
         self._connections: set[Connection] = set()
         """Every socket accepted and not closed yet (its websocket handshake done or not)."""
         self._turn = Turn()
@@ -294,10 +279,7 @@ class HexhavenServer:
         self.url = f"{scheme}://{host}:{self.port_of(listener)}"
         self.log.info("server.listening", url=self.url, page=f"http{self.url[2:]}/")
         if self.store.postgres:
-            self.owner = self.owner or f"{socket.gethostname()}:{self.port_of(listener)}"
-            self.store.holder = self.owner  # every commit is fenced by its leases
-            await self._hold_leases()
-            self.tasks.start(self._keep_leases(), "leases")
+            await self.leases.start(self.port_of(listener))
         else:
             for room in self.rooms.values():
                 room.launch_bots()  # bots of games resumed from the store
@@ -311,10 +293,8 @@ class HexhavenServer:
         await self._close_connections()
         await self.tasks.cancel()
         await self.bots.close()
-        if self.store.postgres:  # its games are free for another process at once...
-            with contextlib.suppress(Exception):  # ...or once their leases lapse
-                async with asyncio.timeout(LEASE):
-                    await self.store.call(self.store.release_leases, self.owner)
+        if self.store.postgres:
+            await self.leases.release()
         self.log.info("server.stopped")
 
     def _connection(self) -> Connection:
@@ -349,60 +329,6 @@ class HexhavenServer:
         for conn in list(self._connections):
             conn.log.warning("conn.close_timeout", opened=conn.session is not None)
             conn.cut_off()
-
-    # --- leases: which process plays a game (PostgreSQL) ------------------------------------
-    async def _hold_leases(self) -> None:
-        """Renew this process's leases and take those lapsed (their process is gone); resume
-        each game newly held, and give up each room whose game another process has taken
-        (this one was cut off from the database longer than a lease)."""
-        reach = self.public_url or self.url
-        held = set(await self.store.call(self.store.claim, self.owner, reach, LEASE))
-        self._leases_held = len(held)
-        for game in sorted(held - set(self.rooms)):
-            stored = await self.store.call(self.store.take, game)
-            if stored is None or stored.finished or game in self.rooms:
-                continue
-            room = self.games.resume(stored)
-            room.launch_bots()
-            self.log.info("game.taken", game=game, state_id=room.table.state_id)
-        for game, room in list(self.rooms.items()):
-            if game in held or room.over or room.stopped:
-                continue
-            lease = await self.store.call(self.store.lease, game)
-            if lease is not None and lease[0] != self.owner and self.rooms.get(game) is room:
-                self._give_up(room, lease[1])
-
-    async def _keep_leases(self) -> None:
-        """Hold the leases every :data:`LEASE_RENEW` seconds while the server runs, and keep
-        this process's entries in the shared lobby up to date."""
-        swept = time.monotonic()
-        while True:
-            await asyncio.sleep(LEASE_RENEW)
-            try:
-                await self._hold_leases()
-            except Exception:
-                self.log.exception("lease.failure")
-            self.lobby.publish(self.rooms.values(), self.games.reopened)
-            if time.monotonic() - swept >= LOBBY_SWEEP:
-                swept = time.monotonic()
-                try:
-                    await self.store.call(self.store.sweep_lobby, time.time() - LOBBY_SWEEP)
-                except Exception:
-                    self.log.exception("lobby.sweep_failure")
-
-    def _lease_lost(self, game: str, url: str | None) -> None:
-        """A commit's fence found that this process no longer holds ``game``'s lease (it
-        was paused or cut off longer than the lease): given up as at a renewal."""
-        room = self.rooms.get(game)
-        if room is not None:
-            self._give_up(room, url or self.public_url or self.url)
-
-    def _give_up(self, room: GameRoom, url: str) -> None:
-        """Another process plays ``room``'s game now: the room hands it over, and it is
-        closed here (its lobby entry is the other process's now)."""
-        self.log.warning("game.lost", game=room.id, now_at=url)
-        room.hand_over(url)
-        self.games.close(room, unlist=False)
 
     @staticmethod
     def port_of(listener: asyncio.Server) -> int:
@@ -442,7 +368,7 @@ class HexhavenServer:
             store_queue=self.store.waiting(),
             store_reachable=self.store.reachable,
             bot_seats=self.bots.seats(),
-            leases=self._leases_held,
+            leases=self.leases.held,
         )
 
     # --- one connection ---------------------------------------------------------------------
@@ -542,7 +468,7 @@ class HexhavenServer:
                 room = self.rooms.get(listed.summary.game)
                 if room is not None and room.invite is None:
                     yield listed.number, room.summary
-                elif room is None and listed.owner != self.owner:
+                elif room is None and listed.owner != self.leases.owner:
                     yield listed.number, listed.summary
 
         return page(entries(), request)
@@ -563,7 +489,7 @@ class HexhavenServer:
             if conn.is_open:
                 self._to_room(conn, game_id, request.message)
             return None
-        return await self._elsewhere(game_id)
+        return await self.leases.elsewhere(game_id)
 
     def _answer_later(
         self, conn: Connection, kind: str, answer: Awaitable[WireModel | None]
@@ -615,32 +541,11 @@ class HexhavenServer:
                 game=game_id,
             )
         if not stored.finished and self.store.postgres:
-            return await self._elsewhere(game_id)
+            return await self.leases.elsewhere(game_id)
         return m.Error(
             code=ErrorCode.UNKNOWN_GAME,
             message=f"game {game_id!r} was closed unfinished, after everyone had left it",
             detail="unfinished",
-            game=game_id,
-        )
-
-    async def _elsewhere(self, game_id: str) -> m.Error:
-        """Where an unfinished game this process does not play is (PostgreSQL): with the
-        process holding its lease (``moved``, its URL in ``detail``), or with none for a
-        moment (its process stopped; one takes it over within seconds: ask again)."""
-        lease = await self.store.call(self.store.lease, game_id)
-        if lease is not None and lease[0] != self.owner and lease[2] > time.time():
-            return m.Error(
-                code=ErrorCode.MOVED,
-                message=f"game {game_id!r} is played by another server: connect to {lease[1]} "
-                "and ask again there",
-                detail=lease[1],
-                game=game_id,
-            )
-        return m.Error(
-            code=ErrorCode.UNKNOWN_GAME,
-            message=f"game {game_id!r} is between servers (the one playing it stopped); "
-            "another takes it over within seconds: ask again",
-            detail="moving",
             game=game_id,
         )
 
@@ -796,8 +701,7 @@ class HexhavenServer:
         room = GameRoom(game_id, options, seed, conn, self.store, invite, clock=self.clock)
         # Stored first (with its lease, on PostgreSQL); `game_created` once it is.
         if self.store.postgres:
-            reach = self.public_url or self.url
-            lease = lease_taken(game_id, self.owner, reach, LEASE)
+            lease = self.leases.new_game(game_id)
             if invite is None:  # listed in every process's lobby once stored
                 room.open(conn, lease, then=[self.lobby.listed(room)])
             else:

@@ -76,7 +76,7 @@ class OpenGames:
         room.on_stop = server.bots.end
         room.may_stand_in = server.bots.may_stand_in
         room.on_empty = self._emptied
-        room.on_lost = server._lease_lost
+        room.on_lost = server.leases.lost
         self.rooms[room.id] = room
         self._opened += 1
         if room.id not in self.reopened:

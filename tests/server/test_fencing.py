@@ -130,7 +130,7 @@ async def test_an_action_of_a_game_whose_lease_went_is_not_written(
             if how == "taken":
                 set_lease(postgres_url, game, "other:2", ELSEWHERE, 60)
             else:
-                set_lease(postgres_url, game, srv.owner, srv.url, -1)
+                set_lease(postgres_url, game, srv.leases.owner, srv.url, -1)
             store.release()
             where = ELSEWHERE if how == "taken" else srv.url
             for c in players:
