@@ -15,7 +15,6 @@ import asyncio
 import bisect
 import contextlib
 import ipaddress
-import secrets
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 
@@ -25,13 +24,10 @@ from websockets.frames import CloseCode
 from websockets.server import ServerProtocol
 from websockets.typing import Subprotocol
 
-import engine
-from engine.constants import STANDARD_RADIUS
 from protocol import SUBPROTOCOLS
 from protocol import messages as m
 from protocol.codec import Frame
 from protocol.messages import ErrorCode
-from protocol.options import game_config, with_board
 from protocol.payloads import WireModel
 from protocol.server_session import (
     BURST,
@@ -49,6 +45,7 @@ from protocol.server_session import (
 from server import plain_http
 from server.bot_launcher import BotLauncher, bot_command
 from server.connection import CLOSE_TIMEOUT, Connection, Timing, Turn, read_limit
+from server.creation import GameMaker
 from server.games import OpenGames
 from server.leases import Leases
 from server.limits import ServerLimits
@@ -85,12 +82,6 @@ arriving at once)."""
 _log = structlog.get_logger("hexhaven.server")
 
 SERVER_NAME = "hexhaven 0.1.0"
-_ID_LETTERS = "abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789"
-"""Game ids: letters and digits (no look-alikes), safe on any command line."""
-_INVITE_LETTERS = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
-INVITE_LENGTH = 10
-"""Invite codes: 10 of 31 letters and digits (about 2^49 codes), each join attempt spending
-a budget, so guessing one is hopeless."""
 
 
 Proxies = tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]
@@ -155,24 +146,6 @@ def _no_invite() -> m.Error:
     return m.Error(code=ErrorCode.UNKNOWN_GAME, message="no game has that invite code")
 
 
-def _charged(conn: Connection, budget: str, game: str | None = None) -> m.Error | None:
-    """Spend one request of ``budget`` from ``conn``'s and its address's allowances; the
-    refusal when either has none left."""
-    return None if conn.session is None else conn.session.charge(budget, game)
-
-
-def _bot_problem(bots: list[m.BotSeat]) -> str | None:
-    """Why these bot seats cannot be filled, or None."""
-    for bot in bots:
-        strengths = m.BOT_KINDS.get(bot.kind)
-        if strengths is None:
-            return f"unknown bot kind {bot.kind!r}; this server has {', '.join(m.BOT_KINDS)}"
-        if bot.strength is not None and bot.strength not in strengths:
-            offered = ", ".join(strengths) if strengths else "none"
-            return f"bot kind {bot.kind!r} has no strength {bot.strength!r} (offered: {offered})"
-    return None
-
-
 class HexhavenServer:
     """The lobby and its games. Use :meth:`running` to serve on a host and port."""
 
@@ -209,10 +182,6 @@ class HexhavenServer:
         self.lobby = SharedLobby(self.store)
         """On PostgreSQL, the public games of every process (``list_games``), and this
         process's entries among them."""
-        self._making: dict[str, tuple[str, str, int]] = {}
-        """Games whose board is being made: (connection id, address, bot seats)."""
-        self._boards = asyncio.Semaphore(max(1, self.limits.boards_at_once))
-        """Boards made at once; the rest wait their turn (counted as games meanwhile)."""
         self.away_grace = away_grace
         """Seconds a seat may stay disconnected before the server plays it."""
         self.idle_timeout = idle_timeout
@@ -224,6 +193,8 @@ class HexhavenServer:
         """The rooms of the open games."""
         self.leases = Leases(self, public_url)
         """This process's hold on its games (PostgreSQL)."""
+        self.maker = GameMaker(self)
+        """Makes new games."""
         self.tasks = Tasks()
         """Every task the server runs (cancelled together when it stops)."""
         self.log = structlog.get_logger("hexhaven.server")
@@ -251,7 +222,7 @@ class HexhavenServer:
         let the store's writer commit what is queued before it stops. Unfinished games in
         the store are resumed first: on SQLite every one (read at once: nothing else runs
         yet); on PostgreSQL those whose lease this process takes, as soon as it listens (see
-        :meth:`_hold_leases`)."""
+        :meth:`server.leases.Leases.hold`)."""
         if not self.store.postgres:
             for stored in self.store.unfinished():
                 self.games.resume(stored)
@@ -437,7 +408,7 @@ class HexhavenServer:
                 else:
                     self._answer_later(conn, request.type, self._read_lobby(request))
             case m.CreateGame():
-                self._create(conn, request.options)
+                self.maker.create(conn, request.options)
             case m.GetRecord():
                 self._answer_later(conn, request.type, self._record(request.game))
             case JoinByInvite():
@@ -587,129 +558,7 @@ class HexhavenServer:
                 detail="reopened",
                 game=game_id,
             )
-        return _charged(conn, "reopens", game_id)
-
-    def _create(self, conn: Connection, options: m.GameOptions) -> None:
-        """Create a game, at once when its board is quick to make, else once a task has made
-        it off the event loop (a balanced or fair board, or a random one of a larger island,
-        whose draw needs counts built once per radius)."""
-        problem = _bot_problem(options.bots)
-        if problem is not None:
-            conn.send(m.Error(code=ErrorCode.BAD_OPTIONS, message=problem))
-            return
-        refusal = self._over_cap(conn, options)
-        if refusal is not None:
-            conn.send(refusal)
-            return
-        seed = secrets.randbits(63)
-        if options.board in ("balanced", "fair") or (
-            options.board == "random" and options.radius > STANDARD_RADIUS
-        ):
-            refusal = _charged(conn, "boards")
-            if refusal is not None:
-                conn.send(refusal)
-                return
-            making = secrets.token_hex(8)
-            self._making[making] = (conn.id, conn.address, len(options.bots))
-            self.tasks.start(self._create_later(conn, options, seed, making), "board")
-            return
-        try:
-            options = with_board(options, seed)
-        except engine.ConfigError as exc:
-            conn.send(m.Error(code=ErrorCode.BAD_OPTIONS, message=str(exc)))
-            return
-        self._open(conn, options, seed)
-
-    async def _create_later(
-        self, conn: Connection, options: m.GameOptions, seed: int, making: str
-    ) -> None:
-        try:
-            async with self._boards:  # a few at once: each search holds memory while it runs
-                options = await asyncio.to_thread(with_board, options, seed)
-        except engine.ConfigError as exc:
-            conn.send(m.Error(code=ErrorCode.BAD_OPTIONS, message=str(exc)))
-            return
-        finally:
-            self._making.pop(making, None)
-        self._open(conn, options, seed)
-
-    def _over_cap(self, conn: Connection, options: m.GameOptions) -> m.Error | None:
-        """The refusal of a new game past one of the caps on open games and bot seats
-        (server-wide, per connection, per address), or None. Games being made count, and so
-        do stand-in bots."""
-        limits = self.limits
-        games = self.games.open_games()
-        games.extend((cid, address, False, bots) for cid, address, bots in self._making.values())
-        mine = [g for g in games if g[0] == conn.id]
-        here = [g for g in games if conn.address and g[1] == conn.address]
-        bots = len(options.bots)
-        checks = (
-            ("games", len(self.rooms) + len(self._making), limits.games, "games open"),
-            (
-                "unstarted_per_connection",
-                sum(not g[2] for g in mine),
-                limits.unstarted_per_connection,
-                "games not started from this connection",
-            ),
-            (
-                "unstarted_per_address",
-                sum(not g[2] for g in here),
-                limits.unstarted_per_address,
-                "games not started from this address",
-            ),
-            ("games_per_address", len(here), limits.games_per_address, "games from this address"),
-            ("bot_seats", sum(g[3] for g in games) + bots - 1, limits.bot_seats, "bot seats"),
-            (
-                "bot_seats_per_connection",
-                sum(g[3] for g in mine) + bots - 1,
-                limits.bot_seats_per_connection,
-                "bot seats in games from this connection",
-            ),
-            (
-                "bot_seats_per_address",
-                sum(g[3] for g in here) + bots - 1,
-                limits.bot_seats_per_address,
-                "bot seats in games from this address",
-            ),
-        )
-        for name, count, cap, what in checks:
-            if count >= cap and (bots or not name.startswith("bot_seats")):
-                return m.Error(
-                    code=ErrorCode.LIMIT_REACHED,
-                    message=f"the server allows at most {cap} {what} (limit {name}); "
-                    "start or leave one first, or try later",
-                    detail=name,
-                )
-        return None
-
-    def _open(self, conn: Connection, options: m.GameOptions, seed: int) -> None:
-        """Store and open a game whose options are complete (its board made)."""
-        try:
-            game_config(options)
-        except engine.ConfigError as exc:
-            conn.send(m.Error(code=ErrorCode.BAD_OPTIONS, message=str(exc)))
-            return
-        game_id = "".join(secrets.choice(_ID_LETTERS) for _ in range(10))
-        refusal = self._over_cap(conn, options)  # others may have opened games meanwhile
-        if refusal is not None:
-            conn.send(refusal)
-            return
-        invite = None
-        if options.private:
-            invite = "".join(secrets.choice(_INVITE_LETTERS) for _ in range(INVITE_LENGTH))
-        self.games.creators[game_id] = (conn.id, conn.address)
-        room = GameRoom(game_id, options, seed, conn, self.store, invite, clock=self.clock)
-        # Stored first (with its lease, on PostgreSQL); `game_created` once it is.
-        if self.store.postgres:
-            lease = self.leases.new_game(game_id)
-            if invite is None:  # listed in every process's lobby once stored
-                room.open(conn, lease, then=[self.lobby.listed(room)])
-            else:
-                room.open(conn, lease)
-        else:
-            room.open(conn)
-        self.games.add(room)
-        self.log.info("game.created", game=game_id, players=options.players)
+        return conn.charge("reopens", game_id)
 
     async def _reap_idle(self) -> None:
         """Close games nobody has touched for ``idle_timeout`` with nobody connected, games

@@ -405,6 +405,11 @@ class Connection(asyncio.Protocol):
         return str(remote[0]) if isinstance(remote, tuple) and remote else ""
 
     # --- sending ------------------------------------------------------------------------
+    def charge(self, budget: str, game: str | None = None) -> m.Error | None:
+        """Spend one request of ``budget`` from this connection's and its address's
+        allowances; the refusal when either has none left (None before the handshake)."""
+        return None if self.session is None else self.session.charge(budget, game)
+
     def send(self, message: WireModel) -> None:
         """Send a message, encoded now (once for every connection of the same encoding it
         goes to next). A message that cannot be encoded is logged and dropped."""

@@ -16,7 +16,8 @@ import pytest
 from protocol import SUBPROTOCOL_MSGPACK, Codec
 from protocol import messages as m
 from protocol.server_session import BUDGET_NAMES, Budgets, Limits, Rate
-from server.app import INVITE_LENGTH, HexhavenServer, trusted_proxies
+from server.app import HexhavenServer, trusted_proxies
+from server.creation import INVITE_LENGTH
 from server.limits import ServerLimits
 from tests.server.client import Client
 from tests.server.wire import Pipe
