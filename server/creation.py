@@ -174,7 +174,6 @@ class GameMaker:
         if options.private:
             invite = "".join(secrets.choice(_INVITE_LETTERS) for _ in range(INVITE_LENGTH))
         server = self._server
-        server.games.creators[game_id] = (conn.id, conn.address)
         room = GameRoom(game_id, options, seed, conn, server.store, invite, clock=server.clock)
         # Stored first (with its lease, on PostgreSQL); `game_created` once it is.
         if server.store.postgres:
@@ -185,5 +184,5 @@ class GameMaker:
                 room.open(conn, lease)
         else:
             room.open(conn)
-        server.games.add(room)
+        server.games.add(room, creator=conn)
         _log.info("game.created", game=game_id, players=options.players)

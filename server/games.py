@@ -65,10 +65,13 @@ class OpenGames:
         self.actions_closed = 0
         """Actions played in games closed since the server started."""
 
-    def add(self, room: GameRoom) -> None:
-        """Open ``room`` (stored already, or restored from the store): it takes the
-        server's settings and hooks, and its task starts."""
+    def add(self, room: GameRoom, creator: Connection | None = None) -> None:
+        """Open ``room`` (stored already, or restored from the store) made by ``creator``'s
+        connection (None: resumed): it takes the server's settings and hooks, and its task
+        starts."""
         server = self._server
+        if creator is not None:
+            self.creators[room.id] = (creator.id, creator.address)
         room.away_grace = server.away_grace
         room.launcher = server.bots.launch
         room.chat_limit = server.limits.chat_per_game

@@ -221,7 +221,7 @@ async def test_a_failed_tls_handshake_leaves_no_connection_behind(certs: Certs) 
                 while await reader.read(4096):  # until the server ends the socket
                     pass
             writer.close()
-            assert srv._connections == set()
+            assert srv.router.connections == set()
             by_name = f"wss://localhost:{srv.port_of(listener)}"
             assert await play(RandomAgent(), by_name, "nosuchgame", cafile=certs.ca) is None
     finally:

@@ -144,7 +144,7 @@ async def test_the_server_cuts_off_a_connection_stalled_past_its_limit() -> None
         async with asyncio.timeout(10):
             while not pipe.transport.aborted:
                 await asyncio.sleep(0.05)
-        assert pipe.conn.closing and pipe.conn not in srv._connections
+        assert pipe.conn.closing and pipe.conn not in srv.router.connections
         c = await client(srv.port_of(listener))  # others are served as before
         await c.send(m.ListGames())
         assert isinstance(await c.expect(m.GameList), m.GameList)
