@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -41,6 +40,7 @@ from protocol.options import game_config, seed_hash
 from protocol.payloads import WireModel
 from protocol.server_session import Allowance, Budgets, Rate
 from protocol.table import ActionRefused, Delivery, Table
+from server.outbox import Outbox
 from server.store import (
     LeaseLost,
     Store,
@@ -197,7 +197,9 @@ class GameRoom:
         self.host_seat: int | None = None
         """The seat the host took, if it sat down: whoever rejoins it with its token (the
         host's own client after a lost connection) may start the game too."""
-        self.store = store
+        self.outbox = Outbox(store, self._stop)
+        """Where the room's writes and messages go: each message leaves once the writes
+        queued before it are committed (:mod:`server.outbox`)."""
         self.seats: list[SeatSlot | None] = [None] * options.players
         self.spectators: set[Peer] = set()
         self.started = False
@@ -223,8 +225,6 @@ class GameRoom:
         actions instead."""
         self.chat: list[m.ChatAt] = []
         """The chat said in this room since the server started."""
-        self.stopped = False
-        """A write of the game failed: the room takes nothing more (see the module)."""
         self.on_stop: Callable[[str], None] | None = None
         """Told the game's id when the room stops (the server ends its bot processes)."""
         self.on_lost: Callable[[str, str | None], None] | None = None
@@ -236,13 +236,6 @@ class GameRoom:
         turn's end), moved when a message handled meanwhile changes it."""
         self._busy = False
         """Whether a message is being handled (one handed in meanwhile waits its turn)."""
-        self._queued = 0
-        """Writes queued for the store's writer so far..."""
-        self._committed = 0
-        """...and how many of them it has committed (the first queued first)."""
-        self._held: deque[tuple[int, Peer, WireModel | None]] = deque()
-        """Messages (None: a close) waiting for the writes queued before them, in order,
-        each with how many writes had been queued when it was made."""
         self._roster: tuple[object, m.Players] | None = None
         """The last ``players`` message, with the roster it was made for."""
         self.log = structlog.get_logger("hexhaven.room").bind(game=game_id)
@@ -272,11 +265,11 @@ class GameRoom:
         Call once, before the room's task runs."""
         hashed = seed_hash(self.seed)
         for write in also:
-            self._store(write)
-        self._store(game_created(self.id, self.options, self.seed, hashed, self.invite))
+            self.outbox.write(write)
+        self.outbox.write(game_created(self.id, self.options, self.seed, hashed, self.invite))
         for write in then:
-            self._store(write)
-        self._send(host, m.GameCreated(game=self.id, invite=self.invite, seed_hash=hashed))
+            self.outbox.write(write)
+        self.outbox.send(host, m.GameCreated(game=self.id, invite=self.invite, seed_hash=hashed))
 
     # --- facts for the lobby ------------------------------------------------------------
     @property
@@ -288,6 +281,12 @@ class GameRoom:
     def over(self) -> bool:
         """Won, or ended at :data:`MAX_ACTIONS` with nobody able to win."""
         return self.table.over
+
+    @property
+    def stopped(self) -> bool:
+        """A write of the game failed, or another process plays it now: the room takes
+        nothing more (see the module)."""
+        return self.outbox.stopped
 
     def connected(self) -> bool:
         """Whether any connection plays or watches this game."""
@@ -385,7 +384,9 @@ class GameRoom:
             self._handle(peer, message)
         except Exception:
             self.log.exception("room.failure", message_type=type(message).__name__)
-            self._send(peer, self._error(ErrorCode.INTERNAL, "the server failed on that message"))
+            self.outbox.send(
+                peer, self._error(ErrorCode.INTERNAL, "the server failed on that message")
+            )
         finally:
             self._busy = False
 
@@ -448,7 +449,7 @@ class GameRoom:
             self.timeouts[seat] = 0
             if slot is not None and slot.standin is not None:
                 slot.peers.discard(slot.standin)
-                self._send(slot.standin, None)  # the owner is back: the stand-in goes
+                self.outbox.send(slot.standin, None)  # the owner is back: the stand-in goes
             if slot is not None:
                 slot.standin = slot.standin_hash = slot.launched_at = None
         self.log.info("room.away", seat=seat, away=away)
@@ -496,8 +497,8 @@ class GameRoom:
                 self._rejoin(peer, message)
             case m.Watch():
                 self.spectators.add(peer)
-                self._send(peer, self._joined(peer, None, None))
-                self._send(peer, self._players())
+                self.outbox.send(peer, self._joined(peer, None, None))
+                self.outbox.send(peer, self._players())
                 self._welcome(peer, None, history=message.history)
                 self._send_clock(peer)
             case m.Leave():
@@ -513,7 +514,7 @@ class GameRoom:
             case m.ViewAt():
                 self._view_at(peer, message)
             case _:
-                self._send(
+                self.outbox.send(
                     peer, self._error(ErrorCode.BAD_MESSAGE, "that message does not go to a game")
                 )
 
@@ -529,7 +530,7 @@ class GameRoom:
         its name made unique in the game (:func:`protocol.messages.unique_name`)."""
         invited = (msg.invite or "").strip().upper() == self.invite
         if self.invite is not None and peer.id != self.host_id and not invited:
-            self._send(
+            self.outbox.send(
                 peer,
                 self._error(
                     ErrorCode.INVITE_REQUIRED,
@@ -539,19 +540,19 @@ class GameRoom:
             )
             return
         if self.started:
-            self._send(
+            self.outbox.send(
                 peer,
                 self._error(ErrorCode.ALREADY_STARTED, "the game has started; watch it instead"),
             )
             return
         if self.seat_of(peer) is not None:
-            self._send(
+            self.outbox.send(
                 peer, self._error(ErrorCode.SEAT_TAKEN, "this connection already has a seat here")
             )
             return
         if msg.seat is not None:
             if msg.seat >= len(self.seats):
-                self._send(
+                self.outbox.send(
                     peer,
                     self._error(
                         ErrorCode.BAD_MESSAGE, f"this game has seats 0-{len(self.seats) - 1}"
@@ -559,7 +560,7 @@ class GameRoom:
                 )
                 return
             if self.seats[msg.seat] is not None:
-                self._send(
+                self.outbox.send(
                     peer,
                     self._error(ErrorCode.SEAT_TAKEN, f"seat {msg.seat} is taken; pick another"),
                 )
@@ -568,7 +569,7 @@ class GameRoom:
         else:
             free = [i for i, s in enumerate(self.seats) if s is None]
             if not free:
-                self._send(
+                self.outbox.send(
                     peer, self._error(ErrorCode.GAME_FULL, "every seat is taken; watch instead")
                 )
                 return
@@ -579,9 +580,9 @@ class GameRoom:
         self.seats[seat] = slot
         if peer.id == self.host_id:
             self.host_seat = seat
-        self._store(seat_set(self.id, seat, slot.token_hash, slot.name))
+        self.outbox.write(seat_set(self.id, seat, slot.token_hash, slot.name))
         self.log.info("room.joined", seat=seat)
-        self._send(peer, self._joined(peer, seat, token))
+        self.outbox.send(peer, self._joined(peer, seat, token))
         self._broadcast_players()
         self._welcome(peer, seat)
 
@@ -598,7 +599,7 @@ class GameRoom:
                 slot.peers.add(peer)
                 slot.launched_at = None
                 self.log.info("room.stand_in", seat=seat)
-                self._send(peer, self._joined(peer, seat, msg.token))
+                self.outbox.send(peer, self._joined(peer, seat, msg.token))
                 self._welcome(peer, seat)  # with game over if it came too late
                 self._prompt(only=peer)
                 return
@@ -607,13 +608,15 @@ class GameRoom:
                 self.disconnected_at.pop(seat, None)
                 self._set_away(seat, False)
                 self.log.info("room.rejoined", seat=seat)
-                self._send(peer, self._joined(peer, seat, msg.token))
+                self.outbox.send(peer, self._joined(peer, seat, msg.token))
                 self._broadcast_players()
                 self._welcome(peer, seat, history=msg.history)
                 self._send_clock(peer)
                 self._prompt(only=peer)
                 return
-        self._send(peer, self._error(ErrorCode.BAD_TOKEN, "that token is not a seat of this game"))
+        self.outbox.send(
+            peer, self._error(ErrorCode.BAD_TOKEN, "that token is not a seat of this game")
+        )
 
     def _drop(self, peer: Peer, *, left: bool) -> None:
         """A connection went: ``left`` when it said ``leave``, else it was lost. Before the
@@ -632,7 +635,7 @@ class GameRoom:
             self._autoplay()
         elif not self.started and not slot.peers and left:
             self.seats[seat] = None  # a seat given up before the start is free again
-            self._store(seat_freed(self.id, seat))
+            self.outbox.write(seat_freed(self.id, seat))
             if seat == self.host_seat:
                 self.host_seat = None
             if self.seated == 0 and not self.spectators and self.on_empty is not None:
@@ -708,17 +711,19 @@ class GameRoom:
 
     def _start(self, peer: Peer) -> None:
         if not self._is_host(peer):
-            self._send(
+            self.outbox.send(
                 peer,
                 self._error(ErrorCode.NOT_HOST, "only the player who created the game starts it"),
             )
             return
         if self.started:
-            self._send(peer, self._error(ErrorCode.ALREADY_STARTED, "the game has already started"))
+            self.outbox.send(
+                peer, self._error(ErrorCode.ALREADY_STARTED, "the game has already started")
+            )
             return
         empty = [i for i, s in enumerate(self.seats) if s is None]
         if len(empty) > len(self.options.bots):
-            self._send(
+            self.outbox.send(
                 peer,
                 self._error(
                     ErrorCode.NOT_STARTED,
@@ -732,12 +737,12 @@ class GameRoom:
             name = m.unique_name(f"{bot.kind}-{seat}", (s.name for s in self.seats if s))
             slot = SeatSlot(hash_token(new_token()), name, bot=spec)
             self.seats[seat] = slot  # its process, started below, gets a token of its own
-            self._store(seat_set(self.id, seat, slot.token_hash, slot.name, spec))
+            self.outbox.write(seat_set(self.id, seat, slot.token_hash, slot.name, spec))
         for seat, held in enumerate(self.seats):
             if held is not None and held.bot is None and not held.owners():
                 self.disconnected_at[seat] = self._now()  # lost in the lobby: away after the grace
         self.started = True
-        self._store(game_started(self.id))
+        self.outbox.write(game_started(self.id))
         self.log.info("room.started", players=len(self.seats), bots=len(empty))
         self.launch_bots()
         self._broadcast_players()  # a host that neither sits nor watches hears it too
@@ -762,7 +767,7 @@ class GameRoom:
         assert slot is not None and slot.bot is not None and self.launcher is not None
         token = new_token()
         slot.token_hash = hash_token(token)
-        self._store(seat_set(self.id, seat, slot.token_hash, slot.name, slot.bot))
+        self.outbox.write(seat_set(self.id, seat, slot.token_hash, slot.name, slot.bot))
         slot.running += 1
         self.launcher(self.id, token, slot.bot, slot.name, False)
 
@@ -770,7 +775,7 @@ class GameRoom:
     def _act(self, peer: Peer, msg: m.Act) -> None:
         seat = self.seat_of(peer)
         if seat is None:
-            self._send(
+            self.outbox.send(
                 peer,
                 self._error(
                     ErrorCode.NOT_A_PLAYER, "only a seated player acts; rejoin with your token"
@@ -778,12 +783,12 @@ class GameRoom:
             )
             return
         if not self.started:
-            self._send(peer, self._error(ErrorCode.NOT_STARTED, "the game has not started"))
+            self.outbox.send(peer, self._error(ErrorCode.NOT_STARTED, "the game has not started"))
             return
         try:
             action = self.table.check(seat, msg)
         except ActionRefused as refused:
-            self._send(peer, refused.to_message())
+            self.outbox.send(peer, refused.to_message())
             return
         slot = self.seats[seat]
         if slot is None or peer is not slot.standin:
@@ -804,7 +809,7 @@ class GameRoom:
         # Stored before anyone hears of it: a restart resumes from exactly here.
         events = table.played[-1].events
         dice = next((e.dice for e in events if isinstance(e, engine.DiceRolled)), None)
-        self._store(action_played(self.id, index, action, dice))
+        self.outbox.write(action_played(self.id, index, action, dice))
         if self.deadlines:
             self.deadlines.pop(seat, None)  # the turn timer is per action: it starts afresh
         self.log.debug("room.action", seat=seat, kind=type(action).__name__, state_id=index + 1)
@@ -813,7 +818,7 @@ class GameRoom:
             over = table.game_over()
             limit = not table.state.is_over
             self.log.info("room.over", winner=over.winner, points=over.points, limit=limit)
-            self._store(game_finished(self.id, over.winner, over.points))
+            self.outbox.write(game_finished(self.id, over.winner, over.points))
             self.deadlines.clear()
         self._deliver(told)
         if not ended:
@@ -827,10 +832,10 @@ class GameRoom:
                 if peer in self.spectators
                 else ("only the game's players and spectators chat; join or watch it first")
             )
-            self._send(peer, self._error(ErrorCode.NOT_A_PLAYER, why))
+            self.outbox.send(peer, self._error(ErrorCode.NOT_A_PLAYER, why))
             return
         if seat is None and self.chat_lines >= self.chat_limit:
-            self._send(
+            self.outbox.send(
                 peer,
                 self._error(
                     ErrorCode.LIMIT_REACHED,
@@ -842,7 +847,7 @@ class GameRoom:
             return
         if not self._may_speak(peer if seat is None else seat):
             rate = self.chat_rate
-            self._send(
+            self.outbox.send(
                 peer,
                 self._error(
                     ErrorCode.LIMIT_REACHED,
@@ -856,7 +861,7 @@ class GameRoom:
             self.chat_lines += 1
         slot = self.seats[seat] if seat is not None else None
         name = slot.name if slot is not None else "spectator"
-        self._store(chat_said(self.id, seat, name, msg.text))
+        self.outbox.write(chat_said(self.id, seat, name, msg.text))
         said = m.ChatAt(state_id=self.table.state_id, seat=seat, name=name, text=msg.text)
         self.chat = [*self.chat[-(CHAT_KEPT - 1) :], said]
         self._broadcast(m.ChatMessage(game=self.id, seat=seat, name=name, text=msg.text))
@@ -867,15 +872,15 @@ class GameRoom:
         seat = self.seat_of(peer)
         if seat is None and peer not in self.spectators:
             why = "only the game's players and spectators replay it; join or watch it first"
-            self._send(peer, self._error(ErrorCode.NOT_A_PLAYER, why))
+            self.outbox.send(peer, self._error(ErrorCode.NOT_A_PLAYER, why))
         elif not self.over:
             why = "a game is replayed once it is over"
-            self._send(peer, self._error(ErrorCode.GAME_NOT_OVER, why))
+            self.outbox.send(peer, self._error(ErrorCode.GAME_NOT_OVER, why))
         elif msg.state_id > self.table.state_id:
             why = f"the game ended at state {self.table.state_id}; it has no state {msg.state_id}"
-            self._send(peer, self._error(ErrorCode.BAD_MESSAGE, why))
+            self.outbox.send(peer, self._error(ErrorCode.BAD_MESSAGE, why))
         else:
-            self._send(peer, self.table.view_at(seat, msg.state_id))
+            self.outbox.send(peer, self.table.view_at(seat, msg.state_id))
 
     def _may_speak(self, speaker: object) -> bool:
         """Spend one line of ``speaker``'s chat allowance (``chat_rate`` a minute, refilled
@@ -916,53 +921,16 @@ class GameRoom:
                 if p.wants_views:
                     if viewed is None:
                         viewed = table.prompt(seat, left, with_view=True)
-                    self._send(p, viewed)
+                    self.outbox.send(p, viewed)
                 else:
                     if plain is None:
                         plain = table.prompt(seat, left)
-                    self._send(p, plain)
+                    self.outbox.send(p, plain)
         clock = self._clock() if only is None else None
         if clock is not None:
             self._broadcast(clock)  # everyone sees who is on the clock, and for how long
 
     # --- the store, and what leaves the room ------------------------------------------------
-    def _store(self, write: Write) -> None:
-        """Queue a write of this game; what the room says from now on waits for its
-        commit. Nothing is written once the game has stopped."""
-        if self.stopped:
-            return
-        try:
-            queued = self.store.queue(write, self)
-        except Exception as exc:  # no writer runs, and writing at once failed
-            self._stop(exc)
-            raise
-        if queued:  # else written at once (no writer runs): nothing to wait for
-            self._queued += 1
-
-    def _send(self, peer: Peer, message: WireModel | None) -> None:
-        """Send ``message`` to ``peer`` (None: close it after what it was sent), after what
-        the room sent before and once every write queued before it is committed."""
-        if self.stopped:
-            return
-        if self._held or self._committed < self._queued:
-            self._held.append((self._queued, peer, message))
-        else:
-            _out(peer, message)
-
-    def stored(self, count: int, failure: WriteFailed | None) -> None:
-        """The store's word on a group commit (on the event loop): ``count`` more of the
-        room's writes are committed, so what waited for them is sent, in order; a
-        ``failure`` stops the game."""
-        if self.stopped:
-            return
-        self._committed += count
-        held = self._held
-        while held and held[0][0] <= self._committed:
-            _, peer, message = held.popleft()
-            _out(peer, message)
-        if failure is not None:
-            self._stop(failure)
-
     def _stop(self, error: BaseException) -> None:
         """A write was not stored (``error`` says why): drop what waits to be sent, tell
         every connection of the game, and take nothing more (see the module)."""
@@ -971,9 +939,7 @@ class GameRoom:
         if isinstance(error, LeaseLost) and self.on_lost is not None:
             self.on_lost(self.id, error.url)
             return
-        self.stopped = True
-        dropped = len(self._held)
-        self._held.clear()
+        dropped = self.outbox.stop()
         self.deadlines.clear()
         write = error.write.what if isinstance(error, WriteFailed) else None
         self.log.error("room.stopped", write=write, error=repr(error), unsent=dropped)
@@ -989,8 +955,7 @@ class GameRoom:
     def hand_over(self, url: str) -> None:
         """Another server process plays this game now (at ``url``): tell every connection
         of the game, and write nothing more of it here."""
-        self.stopped = True
-        self._held.clear()
+        self.outbox.stop()
         self.deadlines.clear()
         notice = self._error(
             ErrorCode.INTERNAL,
@@ -1031,7 +996,7 @@ class GameRoom:
 
     def _broadcast(self, message: WireModel) -> None:
         for p, _ in self._audience():
-            self._send(p, message)
+            self.outbox.send(p, message)
 
     def _listening(self) -> list[int | None]:
         """The recipients with a connection to tell: seats with one, and the spectators if
@@ -1053,16 +1018,16 @@ class GameRoom:
                 peers = set() if slot is None else slot.peers
             for p in peers:
                 if p.wants_event_views and type(message) is m.Events:
-                    self._send(p, table.with_view(recipient, message))
+                    self.outbox.send(p, table.with_view(recipient, message))
                 else:
-                    self._send(p, message)
+                    self.outbox.send(p, message)
 
     def _welcome(self, peer: Peer, seat: int | None, *, history: bool = False) -> None:
         """Tell an arriving connection the game as ``seat`` sees it (its view, the history
         if asked, with the chat, and game over if it is over: someone arriving just after
         the last action would otherwise wait for a game that goes on no more)."""
         for message in self.table.welcome(seat, history=history, chat=self.chat):
-            self._send(peer, message)
+            self.outbox.send(peer, message)
 
     def _broadcast_players(self) -> None:
         """``players`` to everyone in the game; until the start, and at it, to the host's
@@ -1070,10 +1035,10 @@ class GameRoom:
         roster = self._players()
         audience = self._audience()
         for p, _ in audience:
-            self._send(p, roster)
+            self.outbox.send(p, roster)
         host = self.host_peer
         if host is not None and all(p is not host for p, _ in audience):
-            self._send(host, roster)
+            self.outbox.send(host, roster)
             if self.started:
                 self.host_peer = None  # told of the start: its part is done
 
@@ -1091,7 +1056,7 @@ class GameRoom:
     def _send_clock(self, peer: Peer) -> None:
         clock = self._clock()
         if clock is not None:
-            self._send(peer, clock)
+            self.outbox.send(peer, clock)
 
     def _players(self) -> m.Players:
         """The roster now: the same message object while it is unchanged (a sender keeps
@@ -1117,14 +1082,6 @@ class GameRoom:
         )
         self._roster = (now, roster)
         return roster
-
-
-def _out(peer: Peer, message: WireModel | None) -> None:
-    """Hand a message to its connection now (None: close it)."""
-    if message is None:
-        peer.close()
-    else:
-        peer.send(message)
 
 
 @dataclass(frozen=True)

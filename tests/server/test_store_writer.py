@@ -572,13 +572,13 @@ async def test_one_commit_releases_what_each_room_held_in_order(db: str) -> None
 def _overheard(room: Any) -> list[tuple[int, WriteFailed | None]]:
     """What the store tells ``room`` of its commits from now on (the room still hears it)."""
     heard: list[tuple[int, WriteFailed | None]] = []
-    told = room.stored
+    told = room.outbox.stored
 
     def stored(count: int, failure: WriteFailed | None) -> None:
         heard.append((count, failure))
         told(count, failure)
 
-    room.stored = stored
+    room.outbox.stored = stored
     return heard
 
 
