@@ -72,12 +72,13 @@ class OpenGames:
         server = self._server
         if creator is not None:
             self.creators[room.id] = (creator.id, creator.address)
-        room.away_grace = server.away_grace
-        room.launcher = server.bots.launch
+        policy = room.away_policy
+        policy.grace = server.away_grace
+        policy.launcher = server.bots.launch
+        policy.may_stand_in = server.bots.may_stand_in
         room.chat_limit = server.limits.chat_per_game
         room.chat_rate = server.limits.chat_per_speaker
         room.on_stop = server.bots.end
-        room.may_stand_in = server.bots.may_stand_in
         room.on_empty = self._emptied
         room.on_lost = server.leases.lost
         self.rooms[room.id] = room

@@ -1,12 +1,20 @@
-"""One game on the server: a task that owns the game's table, fed by a queue.
+"""One game on the server: a room that owns the game's table, fed by a queue and a clock.
 
-The room is policy and I/O: seats and tokens, the turn timer, away seats and their
-stand-ins, bot processes, the store, chat, the roster and the clock. A seat is known by the
-hash of its token (:func:`server.tokens.hash_token`), in the store and in memory alike; a
-token itself is only handed out (``joined``, or to a bot process the room starts) and
-compared (``rejoin``). Every message that
-carries the game as one recipient may see it (a view, a prompt, events, history, game over)
-comes from the protocol's table (:class:`protocol.table.Table`); the room only delivers it.
+The room is policy and I/O around the protocol's table (:class:`protocol.table.Table`):
+seats and tokens, the turn timer, chat, the roster and the clock. What it writes and says
+goes through its outbox (:mod:`server.outbox`); who plays the seats no person plays now
+(away seats, their stand-ins, bot seats' processes, the server's default actions) is its
+away policy's (:mod:`server.away`). A seat is known by the hash of its token
+(:func:`server.tokens.hash_token`), in the store and in memory alike; a token itself is
+only handed out (``joined``, or to a bot process the room starts) and compared
+(``rejoin``). Every message that carries the game as one recipient may see it (a view, a
+prompt, events, history, game over) comes from the table; the room only delivers it.
+
+Messages reach the room through :meth:`GameRoom.submit`: handled there and then when the
+room's task waits with nothing queued, else queued for the task (:meth:`GameRoom.run`),
+which handles them one by one and plays the default actions of seats whose time runs out.
+So the game changes only in the room's own methods, on the event loop, one message at a
+time.
 
 What the room writes to the store it queues (:meth:`server.store.Store.queue`) without
 waiting, and what it says waits for the store instead: every message leaves the room in the
@@ -40,6 +48,7 @@ from protocol.options import game_config, seed_hash
 from protocol.payloads import WireModel
 from protocol.server_session import Allowance, Budgets, Rate
 from protocol.table import ActionRefused, Delivery, Table
+from server.away import AwayPolicy, Launcher
 from server.outbox import Outbox
 from server.store import (
     LeaseLost,
@@ -109,6 +118,7 @@ class SeatSlot:
     """While a person is away: the hash of the token of the bot process standing in for
     them (never stored: a stand-in lasts as long as the server)."""
     standin: Peer | None = None
+    """The stand-in's connection, once it has joined."""
     running: int = 0
     """How many processes the server has started for this bot seat that have not exited."""
     launches: int = 0
@@ -122,22 +132,9 @@ class SeatSlot:
         return {p for p in self.peers if p is not self.standin}
 
 
-AWAY_AFTER_TIMEOUTS = 2
-"""A seat that lets its time run out this many times in a row is marked away."""
 MAX_ACTIONS = engine.constants.MAX_ACTIONS
 """Actions after which a game nobody has won ends without a winner (local play has the same
 cap); a name of the room's own, so a test can lower it."""
-STANDIN_KIND = "heuristic"
-"""The bot kind that plays a person's seat while they are away."""
-AUTOPLAY_LIMIT = 500
-"""Default actions played for away seats in one go, at most, before the room reads its queue."""
-BOT_RELAUNCHES = 3
-"""How many times a bot seat's process is started again after it exits early; after
-that the server plays the seat with default actions."""
-PROCESS_WAIT = 15.0
-"""Seconds an away seat waits for the process started to play it (a bot takes a second or
-two to connect) before the server plays the seat's default actions itself; without the wait
-a table of bots would play a whole game of defaults for the seat in the meantime."""
 CHAT_KEPT = 200
 """Chat lines a room keeps for the ``history`` of late comers."""
 CHAT_PER_GAME = 2000
@@ -148,12 +145,17 @@ CHAT_PER_SPEAKER = 20
 
 
 class GameRoom:
-    """A game and its seats. Only :meth:`run` touches the state; everything else reaches
-    it through :meth:`submit`. (The store's word that a write is committed arrives on the
-    event loop too: it releases the messages that waited for it, or stops the game.)
+    """A game and its seats. Its state changes only in its own methods, on the event loop,
+    one message at a time: a message handed in with :meth:`submit` is handled there when
+    the room's task waits with nothing queued, else by the task (:meth:`run`) in its turn;
+    time running out is played by the task, or by :meth:`wake` after the clock jumps. The
+    server also opens the room (:meth:`open`), starts its bots (:meth:`launch_bots`) and
+    hands its game over to another process (:meth:`hand_over`); the store's word on the
+    room's writes reaches its outbox on the event loop too, and a failure stops the game.
 
     The order rule: what the room says leaves in the order it was made, each message once
-    every write queued before it is committed (the module says more)."""
+    every write queued before it is committed (:class:`~server.outbox.Outbox`; the module
+    says more)."""
 
     def __init__(
         self,
@@ -164,7 +166,7 @@ class GameRoom:
         store: Store,
         invite: str | None = None,
         away_grace: float = 30.0,
-        launcher: Callable[[str, str, str, str, bool], None] | None = None,
+        launcher: Launcher | None = None,
         chat_limit: int = CHAT_PER_GAME,
         clock: Callable[[], float] = time.monotonic,
         chat_rate: int = CHAT_PER_SPEAKER,
@@ -205,24 +207,13 @@ class GameRoom:
         self.started = False
         self.inbox: asyncio.Queue[tuple[Peer, Any]] = asyncio.Queue()
         self.deadlines: dict[int, float] = {}  # seat -> when its time to act runs out
-        self.timeouts: dict[int, int] = {}  # seat -> timeouts since it last acted itself
-        self.away: set[int] = set()  # seats the server plays until their owner returns
-        self.disconnected_at: dict[int, float | None] = {}
-        self.away_grace = away_grace
+        self.away_policy = AwayPolicy(self, clock, away_grace, launcher)
+        """Who plays the seats no person plays now: stand-ins, bot processes, defaults."""
         self.last_active = self._now()
-        self.launcher = launcher
-        """Starts a bot for a seat (in the server's bot host, or a process of its own):
-        (game, token, kind, name, whether it stands in for an away person); its end comes
-        back as :class:`ProcessExited` naming the hash of that token."""
         self.on_empty: Callable[[str, bool], None] | None = None
         """Told the game's id, and whether its creator's connection left, when the last
         seat of a game not started is given up with ``leave`` and nobody watches (the
         server closes it unless its creator is still there, waiting for others)."""
-        self.may_stand_in: Callable[[str], bool] | None = None
-        """Asked before a stand-in bot is started for an away seat, with the game's id:
-        whether the server's caps on bot seats leave room for one (the server counts it
-        from then until its bot ends). Without room, the server plays the seat's default
-        actions instead."""
         self.chat: list[m.ChatAt] = []
         """The chat said in this room since the server started."""
         self.on_stop: Callable[[str], None] | None = None
@@ -281,6 +272,11 @@ class GameRoom:
     def over(self) -> bool:
         """Won, or ended at :data:`MAX_ACTIONS` with nobody able to win."""
         return self.table.over
+
+    @property
+    def away(self) -> set[int]:
+        """Seats the server plays until their owner returns."""
+        return self.away_policy.away
 
     @property
     def stopped(self) -> bool:
@@ -394,13 +390,7 @@ class GameRoom:
     def _next_deadline(self) -> float | None:
         if self.stopped:
             return None
-        times = list(self.deadlines.values())
-        if self.disconnected_at:
-            grace = self.away_grace
-            times.extend(t + grace for t in self.disconnected_at.values() if t is not None)
-        for slot in self.seats:
-            if slot is not None and slot.launched_at is not None:
-                times.append(slot.launched_at + PROCESS_WAIT)
+        times = [*self.deadlines.values(), *self.away_policy.deadlines()]
         return min(times) if times else None
 
     def _expire(self) -> None:
@@ -408,81 +398,14 @@ class GameRoom:
         disconnected past the grace period, are marked away (played by the server until
         their owner returns)."""
         now = self._now()
-        for seat, t in list(self.disconnected_at.items()):
-            if t is not None and t + self.away_grace <= now:
-                self.disconnected_at[seat] = None
-                self._set_away(seat, True)
-        for seat, slot in enumerate(self.seats):
-            if slot is None or slot.launched_at is None or slot.launched_at + PROCESS_WAIT > now:
-                continue
-            slot.launched_at = None  # it did not come: the server plays the seat
-            self.log.warning("room.process_late", seat=seat, waited=PROCESS_WAIT)
+        self.away_policy.expire(now)
         for seat, deadline in list(self.deadlines.items()):
             if self.over:
                 return
             if deadline <= now and seat in engine.seats_to_act(self.state):
-                self.timeouts[seat] = self.timeouts.get(seat, 0) + 1
-                if self.timeouts[seat] >= AWAY_AFTER_TIMEOUTS:
-                    self._set_away(seat, True)
-                self.log.info("room.timeout", seat=seat, timeouts=self.timeouts[seat])
-                self._play(seat, engine.default_action(self.state, seat))
-        self._autoplay()
-
-    def _set_away(self, seat: int, away: bool) -> None:
-        if (seat in self.away) == away:
-            return
-        slot = self.seats[seat]
-        if away:
-            self.away.add(seat)
-            if slot is not None and self.launcher is not None and not self.over:
-                if slot.bot is not None:  # a bot seat lost its process: start it again
-                    self._relaunch(seat)
-                elif self.may_stand_in is None or self.may_stand_in(self.id):
-                    token = new_token()
-                    slot.standin_hash = hash_token(token)
-                    slot.launched_at = self._now()
-                    self.launcher(self.id, token, STANDIN_KIND, f"{slot.name}-bot", True)
-                else:  # the server's bot seats are all taken: it plays the seat itself
-                    self.log.warning("room.no_stand_in", seat=seat)
-        else:
-            self.away.discard(seat)
-            self.timeouts[seat] = 0
-            if slot is not None and slot.standin is not None:
-                slot.peers.discard(slot.standin)
-                self.outbox.send(slot.standin, None)  # the owner is back: the stand-in goes
-            if slot is not None:
-                slot.standin = slot.standin_hash = slot.launched_at = None
-        self.log.info("room.away", seat=seat, away=away)
-        self._broadcast_players()
-
-    def _autoplay(self) -> None:
-        """Play the default action for away seats that must act, while someone present
-        still plays (a table of absent players waits for one to return)."""
-        if not self.away:
-            return
-        for _ in range(AUTOPLAY_LIMIT):
-            if self.stopped:
-                return
-            present = [i for i in range(len(self.seats)) if i not in self.away]
-            if self.over or not present or not self.started:
-                return
-            due = [
-                q
-                for q in engine.seats_to_act(self.state)
-                if q in self.away and self._stand_in(q) is None and not self._awaiting(q)
-            ]
-            if not due:
-                return
-            self._play(due[0], engine.default_action(self.state, due[0]))
-
-    def _awaiting(self, seat: int) -> bool:
-        """Whether the seat waits for a process started to play it (see PROCESS_WAIT)."""
-        slot = self.seats[seat]
-        return slot is not None and slot.launched_at is not None
-
-    def _stand_in(self, seat: int) -> Peer | None:
-        slot = self.seats[seat]
-        return None if slot is None else slot.standin
+                self.away_policy.timed_out(seat)
+                self.play(seat, engine.default_action(self.state, seat))
+        self.away_policy.autoplay()
 
     def _handle(self, peer: Peer, message: Any) -> None:
         if self.stopped:
@@ -506,7 +429,7 @@ class GameRoom:
             case Disconnected():
                 self._drop(peer, left=False)
             case ProcessExited():
-                self._process_exited(message)
+                self.away_policy.process_exited(message)
             case m.StartGame():
                 self._start(peer)
             case m.Chat():
@@ -583,7 +506,7 @@ class GameRoom:
         self.outbox.write(seat_set(self.id, seat, slot.token_hash, slot.name))
         self.log.info("room.joined", seat=seat)
         self.outbox.send(peer, self._joined(peer, seat, token))
-        self._broadcast_players()
+        self.broadcast_players()
         self._welcome(peer, seat)
 
     def _rejoin(self, peer: Peer, msg: m.Rejoin) -> None:
@@ -605,11 +528,10 @@ class GameRoom:
                 return
             if slot is not None and token_matches(slot.token_hash, msg.token):
                 slot.peers.add(peer)
-                self.disconnected_at.pop(seat, None)
-                self._set_away(seat, False)
+                self.away_policy.returned(seat)
                 self.log.info("room.rejoined", seat=seat)
                 self.outbox.send(peer, self._joined(peer, seat, msg.token))
-                self._broadcast_players()
+                self.broadcast_players()
                 self._welcome(peer, seat, history=msg.history)
                 self._send_clock(peer)
                 self._prompt(only=peer)
@@ -631,8 +553,7 @@ class GameRoom:
         assert slot is not None
         slot.peers.discard(peer)
         if peer is slot.standin:
-            slot.standin = None  # the stand-in went; the server plays the seat meanwhile
-            self._autoplay()
+            self.away_policy.stand_in_gone(slot)
         elif not self.started and not slot.peers and left:
             self.seats[seat] = None  # a seat given up before the start is free again
             self.outbox.write(seat_freed(self.id, seat))
@@ -640,53 +561,9 @@ class GameRoom:
                 self.host_seat = None
             if self.seated == 0 and not self.spectators and self.on_empty is not None:
                 self.on_empty(self.id, peer.id == self.host_id)  # the lobby is empty
-        elif self.started and not slot.owners() and slot.bot is not None and not self.over:
-            self._set_away(seat, True)  # the server's own bot: played by the server at once
-            self._autoplay()
         elif self.started and not slot.owners() and not self.over:
-            self.disconnected_at[seat] = self._now()  # away if not back within the grace period
-        self._broadcast_players()
-
-    def _process_exited(self, msg: ProcessExited) -> None:
-        """A bot process of this room ended. Before the game is over that is a failure
-        (a crash, or it could not connect): its seat becomes away, so the server plays it,
-        and a bot seat's process is started again a few times."""
-        for seat, slot in enumerate(self.seats):
-            if slot is None:
-                continue
-            if slot.bot is not None and slot.token_hash == msg.token_hash:
-                slot.running = max(0, slot.running - 1)
-                slot.launched_at = None
-                if self.over or slot.owners():
-                    return  # finished, or still connected: its drop will follow
-                self.log.warning("room.bot_exited", seat=seat, code=msg.code)
-                if seat in self.away:
-                    self._relaunch(seat)
-                else:
-                    self._set_away(seat, True)
-                self._autoplay()
-                return
-            if slot.standin_hash == msg.token_hash and slot.standin is None:
-                slot.launched_at = None  # it never connected: the server plays the seat
-                if self.over:
-                    self.log.info("room.stand_in_exited", seat=seat, code=msg.code)
-                    return
-                self.log.warning("room.stand_in_exited", seat=seat, code=msg.code)
-                self._autoplay()
-                return
-
-    def _relaunch(self, seat: int) -> None:
-        """Start a bot seat's process again, unless one is still running or it has
-        failed too often."""
-        slot = self.seats[seat]
-        if slot is None or slot.bot is None or self.launcher is None or slot.running > 0:
-            return
-        if slot.launches >= BOT_RELAUNCHES:
-            self.log.warning("room.bot_given_up", seat=seat, launches=slot.launches)
-            return
-        slot.launches += 1
-        slot.launched_at = self._now()
-        self._launch(seat)
+            self.away_policy.owner_gone(seat, slot)
+        self.broadcast_players()
 
     def _is_host(self, peer: Peer) -> bool:
         """Whether ``peer`` may start the game: the connection that created it, whoever holds
@@ -740,36 +617,20 @@ class GameRoom:
             self.outbox.write(seat_set(self.id, seat, slot.token_hash, slot.name, spec))
         for seat, held in enumerate(self.seats):
             if held is not None and held.bot is None and not held.owners():
-                self.disconnected_at[seat] = self._now()  # lost in the lobby: away after the grace
+                self.away_policy.disconnected(seat)  # lost in the lobby: away after the grace
         self.started = True
         self.outbox.write(game_started(self.id))
         self.log.info("room.started", players=len(self.seats), bots=len(empty))
         self.launch_bots()
-        self._broadcast_players()  # a host that neither sits nor watches hears it too
+        self.broadcast_players()  # a host that neither sits nor watches hears it too
         for p, viewer in self._audience():
             self._welcome(p, viewer)
         self._prompt()
 
     def launch_bots(self) -> None:
         """Start a process for every bot seat of a running game (they connect back with
-        their tokens like any player)."""
-        if self.launcher is None or not self.started or self.over:
-            return
-        for seat, slot in enumerate(self.seats):
-            if slot is not None and slot.bot is not None:
-                self._launch(seat)
-
-    def _launch(self, seat: int) -> None:
-        """Start a process for a bot seat with a fresh token, whose hash replaces the
-        seat's (in memory and in the store): the room never keeps a token, so each process
-        it starts is given one of its own."""
-        slot = self.seats[seat]
-        assert slot is not None and slot.bot is not None and self.launcher is not None
-        token = new_token()
-        slot.token_hash = hash_token(token)
-        self.outbox.write(seat_set(self.id, seat, slot.token_hash, slot.name, slot.bot))
-        slot.running += 1
-        self.launcher(self.id, token, slot.bot, slot.name, False)
+        their tokens like any player; :meth:`AwayPolicy.launch_bots`)."""
+        self.away_policy.launch_bots()
 
     # --- play -------------------------------------------------------------------------------
     def _act(self, peer: Peer, msg: m.Act) -> None:
@@ -792,12 +653,11 @@ class GameRoom:
             return
         slot = self.seats[seat]
         if slot is None or peer is not slot.standin:
-            self._set_away(seat, False)  # acting in person takes the seat back
-            self.timeouts[seat] = 0  # away after timeouts in a row only
-        self._play(seat, action)
-        self._autoplay()
+            self.away_policy.acted(seat)  # acting in person takes the seat back
+        self.play(seat, action)
+        self.away_policy.autoplay()
 
-    def _play(self, seat: int, action: engine.Action) -> None:
+    def play(self, seat: int, action: engine.Action) -> None:
         """Play a legal action at the table, queue it for the store, and tell everyone
         (once it is stored)."""
         if self.stopped:
@@ -1029,7 +889,7 @@ class GameRoom:
         for message in self.table.welcome(seat, history=history, chat=self.chat):
             self.outbox.send(peer, message)
 
-    def _broadcast_players(self) -> None:
+    def broadcast_players(self) -> None:
         """``players`` to everyone in the game; until the start, and at it, to the host's
         connection too when it neither sits nor watches."""
         roster = self._players()
@@ -1064,7 +924,7 @@ class GameRoom:
         now = (
             self.started,
             tuple(
-                (i, s.name, s.bot is not None, bool(s.owners()), i in self.away)
+                (i, s.name, s.bot is not None, bool(s.owners()), i in self.away_policy.away)
                 for i, s in enumerate(self.seats)
                 if s is not None
             ),

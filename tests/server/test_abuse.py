@@ -151,7 +151,7 @@ async def test_stand_ins_count_against_the_bot_seat_caps(monkeypatch: pytest.Mon
             games.append(game)
             for p in players:
                 await p.close()
-        await until(lambda: all(len(srv.rooms[g].disconnected_at) == 2 for g in games))
+        await until(lambda: all(len(srv.rooms[g].away_policy.disconnected_at) == 2 for g in games))
         async with another_game(srv, port) as played_on:
             advance(srv, clock, 5.0)  # every seat of both games is away now
             assert all(srv.rooms[g].away == {0, 1} for g in games)

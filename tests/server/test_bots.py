@@ -14,8 +14,8 @@ from structlog.testing import capture_logs
 from app.cli import build_parser
 from protocol import SUBPROTOCOL_JSON
 from protocol import messages as m
+from server import away as away_module
 from server import bot_launcher as bot_launcher_module
-from server import room as room_module
 from server.app import HexhavenServer
 from server.bot_launcher import bot_command
 from server.store import hash_token
@@ -139,7 +139,7 @@ async def test_bot_processes_that_keep_failing_are_retried_then_played_by_the_se
         assert over.winner is not None
         room = srv.rooms[game]
         bots = [s for s in room.seats if s is not None and s.bot is not None]
-        assert [s.launches for s in bots] == [room_module.BOT_RELAUNCHES] * 2
+        assert [s.launches for s in bots] == [away_module.BOT_RELAUNCHES] * 2
         assert room.away >= {1, 2}
         rosters = [x for x in me.received if isinstance(x, m.Players)]
         assert not any(p.connected for r in rosters for p in r.players[1:])

@@ -13,8 +13,8 @@ from engine import SettlementBuilt
 from protocol import SUBPROTOCOL_MSGPACK
 from protocol import messages as m
 from server.app import HexhavenServer
+from server.away import PROCESS_WAIT
 from server.bot_launcher import BotLauncher
-from server.room import PROCESS_WAIT
 from tests.server.client import Client, ManualClock, advance
 
 
@@ -191,7 +191,7 @@ async def test_a_seat_is_away_after_timeouts_in_a_row_not_after_any_two(
     await prompt_for(seat2, 2)
     rosters = [x for x in seat2.received if isinstance(x, m.Players)]
     assert not any(p.away for x in rosters for p in x.players if p.seat == 2)
-    assert srv.rooms[game].timeouts[2] == 1
+    assert srv.rooms[game].away_policy.timeouts[2] == 1
     # This one runs out too: two in a row, and the seat is away.
     advance(srv, clock, TIMER)
     assert 2 in srv.rooms[game].away
@@ -218,7 +218,7 @@ async def _gone_away(srv: HexhavenServer, clock: ManualClock, game: str, seat: i
     """Once the room knows ``seat`` disconnected, let its grace period run out."""
     room = srv.rooms[game]
     async with asyncio.timeout(10):
-        while room.disconnected_at.get(seat) is None:
+        while room.away_policy.disconnected_at.get(seat) is None:
             await asyncio.sleep(0.01)
     advance(srv, clock, srv.away_grace)
     assert seat in room.away
