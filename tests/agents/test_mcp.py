@@ -21,9 +21,12 @@ from mcp.types import TextContent
 from pydantic import AnyUrl
 
 from app.cli import main
+from clients.mcp import Seat
 from clients.narrate import cards_text
+from clients.reconnect import Reconnect
 from protocol import SUBPROTOCOL_JSON
 from protocol import messages as m
+from protocol.client_session import JoinSeat
 from protocol.payloads import RESOURCE_NAMES
 from server.room import GameRoom
 from server.store import token_matches
@@ -196,6 +199,7 @@ async def test_a_model_seat_plays_a_whole_game_through_a_cut_and_sees_only_its_o
     assert slot is not None and token_matches(slot.token_hash, saved.read_text().strip())
     logged = (tmp_path / "mcp.err").read_text()
     assert '"event": "mcp.seated"' in logged and saved.read_text().strip() not in logged
+    assert '"event": "mcp.connection_lost"' in logged  # the one reconnect loop brought it back
     assert all(line.startswith("{") for line in logged.splitlines()), logged  # JSON lines
 
 
@@ -326,3 +330,30 @@ def test_the_command_takes_a_token_from_a_file_only_with_its_game(
     assert "give --invite CODE" in capsys.readouterr().err
     with pytest.raises(SystemExit):  # no abbreviations: --token is not --token-file
         main(["mcp", f"--url={url}", "--game=g", "--token=a-secret-token"])
+
+
+async def test_a_seat_cut_off_comes_back_to_it_through_the_reconnect_loop(served: Served) -> None:
+    host, created = await _create(served.port)
+    seats: list[tuple[str, int, str]] = []
+    async with Proxy(served.port) as proxy:
+        seat = Seat(
+            f"ws://127.0.0.1:{proxy.port}",
+            JoinSeat(name="model", invite=created.invite),
+            reconnect=Reconnect(first_delay=0.05),
+            on_seated=lambda *taken: seats.append(taken),
+        )
+        task = asyncio.create_task(seat.run())
+        try:
+            async with asyncio.timeout(30):
+                while not seats:
+                    await asyncio.sleep(0.01)
+                proxy.cut()
+                while len(seats) < 2:  # seated again, on a new connection
+                    await asyncio.sleep(0.01)
+            assert proxy.connections == 2 and seats[0] == seats[1]
+            assert seat.failure is None and seat.client.is_seated
+            await wait_seated(served, created.game, 1)
+        finally:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+            await host.close()
