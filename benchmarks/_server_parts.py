@@ -323,11 +323,11 @@ def breakdown(
 
 
 SPY_OWNERS: tuple[tuple[str, str, str], ...] = (
-    ("_commit", "/server/store.py", "store writer thread: commits"),
-    ("_alone", "/server/store.py", "store writer thread: commits"),
-    ("_serve", "/server/store.py", "store writer thread: commits"),
-    ("action_played", "/server/store.py", "store: row made and queued"),
-    ("queue", "/server/store.py", "store: row made and queued"),
+    ("_commit", "/server/store/", "store writer thread: commits"),
+    ("_alone", "/server/store/", "store writer thread: commits"),
+    ("_serve", "/server/store/", "store writer thread: commits"),
+    ("action_played", "/server/store/", "store: row made and queued"),
+    ("queue", "/server/store/", "store: row made and queued"),
     ("write_out", "/server/connection.py", "asyncio loop, socket I/O, epoll"),
     ("", "/structlog/", "log: structlog room.action"),
     ("prompt", "/protocol/table.py", "prompt"),

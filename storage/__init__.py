@@ -1,4 +1,4 @@
-"""The SQL plumbing the games store (``server/store.py``) and the ladder store
+"""The SQL plumbing the games store (``server/store/``) and the ladder store
 (``tournament/ladder/store.py``) share: which database a name means, a connection that takes
 one SQL dialect on SQLite and PostgreSQL alike, transactions, and URLs with their password
 removed for messages and logs, and numbered schema migrations (:func:`migrate`); and

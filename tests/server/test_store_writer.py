@@ -75,7 +75,7 @@ class HeldStore(Store):
         self._news.set()
         return super().queue(write, listener)
 
-    def _commit(self, writes: Sequence[Write], lost: dict[str, str | None]) -> None:
+    def commit(self, writes: Sequence[Write], lost: dict[str, str | None]) -> None:
         if not self.gate.is_set():
             self.at_gate.set()
             assert self.gate.wait(30), "the test never released the store"
@@ -83,7 +83,7 @@ class HeldStore(Store):
         refused = [w.what for w in writes if w.game in self.refused]
         if refused:
             raise RuntimeError(f"the test's database refuses {refused}")
-        super()._commit(writes, lost)
+        super().commit(writes, lost)
 
     async def until_queued(self, wanted: Callable[[list[Write]], bool]) -> None:
         """Wait until the writes queued so far are as ``wanted``."""
