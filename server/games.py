@@ -76,8 +76,8 @@ class OpenGames:
         policy.grace = server.away_grace
         policy.launcher = server.bots.launch
         policy.may_stand_in = server.bots.may_stand_in
-        room.chat_limit = server.limits.chat_per_game
-        room.chat_rate = server.limits.chat_per_speaker
+        room.chat.limit = server.limits.chat_per_game
+        room.chat.rate = server.limits.chat_per_speaker
         room.on_stop = server.bots.end
         room.on_empty = self._emptied
         room.on_lost = server.leases.lost

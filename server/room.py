@@ -4,7 +4,8 @@ The room is policy and I/O around the protocol's table (:class:`protocol.table.T
 seats and tokens, the turn timer, chat, the roster and the clock. What it writes and says
 goes through its outbox (:mod:`server.outbox`); who plays the seats no person plays now
 (away seats, their stand-ins, bot seats' processes, the server's default actions) is its
-away policy's (:mod:`server.away`). A seat is known by the hash of its token
+away policy's (:mod:`server.away`); its chat's limits and the lines it keeps are its
+chat's (:mod:`server.chat`). A seat is known by the hash of its token
 (:func:`server.tokens.hash_token`), in the store and in memory alike; a token itself is
 only handed out (``joined``, or to a bot process the room starts) and compared
 (``rejoin``). Every message that carries the game as one recipient may see it (a view, a
@@ -46,9 +47,9 @@ from protocol import messages as m
 from protocol.messages import ErrorCode
 from protocol.options import game_config, seed_hash
 from protocol.payloads import WireModel
-from protocol.server_session import Allowance, Budgets, Rate
 from protocol.table import ActionRefused, Delivery, Table
 from server.away import AwayPolicy, Launcher
+from server.chat import CHAT_PER_GAME, CHAT_PER_SPEAKER, RoomChat
 from server.outbox import Outbox
 from server.store import (
     LeaseLost,
@@ -135,13 +136,6 @@ class SeatSlot:
 MAX_ACTIONS = engine.constants.MAX_ACTIONS
 """Actions after which a game nobody has won ends without a winner (local play has the same
 cap); a name of the room's own, so a test can lower it."""
-CHAT_KEPT = 200
-"""Chat lines a room keeps for the ``history`` of late comers."""
-CHAT_PER_GAME = 2000
-"""Spectators' chat lines a game takes by default (the server's ``chat_per_game`` limit)."""
-CHAT_PER_SPEAKER = 20
-"""Chat lines a minute one speaker may say in a game by default (the server's
-``chat_per_speaker`` limit)."""
 
 
 class GameRoom:
@@ -175,16 +169,8 @@ class GameRoom:
         self._now = clock
         """Seconds, for turn timers, grace periods and idleness; one that jumps (a test's)
         is followed by :meth:`wake`."""
-        self.chat_limit = chat_limit
-        """Chat lines the game takes from its spectators, all together; later ones are
-        refused."""
-        self.chat_lines = 0
-        """Spectators' chat lines said in this room since the server started."""
-        self.chat_rate = chat_rate
-        """Chat lines a minute each speaker (a seat, or one spectator's connection) may say
-        here, half of them at once; past it the line is refused."""
-        self._speakers: dict[object, Allowance] = {}
-        """Each speaker's chat allowance (its ``chat`` budget)."""
+        self.chat = RoomChat(clock, chat_limit, chat_rate)
+        """The chat said in this room since the server started, and its limits."""
         self.actions = 0
         """Actions played in this room since the server started."""
         self.options = options
@@ -214,8 +200,6 @@ class GameRoom:
         """Told the game's id, and whether its creator's connection left, when the last
         seat of a game not started is given up with ``leave`` and nobody watches (the
         server closes it unless its creator is still there, waiting for others)."""
-        self.chat: list[m.ChatAt] = []
-        """The chat said in this room since the server started."""
         self.on_stop: Callable[[str], None] | None = None
         """Told the game's id when the room stops (the server ends its bot processes)."""
         self.on_lost: Callable[[str, str | None], None] | None = None
@@ -545,7 +529,7 @@ class GameRoom:
         start only a seat given up with ``leave`` is free again; a lost one waits for its
         owner's ``rejoin``."""
         self.spectators.discard(peer)
-        self._speakers.pop(peer, None)
+        self.chat.forget(peer)
         seat = self.seat_of(peer)
         if seat is None:
             return
@@ -694,36 +678,16 @@ class GameRoom:
             )
             self.outbox.send(peer, self._error(ErrorCode.NOT_A_PLAYER, why))
             return
-        if seat is None and self.chat_lines >= self.chat_limit:
-            self.outbox.send(
-                peer,
-                self._error(
-                    ErrorCode.LIMIT_REACHED,
-                    f"this game has had its {self.chat_limit} lines of spectators' chat "
-                    "(limit chat_per_game); its players still chat",
-                    "chat_per_game",
-                ),
-            )
+        refusal = self.chat.refusal(peer if seat is None else seat, spectator=seat is None)
+        if refusal is not None:
+            why, limit = refusal
+            self.outbox.send(peer, self._error(ErrorCode.LIMIT_REACHED, why, limit))
             return
-        if not self._may_speak(peer if seat is None else seat):
-            rate = self.chat_rate
-            self.outbox.send(
-                peer,
-                self._error(
-                    ErrorCode.LIMIT_REACHED,
-                    f"too many chat lines from you in this game: {rate} a minute, "
-                    f"{max(1, rate // 2)} at once (limit chat_per_speaker); wait a moment",
-                    "chat_per_speaker",
-                ),
-            )
-            return
-        if seat is None:
-            self.chat_lines += 1
         slot = self.seats[seat] if seat is not None else None
         name = slot.name if slot is not None else "spectator"
         self.outbox.write(chat_said(self.id, seat, name, msg.text))
         said = m.ChatAt(state_id=self.table.state_id, seat=seat, name=name, text=msg.text)
-        self.chat = [*self.chat[-(CHAT_KEPT - 1) :], said]
+        self.chat.said(said)
         self._broadcast(m.ChatMessage(game=self.id, seat=seat, name=name, text=msg.text))
 
     def _view_at(self, peer: Peer, msg: m.ViewAt) -> None:
@@ -741,19 +705,6 @@ class GameRoom:
             self.outbox.send(peer, self._error(ErrorCode.BAD_MESSAGE, why))
         else:
             self.outbox.send(peer, self.table.view_at(seat, msg.state_id))
-
-    def _may_speak(self, speaker: object) -> bool:
-        """Spend one line of ``speaker``'s chat allowance (``chat_rate`` a minute, refilled
-        by the room's clock, half of it at once); False, spending nothing, when none is
-        left."""
-        allowance = self._speakers.get(speaker)
-        if allowance is None:
-            rate = Rate(per_minute=self.chat_rate, burst=max(1, self.chat_rate // 2))
-            allowance = self._speakers[speaker] = Allowance(Budgets(chat=rate), self._now)
-        if allowance.available("chat") < 1:
-            return False
-        allowance.spend("chat")
-        return True
 
     def _prompt(self, only: Peer | None = None) -> None:
         """Prompt the seats that must act (only ``only``, if given), starting their turn
@@ -886,7 +837,7 @@ class GameRoom:
         """Tell an arriving connection the game as ``seat`` sees it (its view, the history
         if asked, with the chat, and game over if it is over: someone arriving just after
         the last action would otherwise wait for a game that goes on no more)."""
-        for message in self.table.welcome(seat, history=history, chat=self.chat):
+        for message in self.table.welcome(seat, history=history, chat=self.chat.lines):
             self.outbox.send(peer, message)
 
     def broadcast_players(self) -> None:
