@@ -17,8 +17,8 @@ seat's in memory and in the store: the room never keeps a token.
 
 It keeps its own facts (who is away, timeouts in a row, since when a seat is disconnected)
 and the per-seat facts of stand-ins and bot processes on the room's seats
-(:class:`~server.room.SeatSlot`); it acts on the room's own event loop, when the room
-handles a message or reads its clock.
+(:class:`~server.room.SeatSlot`); it acts on the event loop, when the room handles a
+message or reads its clock, or when the server has the room start its bots.
 """
 
 from __future__ import annotations

@@ -88,7 +88,7 @@ class BotLauncher:
         """Each game's stand-in bots running (counted with its bot seats)."""
 
     def seats(self) -> int:
-        """Bot seats played now, in every game."""
+        """Bots running now, in every game (stand-ins among them)."""
         return sum(len(bots) for bots in self._running.values())
 
     def may_stand_in(self, game: str) -> bool:

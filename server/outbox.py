@@ -9,8 +9,10 @@ queued when it was made, until the store's writer says (:meth:`Outbox.stored`, o
 loop) that those writes are committed. So nobody hears of a state the store does not hold,
 and no message overtakes one made before it.
 
-A write that fails stops the outbox (:meth:`Outbox.stop`, by its room): what it holds is
-dropped, and nothing more is written or sent through it.
+A write that was not stored is the room's to handle (the outbox tells it); when the room
+stops (that write failed, or another process plays its game now) it stops its outbox
+(:meth:`Outbox.stop`): what it holds is dropped, and nothing more is written or sent
+through it.
 """
 
 from __future__ import annotations

@@ -121,9 +121,10 @@ def _no_invite() -> m.Error:
 
 
 class Router:
-    """The connections of ``server`` and their requests. ``proxies``: the reverse proxies
-    whose ``X-Forwarded-For`` names a client's address (:func:`trusted_proxies`); with
-    none, a connection's address is its socket's peer."""
+    """The connections of ``server`` and their requests: every connection's
+    :class:`~server.connection.Host`. ``proxies``: the reverse proxies whose
+    ``X-Forwarded-For`` names a client's address (:func:`trusted_proxies`); with none, a
+    connection's address is its socket's peer."""
 
     def __init__(self, server: HexhavenServer, proxies: Proxies = ()) -> None:
         self._server = server
