@@ -82,6 +82,10 @@ class AwayPolicy:
         """Starts a bot for a seat (in the server's bot host, or a process of its own);
         its end comes back to the room as :class:`~server.room.ProcessExited` naming the
         hash of that token."""
+        self.stop_bot: Callable[[str, str], None] | None = None
+        """Called with the game's id and a stand-in's token hash when its person comes
+        back: the bot that plays it is stopped (it would otherwise try to come back to a
+        seat that is no longer its own)."""
         self.may_stand_in: Callable[[str], bool] | None = None
         """Asked before a stand-in bot is started for an away seat, with the game's id:
         whether the server's caps on bot seats leave room for one (the server counts it
@@ -152,6 +156,8 @@ class AwayPolicy:
         else:
             self.away.discard(seat)
             self.timeouts[seat] = 0
+            if slot is not None and slot.standin_hash is not None and self.stop_bot is not None:
+                self.stop_bot(room.id, slot.standin_hash)  # ended, not left to come back
             if slot is not None and slot.standin is not None:
                 slot.peers.discard(slot.standin)
                 room.outbox.send(slot.standin, None)  # the owner is back: the stand-in goes

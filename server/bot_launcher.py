@@ -86,6 +86,8 @@ class BotLauncher:
         """Each game's bots (the tasks that run them)."""
         self.standins: dict[str, int] = {}
         """Each game's stand-in bots running (counted with its bot seats)."""
+        self._by_token: dict[str, asyncio.Task[None]] = {}
+        """The task of each running bot, by its seat token's hash (to stop a stand-in)."""
 
     def seats(self) -> int:
         """Bots running now, in every game (stand-ins among them)."""
@@ -122,9 +124,20 @@ class BotLauncher:
         bots = self._running.setdefault(game, set())
         bots.add(task)
         task.add_done_callback(bots.discard)
+        key = hash_token(token)
+        self._by_token[key] = task
+        task.add_done_callback(lambda _: self._by_token.pop(key, None))
         if stand_in:
             self.standins[game] = self.standins.get(game, 0) + 1
             task.add_done_callback(lambda _: self._stand_in_ended(game))
+
+    def stop(self, game: str, token_hash: str) -> None:
+        """Stop the bot that plays the seat of ``token_hash`` in ``game`` (a stand-in whose
+        person came back): it ends without trying to come back to the seat."""
+        task = self._by_token.pop(token_hash, None)
+        if task is not None and not task.done():
+            _log.info("bot.stand_in_stopped", game=game)
+            task.cancel()
 
     def _stand_in_ended(self, game: str) -> None:
         left = self.standins.get(game, 0) - 1

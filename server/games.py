@@ -76,6 +76,7 @@ class OpenGames:
         policy.grace = server.away_grace
         policy.launcher = server.bots.launch
         policy.may_stand_in = server.bots.may_stand_in
+        policy.stop_bot = server.bots.stop
         room.chat.limit = server.limits.chat_per_game
         room.chat.rate = server.limits.chat_per_speaker
         room.on_stop = server.bots.end

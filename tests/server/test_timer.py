@@ -7,6 +7,7 @@ import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
+from structlog.testing import capture_logs
 
 import engine
 from engine import SettlementBuilt
@@ -114,13 +115,17 @@ async def test_an_away_seat_is_played_by_a_bot_until_its_owner_returns(
 
     back = await Client.open(port, SUBPROTOCOL_MSGPACK)
     await back.hello()
-    await back.send(m.Rejoin(game=game, token=token))
-    assert (await back.expect(m.Joined)).seat == 2
-    # Back in person: the stand-in is sent away, the seat is connected and not away.
-    roster = await back.expect(m.Players)
-    assert [(p.connected, p.away) for p in roster.players if p.seat == 2] == [(True, False)]
-    assert slot.standin is None
-    over = await back.play_randomly(game, 7)
+    with capture_logs() as logs:
+        await back.send(m.Rejoin(game=game, token=token))
+        assert (await back.expect(m.Joined)).seat == 2
+        # Back in person: the stand-in is sent away, the seat is connected and not away.
+        roster = await back.expect(m.Players)
+        assert [(p.connected, p.away) for p in roster.players if p.seat == 2] == [(True, False)]
+        assert slot.standin is None
+        over = await back.play_randomly(game, 7)
+    # A seat handed back is the normal course: its stand-in is stopped, not failed.
+    assert any(e["event"] == "bot.stand_in_stopped" for e in logs)
+    assert not [e for e in logs if e["log_level"] in ("warning", "error", "critical")], logs
     assert any(isinstance(x, m.Prompt) for x in back.received)
     await back.close()
     results = await asyncio.gather(*players)
