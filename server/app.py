@@ -62,8 +62,6 @@ BACKLOG = 2048
 """Connections the listening socket queues before they are accepted (a burst of players
 arriving at once)."""
 
-_log = structlog.get_logger("hexhaven.server")
-
 
 class HexhavenServer:
     """The lobby and its games. Use :meth:`running` to serve on a host and port.
@@ -91,6 +89,8 @@ class HexhavenServer:
         clock: Callable[[], float] = time.monotonic,
         timing: Timing | None = None,
     ) -> None:
+        self._log = structlog.get_logger("hexhaven.server")
+        """The server's log (a logger of each instance: configured when first used)."""
         self.bots = BotLauncher(self, bot_launcher, bot_workers, bot_search_seconds)
         """The bots that play bot seats and stand in for away people."""
         self.store = store if store is not None else Store()
@@ -166,7 +166,7 @@ class HexhavenServer:
         tasks start."""
         scheme = "ws" if self.tls is None else "wss"
         self.url = f"{scheme}://{host}:{self.port_of(listener)}"
-        _log.info("server.listening", url=self.url, page=f"http{self.url[2:]}/")
+        self._log.info("server.listening", url=self.url, page=f"http{self.url[2:]}/")
         if self.store.postgres:
             await self.leases.start(self.port_of(listener))
         else:
@@ -184,7 +184,7 @@ class HexhavenServer:
         await self.bots.close()
         if self.store.postgres:
             await self.leases.release()
-        _log.info("server.stopped")
+        self._log.info("server.stopped")
 
     def _connection(self) -> Connection:
         """A new socket's connection (the listening socket's protocol factory)."""

@@ -32,8 +32,6 @@ __all__ = ["BOT_LAUNCHERS", "BotLauncher", "bot_command"]
 BOT_LAUNCHERS = ("host", "process")
 """How a server runs its bots: all in one bot host process, or one process a seat."""
 
-_log = structlog.get_logger("hexhaven.server")
-
 
 def bot_command(
     url: str, game: str, kind: str, name: str, server_cert: str | None = None
@@ -67,6 +65,8 @@ class BotLauncher:
         workers: int | None = None,
         search_seconds: float | None = None,
     ) -> None:
+        self._log = structlog.get_logger("hexhaven.server")
+        """The server's log (a logger of each instance: configured when first used)."""
         if kind not in BOT_LAUNCHERS:
             raise ValueError(f"bot_launcher is one of {', '.join(BOT_LAUNCHERS)}, not {kind!r}")
         if workers is not None and workers < 1:
@@ -107,7 +107,7 @@ class BotLauncher:
             if address and where == address:
                 here += seats
         if total >= limits.bot_seats or (address and here >= limits.bot_seats_per_address):
-            _log.warning("bot.no_stand_in", game=game, bot_seats=total, address_seats=here)
+            self._log.warning("bot.no_stand_in", game=game, bot_seats=total, address_seats=here)
             return False
         return True
 
@@ -136,7 +136,7 @@ class BotLauncher:
         person came back): it ends without trying to come back to the seat."""
         task = self._by_token.pop(token_hash, None)
         if task is not None and not task.done():
-            _log.info("bot.stand_in_stopped", game=game)
+            self._log.info("bot.stand_in_stopped", game=game)
             task.cancel()
 
     def _stand_in_ended(self, game: str) -> None:
@@ -169,11 +169,11 @@ class BotLauncher:
             self.host = BotHost(self._server.url, self.workers, self._trust(), self.search_seconds)
         host = self.host
         bot = host.new_id()
-        _log.info("bot.started", game=game, kind=kind, bot=bot)
+        self._log.info("bot.started", game=game, kind=kind, bot=bot)
         try:
             code = await host.play(bot, game, token, kind, name)
         except asyncio.CancelledError:
-            _log.info("bot.stopped", game=game, kind=kind, bot=bot)
+            self._log.info("bot.stopped", game=game, kind=kind, bot=bot)
             raise
         self._ended(game, token, kind, code)
 
@@ -187,7 +187,7 @@ class BotLauncher:
             stdout=asyncio.subprocess.DEVNULL,
             stderr=asyncio.subprocess.PIPE,
         )
-        _log.info("bot.started", game=game, kind=kind, pid=proc.pid)
+        self._log.info("bot.started", game=game, kind=kind, pid=proc.pid)
         try:
             _, err = await proc.communicate(f"{token}\n".encode())
         except asyncio.CancelledError:
@@ -195,7 +195,7 @@ class BotLauncher:
                 proc.terminate()
                 with contextlib.suppress(ProcessLookupError):
                     await asyncio.wait_for(proc.wait(), 5)
-            _log.info("bot.stopped", game=game, kind=kind, pid=proc.pid)
+            self._log.info("bot.stopped", game=game, kind=kind, pid=proc.pid)
             raise
         code = proc.returncode
         assert code is not None
@@ -208,9 +208,9 @@ class BotLauncher:
         """A bot's seat ended with ``code``: log it and tell its room, which starts it
         again or plays the seat itself."""
         if code == 0:
-            _log.info("bot.exited", game=game, kind=kind, code=code)
+            self._log.info("bot.exited", game=game, kind=kind, code=code)
         else:
-            _log.warning("bot.failed", game=game, kind=kind, code=code, stderr=stderr or [])
+            self._log.warning("bot.failed", game=game, kind=kind, code=code, stderr=stderr or [])
         room = self._server.rooms.get(game)
         if room is not None:
             room.submit(SERVER_PEER, ProcessExited(token_hash=hash_token(token), code=code))

@@ -39,8 +39,6 @@ INVITE_LENGTH = 10
 """Invite codes: 10 of 31 letters and digits (about 2^49 codes), each join attempt spending
 a budget, so guessing one is hopeless."""
 
-_log = structlog.get_logger("hexhaven.server")
-
 
 def _bot_problem(bots: list[m.BotSeat]) -> str | None:
     """Why these bot seats cannot be filled, or None."""
@@ -58,6 +56,8 @@ class GameMaker:
     """Makes ``server``'s new games."""
 
     def __init__(self, server: HexhavenServer) -> None:
+        self._log = structlog.get_logger("hexhaven.server")
+        """The server's log (a logger of each instance: configured when first used)."""
         self._server = server
         self._making: dict[str, tuple[str, str, int]] = {}
         """Games whose board is being made: (connection id, address, bot seats)."""
@@ -185,4 +185,4 @@ class GameMaker:
         else:
             room.open(conn)
         server.games.add(room, creator=conn)
-        _log.info("game.created", game=game_id, players=options.players)
+        self._log.info("game.created", game=game_id, players=options.players)

@@ -33,8 +33,6 @@ OpenGame = tuple[str, str, bool, int]
 for a game resumed after a restart), whether it has started, and its bot seats (those it
 asked for, and its stand-ins running)."""
 
-_log = structlog.get_logger("hexhaven.server")
-
 
 def is_open(peer: object) -> bool:
     """Whether ``peer`` (a room's creating connection, or None) is still connected."""
@@ -45,6 +43,8 @@ class OpenGames:
     """The rooms of ``server``'s open games."""
 
     def __init__(self, server: HexhavenServer) -> None:
+        self._log = structlog.get_logger("hexhaven.server")
+        """The server's log (a logger of each instance: configured when first used)."""
         self._server = server
         self.rooms: dict[str, GameRoom] = {}
         """The open games by id."""
@@ -128,7 +128,7 @@ class OpenGames:
         room = self.rooms.get(game)
         failures = self._failures.get(game, 0) + 1
         self._failures[game] = failures
-        _log.error("room.task_failed", game=game, failures=failures, exc_info=task.exception())
+        self._log.error("room.task_failed", game=game, failures=failures, exc_info=task.exception())
         if room is None or self._tasks.get(game) is not task:
             return
         if failures > ROOM_RESTARTS:
@@ -157,7 +157,7 @@ class OpenGames:
             task.cancel()
         server.bots.end(room.id)
         self.actions_closed += room.actions
-        _log.info("game.closed", game=room.id, finished=room.over)
+        self._log.info("game.closed", game=room.id, finished=room.over)
 
     def _emptied(self, game: str, by_creator: bool) -> None:
         """Everyone left ``game``'s lobby (a room says so; ``by_creator``: its creator's
@@ -174,7 +174,7 @@ class OpenGames:
                 return
             if not room.inbox.empty():
                 return  # someone is arriving
-            _log.info("game.left_empty", game=game)
+            self._log.info("game.left_empty", game=game)
             self.close(room)
 
         asyncio.get_running_loop().call_soon(close)
@@ -206,5 +206,5 @@ class OpenGames:
                 if room.over or idle > idle_timeout:
                     self.close(room)
             elif idle > unstarted and not is_open(room.host_peer):
-                _log.info("game.unstarted_expired", game=room.id, idle=round(idle))
+                self._log.info("game.unstarted_expired", game=room.id, idle=round(idle))
                 self.close(room)

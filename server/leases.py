@@ -42,14 +42,14 @@ LOBBY_SWEEP = 60.0
 """On PostgreSQL each process takes out of the shared lobby, this often, the games whose
 lease has lapsed this long (their process died while they were over or closing)."""
 
-_log = structlog.get_logger("hexhaven.server")
-
 
 class Leases:
     """``server``'s hold on its games (PostgreSQL). ``public_url``: how players reach this
     process, given to them in ``moved`` (None: the address it listens on)."""
 
     def __init__(self, server: HexhavenServer, public_url: str | None = None) -> None:
+        self._log = structlog.get_logger("hexhaven.server")
+        """The server's log (a logger of each instance: configured when first used)."""
         self._server = server
         self.public_url = public_url
         """How players reach this process (None: the address it listens on)."""
@@ -92,7 +92,7 @@ class Leases:
                 continue
             room = server.games.resume(stored)
             room.launch_bots()
-            _log.info("game.taken", game=game, state_id=room.table.state_id)
+            self._log.info("game.taken", game=game, state_id=room.table.state_id)
         for game, room in list(rooms.items()):
             if game in held or room.over or room.stopped:
                 continue
@@ -112,14 +112,14 @@ class Leases:
             try:
                 await self.hold()
             except Exception:
-                _log.exception("lease.failure")
+                self._log.exception("lease.failure")
             server.lobby.publish(server.rooms.values(), server.games.reopened)
             if time.monotonic() - swept >= LOBBY_SWEEP:
                 swept = time.monotonic()
                 try:
                     await store.call(store.sweep_lobby, time.time() - LOBBY_SWEEP)
                 except Exception:
-                    _log.exception("lobby.sweep_failure")
+                    self._log.exception("lobby.sweep_failure")
 
     def lost(self, game: str, url: str | None) -> None:
         """A commit's fence found that this process no longer holds ``game``'s lease (it
@@ -132,7 +132,7 @@ class Leases:
     def _give_up(self, room: GameRoom, url: str) -> None:
         """Another process plays ``room``'s game now: the room hands it over, and it is
         closed here (its lobby entry is the other process's now)."""
-        _log.warning("game.lost", game=room.id, now_at=url)
+        self._log.warning("game.lost", game=room.id, now_at=url)
         room.hand_over(url)
         self._server.games.close(room, unlist=False)
 

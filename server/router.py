@@ -55,8 +55,6 @@ __all__ = ["SERVER_NAME", "Proxies", "Router", "trusted_proxies"]
 SERVER_NAME = "hexhaven 0.1.0"
 """The server's name in its ``welcome``."""
 
-_log = structlog.get_logger("hexhaven.server")
-
 
 Proxies = tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]
 
@@ -127,6 +125,8 @@ class Router:
     connection's address is its socket's peer."""
 
     def __init__(self, server: HexhavenServer, proxies: Proxies = ()) -> None:
+        self._log = structlog.get_logger("hexhaven.server")
+        """The server's log (a logger of each instance: configured when first used)."""
         self._server = server
         self.proxies = proxies
         """Reverse proxies whose ``X-Forwarded-For`` names the client's address."""
@@ -230,7 +230,7 @@ class Router:
         try:
             self._dispatch(conn, received)
         except Exception:
-            _log.exception("conn.failure", conn=conn.id, message_type=_message_type(received))
+            self._log.exception("conn.failure", conn=conn.id, message_type=_message_type(received))
             conn.send(m.Error(code=ErrorCode.INTERNAL, message="the server failed on that message"))
         return False
 
@@ -316,7 +316,7 @@ class Router:
                 if message is not None:
                     conn.send(message)
             except Exception:
-                _log.exception("conn.failure", conn=conn.id, message_type=kind)
+                self._log.exception("conn.failure", conn=conn.id, message_type=kind)
                 conn.send(
                     m.Error(code=ErrorCode.INTERNAL, message="the server failed on that message")
                 )

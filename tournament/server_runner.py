@@ -279,6 +279,7 @@ async def server_game(
                     if checks[seat] and names[seat] != m.unique_name(label[:32], before):
                         raise ArenaError(f"seat {seat} went to {names[seat]!r}, not to our bot")
                 await host.send(m.StartGame(game=created.game))
+                lost_bot: str | None = None  # a seat the roster says lost its bot
                 while True:
                     message = await host.next()
                     if isinstance(message, m.GameOver):
@@ -286,11 +287,16 @@ async def server_game(
                         break
                     if isinstance(message, m.Players):
                         lost = [p for p in message.players if p.away or not p.connected]
-                        if lost:
-                            raise ArenaError(
-                                f"seat {lost[0].seat} ({lost[0].name}) lost its bot before "
-                                "the end; the server would play it"
-                            )
+                        lost_bot = (
+                            f"seat {lost[0].seat} ({lost[0].name}) lost its bot before the "
+                            "end; the server would play it"
+                            if lost
+                            else None
+                        )
+                    elif lost_bot is not None and isinstance(message, m.Events | m.Prompt):
+                        # The game went on without it (watching again after the end, the
+                        # roster of bots gone home comes just before the game's end).
+                        raise ArenaError(lost_bot)
         except TimeoutError:
             raise ArenaError(
                 f"game {game.index + 1} did not end within {game_timeout:.0f}s"
