@@ -89,6 +89,8 @@ DEADLINE_MARGIN = 0.3
 """Seconds kept back from a turn timer for the answer to reach the server."""
 AIMED_RETRIES = 2
 """With ``aimed_offers``: how many offers a turn may make beyond one per lacking card."""
+OFFERS_PER_TURN = 3
+"""The most offers a turn makes (the people asked answer each one), never one twice."""
 
 
 class UCTAgent(Agent):
@@ -270,7 +272,7 @@ class UCTAgent(Agent):
 
     def _next_offer(self, view: View, seat: int) -> OfferTrade | None:
         """The next queued 1:1 offer toward the target build, if any is left to make."""
-        if self.target is None or self.offers_left <= 0:
+        if self.target is None or self.offers_left <= 0 or len(self.tried) >= OFFERS_PER_TURN:
             return None
         hand = view.hand or (0, 0, 0, 0, 0)
         lack, spare = missing(hand, PRICES[type(self.target)])
@@ -285,8 +287,12 @@ class UCTAgent(Agent):
             want, give = pair
             self.tried.add(pair)
         else:
-            want = self.rnd.choice(lack)
-            give = self.rnd.choice([r for r in spare if r != want] or spare)
+            pairs = [(w, g) for w in lack for g in spare if w != g and (w, g) not in self.tried]
+            if not pairs:  # every swap it could offer was made this turn
+                self.target, self.offers_left = None, 0
+                return None
+            want, give = self.rnd.choice(pairs)
+            self.tried.add((want, give))
         self.offers_left -= 1
         return OfferTrade(seat, counts_of(give), counts_of(want), None)
 

@@ -168,6 +168,10 @@ class BalanceRules(WireModel):
 BoardKind = Literal["random", "spiral", "balanced", "fair", "preset", "layout"]
 
 
+OFFER_WINDOW = 20.0
+"""Seconds the seats asked by an offer have to answer it, unless a game's options say."""
+
+
 class GameOptions(WireModel):
     """How a new game is set up.
 
@@ -196,6 +200,9 @@ class GameOptions(WireModel):
     layout: BoardPayload | None = None
     turn_timer: Annotated[float, Field(gt=0, le=3600)] | None = None
     """Seconds each seat has to act; null for no timer."""
+    offer_window: Annotated[float, Field(ge=5, le=600)] = OFFER_WINDOW
+    """Seconds the seats asked by a domestic offer have to answer it; one who has not
+    answered when it closes has declined (so an offer never stops the game)."""
     bots: list[BotSeat] = Field(default_factory=list)
     """Seats filled with bots when the game starts (at most players - 1)."""
     private: bool = False

@@ -193,6 +193,11 @@ class GameRoom:
         self.started = False
         self.inbox: asyncio.Queue[tuple[Peer, Any]] = asyncio.Queue()
         self.deadlines: dict[int, float] = {}  # seat -> when its time to act runs out
+        self.offer_closes: float | None = None
+        """When the open offer's window closes (None: no offer waits for answers): a seat
+        asked that has not answered by then has declined."""
+        self.answering: set[int] = set()
+        """The seats whose deadline is the offer's window (its close is no timeout)."""
         self.away_policy = AwayPolicy(self, clock, away_grace, launcher)
         """Who plays the seats no person plays now: stand-ins, bot processes, defaults."""
         self.last_active = self._now()
@@ -387,7 +392,10 @@ class GameRoom:
             if self.over:
                 return
             if deadline <= now and seat in engine.seats_to_act(self.state):
-                self.away_policy.timed_out(seat)
+                if seat in self.answering:  # the offer's window closed: declined, no timeout
+                    self.log.info("room.offer_window_closed", seat=seat)
+                else:
+                    self.away_policy.timed_out(seat)
                 self.play(seat, engine.default_action(self.state, seat))
         self.away_policy.autoplay()
 
@@ -718,13 +726,20 @@ class GameRoom:
             if seat not in to_act:
                 del self.deadlines[seat]
         now = self._now()
+        self._offer_window(to_act, now)
         for seat in to_act:
             slot = self.seats[seat]
             if slot is None:
                 continue
             if timer is not None and seat not in self.deadlines:
                 self.deadlines[seat] = now + timer
-            left = None if timer is None else max(0.0, self.deadlines[seat] - now)
+            if seat in self.answering:
+                assert self.offer_closes is not None
+                self.deadlines[seat] = min(
+                    self.deadlines.get(seat, self.offer_closes), self.offer_closes
+                )
+            deadline = self.deadlines.get(seat)
+            left = None if deadline is None else max(0.0, deadline - now)
             peers = [p for p in slot.peers if only is None or p is only]
             plain: m.Prompt | None = None
             viewed: m.Prompt | None = None
@@ -740,6 +755,19 @@ class GameRoom:
         clock = self._clock() if only is None else None
         if clock is not None:
             self._broadcast(clock)  # everyone sees who is on the clock, and for how long
+
+    def _offer_window(self, to_act: Sequence[int], now: float) -> None:
+        """Open the window of an offer that has just been made (its asked seats must answer
+        within ``offer_window`` seconds), and close it once nobody owes an answer."""
+        state = self.table.state
+        if state.phase == engine.Phase.TRADE:
+            self.answering = {q for q in to_act if q != state.current}
+        else:
+            self.answering = set()
+        if not self.answering:
+            self.offer_closes = None
+        elif self.offer_closes is None:
+            self.offer_closes = now + self.options.offer_window
 
     # --- the store, and what leaves the room ------------------------------------------------
     def _stop(self, error: BaseException) -> None:
@@ -854,8 +882,11 @@ class GameRoom:
                 self.host_peer = None  # told of the start: its part is done
 
     def _clock(self) -> m.Clock | None:
-        """Who must act and their time left, in a game with a turn timer."""
-        if self.options.turn_timer is None or not self.started or self.over:
+        """Who must act and their time left: in a game with a turn timer, and while an
+        offer waits for answers (the seats asked, until its window closes)."""
+        if (self.options.turn_timer is None and not self.deadlines) or not self.started:
+            return None
+        if self.over:
             return None
         now = self._now()
         seats = [

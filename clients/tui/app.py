@@ -11,6 +11,7 @@ loop, so nothing blocks it.
 from __future__ import annotations
 
 import contextlib
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -518,6 +519,10 @@ class HexhavenApp(App[None]):
                     text += f" (gives {card_names(counter[0])} for {card_names(counter[1])})"
                 answers.append(text)
             out.append("; ".join(answers))
+            lefts = [model.time_left(q) for q, a in enumerate(t.answers) if a == "pending"]
+            left = max((x for x in lefts if x is not None), default=None)
+            if left is not None:  # the seats asked have the offer's window to answer
+                out.append(f"\ncloses in {math.ceil(left)} s", style="dim")
         elif model.spectator:
             out.append("You are watching this game.", style="dim")
         elif model.prompt is None or self.sent_for is not None:

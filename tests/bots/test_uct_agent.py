@@ -27,7 +27,14 @@ from bots.uct import (
     optimistic_moves,
     setup_search,
 )
-from bots.uct_agent import AIMED_RETRIES, QUICK_TIME_MS, STRENGTHS, UCTAgent, acceptance
+from bots.uct_agent import (
+    AIMED_RETRIES,
+    OFFERS_PER_TURN,
+    QUICK_TIME_MS,
+    STRENGTHS,
+    UCTAgent,
+    acceptance,
+)
 from clients.sdk import Agent, Table
 from engine import (
     BuildCity,
@@ -412,6 +419,32 @@ def test_aimed_offers_give_what_the_others_lack_and_stop_when_none_would_take() 
         set_hand(state, q, counts())
     assert agent(True, 0)._next_offer(view(state, 0), 0) is None
     assert agent(False, 0)._next_offer(view(state, 0), 0) is not None
+
+
+def test_a_bot_makes_a_few_offers_a_turn_and_never_one_twice() -> None:
+    """People answer a bot's offers: it makes at most OFFERS_PER_TURN in a turn, each a
+    swap it has not offered that turn, aimed or not."""
+    state = setup_game(config())
+    main_phase(state, 0)
+    # A city wants 2 grain and 3 ore: seat 0 lacks both and has three spare kinds, so
+    # six swaps could be offered.
+    set_hand(state, 0, counts(brick=2, lumber=2, wool=2))
+    for q in (1, 2, 3):
+        set_hand(state, q, counts(grain=2, ore=3))
+    for aimed in (False, True):
+        for seed in range(6):
+            config_ = SearchConfig(rollouts=10, trade_optimistic=True, aimed_offers=aimed)
+            bot = UCTAgent(config_, seed=seed)
+            bot.tracker = HandTracker(view(state, 0))
+            bot.target, bot.offers_left = BuildCity(0, 0), 10
+            made = []
+            while (offer := bot._next_offer(view(state, 0), 0)) is not None:
+                made.append((offer.give, offer.get))
+                assert len(made) <= OFFERS_PER_TURN, made
+            assert len(made) <= OFFERS_PER_TURN
+            if not aimed:  # six swaps to choose from: it stops at the cap
+                assert len(made) == OFFERS_PER_TURN
+            assert len(set(made)) == len(made), made  # never the same one twice
 
 
 def _spots(state: Any, seat: int) -> list[int]:

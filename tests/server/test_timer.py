@@ -4,7 +4,8 @@ away after repeated timeouts or a disconnection; the game always finishes."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+import random
+from collections.abc import AsyncIterator, Callable
 
 import pytest
 from structlog.testing import capture_logs
@@ -13,6 +14,7 @@ import engine
 from engine import SettlementBuilt
 from protocol import SUBPROTOCOL_MSGPACK
 from protocol import messages as m
+from protocol.payloads import action_from_engine
 from server.app import HexhavenServer
 from server.away import PROCESS_WAIT
 from server.bot_launcher import BotLauncher
@@ -287,3 +289,94 @@ async def test_a_stand_in_that_never_comes_leaves_the_seat_to_the_server(
         assert overs[0] == overs[1] and launched
         for c in clients[:2]:
             await c.close()
+
+
+async def _until(check: Callable[[], bool]) -> None:
+    """Wait until ``check()`` holds (the server's messages arrive meanwhile)."""
+    async with asyncio.timeout(20):
+        while not check():
+            await asyncio.sleep(0.01)
+
+
+async def test_an_offer_nobody_answers_is_declined_when_its_window_closes(
+    clocked: tuple[HexhavenServer, ManualClock, int],
+) -> None:
+    """No turn timer: the seats asked by an offer have its window to answer; when it
+    closes, each that said nothing has declined, the offer closes and the turn goes on.
+    Nobody is marked away for it, and everyone is shown the window on the clock."""
+    srv, clock, port = clocked
+    window = 12.0
+    game, clients = await table(port, m.GameOptions(players=3, offer_window=window))
+    readers = [asyncio.create_task(_drain(c)) for c in clients]
+    room = srv.rooms[game]
+    rnd = random.Random(4)
+    try:
+        # Play until the seat on turn may trade and holds a card to offer.
+        while True:
+            state = room.table.state
+            seat = engine.seats_to_act(state)[0]
+            if state.phase == engine.Phase.MAIN and any(state.hand_of(seat)):
+                break
+            action = rnd.choice(engine.legal_actions(state, seat))
+            sid = state.actions_taken
+            await clients[seat].send(
+                m.Act(game=game, state_id=sid, action=action_from_engine(action))
+            )
+            await _until(lambda: room.table.state_id > sid)  # noqa: B023 (awaited here)
+        hand = state.hand_of(seat)
+        give = [0] * 5
+        give[max(range(5), key=hand.__getitem__)] = 1
+        get = [0] * 5
+        get[(give.index(1) + 1) % 5] = 1
+        offer = engine.OfferTrade(seat, tuple(give), tuple(get), None)  # type: ignore[arg-type]
+        sid = state.actions_taken
+        await clients[seat].send(m.Act(game=game, state_id=sid, action=action_from_engine(offer)))
+        asked = [q for q in range(3) if q != seat]
+
+        def prompted(q: int) -> m.Prompt | None:
+            return next(
+                (
+                    x
+                    for x in clients[q].received
+                    if isinstance(x, m.Prompt) and x.state_id == sid + 1
+                ),
+                None,
+            )
+
+        await _until(lambda: all(prompted(q) is not None for q in asked))
+        assert [prompted(q).deadline for q in asked] == [window, window]  # type: ignore[union-attr]
+        await _until(
+            lambda: any(
+                isinstance(x, m.Clock) and x.state_id == sid + 1 for x in clients[seat].received
+            )
+        )
+        shown = next(
+            x for x in clients[seat].received if isinstance(x, m.Clock) and x.state_id == sid + 1
+        )
+        assert sorted((c.seat, c.left) for c in shown.seats) == [(q, window) for q in asked]
+
+        advance(srv, clock, window - 1)
+        assert room.table.state_id == sid + 1  # still open
+        advance(srv, clock, 1)
+        closed = clients[seat].events
+        await _until(lambda: any(isinstance(e, engine.TradeClosed) for e in closed()))
+        assert room.table.state.phase == engine.Phase.MAIN
+        told = [e for e in clients[seat].events() if isinstance(e, engine.TradeAnswered)]
+        assert sorted(e.seat for e in told if e.answer == "decline") == asked
+        assert not room.away and not room.away_policy.timeouts.get(asked[0])
+        await _until(
+            lambda: any(
+                isinstance(x, m.Prompt) and x.state_id == room.table.state_id
+                for x in clients[seat].received
+            )
+        )
+    finally:
+        for task in readers:
+            task.cancel()
+    for c in clients:
+        await c.close()
+
+
+async def _drain(c: Client) -> None:
+    while True:
+        await c.recv()

@@ -958,7 +958,7 @@ function actionsPanel() {
     ? h("p", { class: "picking" }, `${PLACEMENTS[state.picking][1]}: choose a highlighted spot on the board (Tab moves between them, Enter chooses). `,
         list.length > 1 ? h("button", { onclick: () => { state.picking = null; render(); } }, "Back") : null)
     : null;
-  const tradeNote = state.view?.trade ? h("p", { class: "small", id: "trade" }, tradeText(state.view.trade)) : null;
+  const tradeNote = state.view?.trade ? h("p", { class: "small", id: "trade" }, tradeText(state.view.trade), offerClock()) : null;
   return h("section", { class: "card", id: "actions" }, h("h2", {}, "Your move"), tradeNote, picking,
     note ? h("p", {}, note) : null,
     h("div", { class: "buttons" }, list.map((c, i) => h("button", { id: `act-${c.kind}-${i}`, "data-kind": c.kind, onclick: c.run }, c.label))));
@@ -966,7 +966,25 @@ function actionsPanel() {
 
 function tradeText(t) {
   const answers = t.answers.flatMap((a, q) => (a === "not_asked" || q === t.offerer ? [] : [`${nameOf(q)}: ${a}`]));
-  return `${nameOf(t.offerer)} ${t.offerer === state.seat ? "offer" : "offers"} ${cardsText(t.give)} for ${cardsText(t.get)}. ${answers.join(", ")}`;
+  const text = `${nameOf(t.offerer)} ${t.offerer === state.seat ? "offer" : "offers"} ${cardsText(t.give)} for ${cardsText(t.get)}. ${answers.join(", ")}`.trimEnd();
+  const mine = t.answers[state.seat] === "pending";
+  const kinds = new Set((state.prompt?.actions ?? []).map((a) => a.kind));
+  const cannot = mine && kinds.has("decline_trade") && !kinds.has("accept_trade")
+    ? ` You cannot accept it: you do not hold ${cardsText(t.get)}.` : "";
+  return `${text}${text.endsWith(".") ? "" : "."}${cannot}`;
+}
+
+/** The seconds left before the open offer closes (its asked seats' clock), or null. */
+function offerLeft() {
+  const t = state.view?.trade;
+  if (!t) return null;
+  const lefts = t.answers.flatMap((a, q) => (a === "pending" ? [secondsLeft(q)] : [])).filter((x) => x !== null);
+  return lefts.length ? Math.max(...lefts) : null;
+}
+
+function offerClock() {
+  const left = offerLeft();
+  return left === null ? null : h("span", { "data-offer-timer": "" }, ` Closes in ${Math.ceil(left)} s.`);
 }
 
 function stepper(which, side, r, max, onChange) {
@@ -1097,6 +1115,10 @@ function start() {
     for (const node of document.querySelectorAll("[data-timer]")) {
       const left = secondsLeft(Number(node.dataset.timer));
       if (left !== null) node.textContent = `${Math.ceil(left)} s left`;
+    }
+    for (const node of document.querySelectorAll("[data-offer-timer]")) {
+      const left = offerLeft();
+      if (left !== null) node.textContent = ` Closes in ${Math.ceil(left)} s.`;
     }
   }, 1000);
   window.addEventListener("hashchange", () => location.reload());
