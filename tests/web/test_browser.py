@@ -91,12 +91,16 @@ async def create_game(
     timer: str = "",
     private: bool = True,
     spectator_chat: bool = False,
+    kind: str | None = "heuristic",
 ) -> str:
     """Fill in the new-game form and create the game, seated at it as host; its id (from its
-    watch link: a private game's invite link names its invite code instead)."""
+    watch link: a private game's invite link names its invite code instead). The bots are
+    of ``kind`` (the quick ones, unless a test plays against the page's default: None)."""
     await page.fill("#name", name)
     await page.select_option("#players", str(players))
     await page.select_option("#bots", str(bots))
+    if kind is not None:
+        await page.select_option("#bot-kind", kind)
     await page.fill("#points", str(points))
     await page.select_option("#timer", timer)
     await page.set_checked("#private", private)
@@ -343,8 +347,9 @@ async def test_the_new_game_form_offers_the_servers_boards_and_bot_strengths(
         await page.wait_for_selector(
             f"#board-kind option[value='preset:{preset}']", state="attached"
         )
-        assert await page.query_selector("#bot-strength") is None  # heuristic bots have none
-        await page.select_option("#bot-kind", "uct")
+        # The page's default bots are the terminal's: uct, quick.
+        assert await page.eval_on_selector("#bot-kind", "s => s.value") == "uct"
+        assert await page.eval_on_selector("#bot-strength", "s => s.value") == "quick"
         offered = await page.eval_on_selector_all(
             "#bot-strength option", "os => os.map(o => o.value)"
         )
@@ -352,7 +357,7 @@ async def test_the_new_game_form_offers_the_servers_boards_and_bot_strengths(
         await page.select_option("#bot-strength", "easy")
         await page.select_option("#board-kind", f"preset:{preset}")
         assert await page.query_selector("#radius") is None  # the preset's radius is its own
-        game = await create_game(page, name="Ana", players=3, bots=2, points=10)
+        game = await create_game(page, name="Ana", players=3, bots=2, points=10, kind=None)
         options = srv.rooms[game].options
         assert (options.board, options.preset, options.radius) == ("preset", preset, 3)
         assert options.layout == board_to_payload(load_preset(preset).to_dict())
@@ -368,11 +373,11 @@ async def test_the_new_game_form_offers_the_servers_boards_and_bot_strengths(
             " if (m) window.sawMaking = m.textContent; })"
             ".observe(document.body, {childList: true, subtree: true})"
         )
-        balanced = await create_game(other, name="Bo", players=2, bots=1, points=10)
+        balanced = await create_game(other, name="Bo", players=2, bots=1, points=10, kind=None)
         assert "balanced board" in await other.evaluate("window.sawMaking")
         options = srv.rooms[balanced].options
         assert options.board == "balanced" and options.layout is not None
-        assert options.bots == [m.BotSeat(kind="heuristic")]
+        assert options.bots == [m.BotSeat(kind="uct", strength="quick")]
         for p in (page, other):
             assert script_errors(p) == []
             assert await refusals(p) == []

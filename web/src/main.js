@@ -709,7 +709,7 @@ function lobbyScreen() {
 
 // What the new-game form holds between drawings of the page.
 const form = {
-  players: 4, bots: 3, kind: "heuristic", strength: "", points: 10, radius: 3, board: "random",
+  players: 4, bots: 3, kind: "uct", strength: "quick", points: 10, radius: 3, board: "random",
   timer: "", private: true, spectatorChat: false,
 };
 const BOARD_NAMES = {
