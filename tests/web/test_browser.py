@@ -92,6 +92,7 @@ async def create_game(
     private: bool = True,
     spectator_chat: bool = False,
     kind: str | None = "heuristic",
+    offer_window: str = "20",
 ) -> str:
     """Fill in the new-game form and create the game, seated at it as host; its id (from its
     watch link: a private game's invite link names its invite code instead). The bots are
@@ -103,6 +104,7 @@ async def create_game(
         await page.select_option("#bot-kind", kind)
     await page.fill("#points", str(points))
     await page.select_option("#timer", timer)
+    await page.select_option("#offer-window", offer_window)
     await page.set_checked("#private", private)
     await page.set_checked("#spectator-chat", spectator_chat)
     await page.click("#create-game")

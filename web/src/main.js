@@ -710,7 +710,7 @@ function lobbyScreen() {
 // What the new-game form holds between drawings of the page.
 const form = {
   players: 4, bots: 3, kind: "uct", strength: "quick", points: 10, radius: 3, board: "random",
-  timer: "", private: true, spectatorChat: false,
+  timer: "", offerWindow: "20", private: true, spectatorChat: false,
 };
 const BOARD_NAMES = {
   random: "random (the official set-up)",
@@ -754,6 +754,7 @@ function createForm() {
       ? h("span", { class: "small" }, `radius ${preset.radius}`)
       : field("Board radius", select("radius", "radius", [[3, "3 (standard)"], [4, "4"], [5, "5"]])),
     field("Turn timer", select("timer", "timer", [["", "none"], [30, "30 s"], [60, "60 s"], [120, "2 min"]])),
+    field("Time to answer an offer", select("offer-window", "offerWindow", [[10, "10 s"], [20, "20 s"], [30, "30 s"], [60, "60 s"]])),
     field("Private (invite only)", h("input", { id: "private", type: "checkbox", checked: form.private, onchange: (e) => { form.private = e.target.checked; } })),
     field("Spectators may chat", h("input", { id: "spectator-chat", type: "checkbox", checked: form.spectatorChat, onchange: (e) => { form.spectatorChat = e.target.checked; } })),
     h("button", { type: "submit", id: "create-game", disabled: state.making }, "Create the game"),
@@ -791,6 +792,7 @@ function createGame(event) {
   };
   if (preset) options.preset = preset.name;
   if (form.timer) options.turn_timer = Number(form.timer);
+  options.offer_window = Number(form.offerWindow);
   state.making = true;
   state.status = "";
   send({ type: "create_game", options });
@@ -838,7 +840,7 @@ function rejoin(game) {
 function gameScreen() {
   const v = state.view;
   const header = h("header", { class: "bar" },
-    h("strong", {}, `Game ${state.game}`),
+    h("h1", { class: "game-title" }, `Game ${state.game}`),
     state.spectator ? h("span", { class: "tag" }, "watching") : state.seat !== null ? h("span", {}, " you are ", seatBadge(state.seat), ` ${names()[state.seat] ?? ""}`) : null,
     v && state.started ? h("span", {}, ` · turn ${v.turn} · ${phaseText(v)}`) : h("span", {}, " · waiting for the start"),
   );
@@ -857,7 +859,7 @@ function gameScreen() {
   boardBox.append(svg);
   const logPanel = h("section", { class: "card log-card" },
     h("h2", {}, "Log"),
-    h("ol", { id: "log", "aria-live": "polite" }, state.log.slice(-300).map(logLine)),
+    h("ol", { id: "log", "aria-live": "polite", "aria-label": "Game log", tabindex: "0" }, state.log.slice(-300).map(logLine)),
     h("form", { id: "chat", onsubmit: sendChat },
       h("label", { for: "chat-text", class: "hidden" }, "Say"),
       h("input", { id: "chat-text", maxlength: 500, placeholder: "say something to the table", autocomplete: "off" }),
@@ -896,7 +898,7 @@ function waitingRoom() {
     h("h2", {}, "Waiting for players"),
     state.host
       ? h("p", {}, state.invite ? "This game is private: send your friends this invite link to sit down: " : "Send your friends this link to sit down: ",
-          h("input", { id: "invite-link", readonly: true, value: link, onfocus: (e) => e.target.select() }),
+          h("input", { id: "invite-link", readonly: true, value: link, "aria-label": "Invite link", onfocus: (e) => e.target.select() }),
           " ", h("button", { onclick: () => navigator.clipboard?.writeText(link) }, "Copy"))
       : h("p", {}, "The host starts the game."),
     h("p", {}, "Spectators watch with ", h("a", { href: watchLink(state.game), id: "watch-link" }, "this link"), "."),
