@@ -38,14 +38,17 @@ export function drawBoard(svg, view, spots, places) {
   const topo = topology(view.board.radius);
   const { terrain, tokens, harbours } = view.board;
   svg.replaceChildren();
-  const extent = (Math.sqrt(3) * (view.board.radius - 0.5) + 1.4) * SCALE;
+  const extent = (Math.sqrt(3) * (view.board.radius - 0.5) + 1.55) * SCALE;
   svg.setAttribute("viewBox", `${-extent} ${-extent} ${2 * extent} ${2 * extent}`);
   svg.setAttribute("role", "group");
   svg.setAttribute("aria-label", "The island");
   const hexes = el("g", { class: "hexes" });
+  // The hexes the last roll produced on (this turn's roll; not under the robber).
+  const rolled = view.dice ? view.dice[0] + view.dice[1] : null;
   topo.hexCentres.forEach((c, h) => {
     const corners = topo.hexVertices[h].map((v) => fmt(pt(topo.vertexXY[v])));
-    const g = el("g", { class: `hex ${terrain[h]}`, "data-hex": h });
+    const produced = rolled !== null && tokens[h] === rolled && h !== view.robber;
+    const g = el("g", { class: `hex ${terrain[h]}${produced ? " produced" : ""}`, "data-hex": h });
     g.append(el("polygon", { points: corners.join(" "), fill: TERRAIN_COLOURS[terrain[h]] }));
     const [cx, cy] = pt(c);
     g.append(el("title", {}, places.hex(h)));
@@ -72,10 +75,10 @@ export function drawBoard(svg, view, spots, places) {
     const out = [mid[0] + (mid[0] / len) * 20, mid[1] + (mid[1] / len) * 20];
     harbourLayer.append(el("line", { x1: a[0], y1: a[1], x2: out[0], y2: out[1], class: "pier" }));
     harbourLayer.append(el("line", { x1: b[0], y1: b[1], x2: out[0], y2: out[1], class: "pier" }));
-    harbourLayer.append(el("circle", { cx: out[0], cy: out[1], r: 13, class: "harbour" }));
+    harbourLayer.append(el("circle", { cx: out[0], cy: out[1], r: 16, class: "harbour" }));
     const label = harbourLabel(harbours[slot]).split(" ");
-    harbourLayer.append(el("text", { x: out[0], y: out[1] + (label.length > 1 ? -1 : 3), class: "harbour-label" }, label[0]));
-    if (label.length > 1) harbourLayer.append(el("text", { x: out[0], y: out[1] + 8, class: "harbour-label small" }, label[1]));
+    harbourLayer.append(el("text", { x: out[0], y: out[1] + (label.length > 1 ? -1 : 3.5), class: "harbour-label" }, label[0]));
+    if (label.length > 1) harbourLayer.append(el("text", { x: out[0], y: out[1] + 9, class: "harbour-label small" }, label[1]));
   });
   svg.append(harbourLayer);
 
@@ -144,7 +147,16 @@ export function drawBoard(svg, view, spots, places) {
         [`data-${spots.kind}`]: id,
       });
       g.append(el("title", {}, label));
-      g.append(el("circle", { cx: centre[0], cy: centre[1], r: spots.kind === "hex" ? 20 : 9 }));
+      if (spots.kind === "hex") {
+        // A ring inside the hex's edge: its name, number and pips stay readable.
+        const inset = topo.hexVertices[id].map((v) => {
+          const [x, y] = pt(topo.vertexXY[v]);
+          return fmt([centre[0] + (x - centre[0]) * 0.86, centre[1] + (y - centre[1]) * 0.86]);
+        });
+        g.append(el("polygon", { points: inset.join(" "), class: "hex-ring" }));
+      } else {
+        g.append(el("circle", { cx: centre[0], cy: centre[1], r: 9 }));
+      }
       const choose = (event) => {
         event.preventDefault();
         spots.choose(id);
