@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from textual.events import AppBlur, AppFocus
+from textual.widgets import Static
 
 from clients.tui.app import HexhavenApp
 from clients.tui.dialogs import CardDialog, ChoiceDialog, GameOverScreen, HelpScreen
@@ -552,3 +553,24 @@ async def test_the_footer_catches_up_when_the_terminal_is_back_in_focus() -> Non
         assert "end turn" not in footer_of(app)  # out of focus: not rebuilt
         app.post_message(AppFocus())
         await shown(pilot, lambda: "end turn" in footer_of(app))
+
+
+async def test_an_offer_shows_the_seconds_before_it_closes() -> None:
+    """The server's clock names the seats asked by an offer: the hint counts their window
+    down, and the time left runs on the model's clock."""
+    state = offered_to_everyone()
+    now = [100.0]
+    app, transport = client(state, 0)
+    app.model.now = lambda: now[0]
+    clock = m.Clock(
+        game=GAME,
+        state_id=state.actions_taken,
+        seats=[m.SeatClock(seat=0, left=20.0), m.SeatClock(seat=2, left=20.0)],
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        hint = app.query_one("#hint", Static)
+        transport.push(prompt(state, 0), clock)
+        await shown(pilot, lambda: "closes in 20 s" in str(hint.render()))
+        now[0] += 12.5
+        app.refresh_hint()
+        await shown(pilot, lambda: "closes in 8 s" in str(hint.render()))
