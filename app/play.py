@@ -55,6 +55,7 @@ def game_options(
     vp: int,
     board: str,
     timer: float | None,
+    offer_window: float | None = None,
     private: bool = False,
     name: str = "",
     min_fairness: float | None = None,
@@ -89,6 +90,7 @@ def game_options(
             victory_points=vp,
             **chosen,
             turn_timer=timer,
+            offer_window=m.OFFER_WINDOW if offer_window is None else offer_window,
             bots=[m.BotSeat(kind=bot_kind, strength=strength)] * bots,
             private=private,
             name=name,
@@ -100,6 +102,7 @@ def game_options(
 OPTIONS = {
     "victory_points": ("--vp", "the points to win"),
     "turn_timer": ("--timer", "the seconds per action"),
+    "offer_window": ("--offer-window", "the seconds to answer an offer"),
     "min_fairness": ("--min-fairness", "the fairness the board reaches"),
 }
 """Game options a person gives with a number: the option and what the number is."""

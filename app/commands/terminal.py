@@ -44,6 +44,7 @@ def _tui_options(args: argparse.Namespace, *, private: bool = False) -> GameOpti
         vp=args.vp,
         board=args.board,
         timer=args.timer,
+        offer_window=args.offer_window,
         private=private,
         min_fairness=args.min_fairness,
         balance=args.balance,
@@ -202,6 +203,14 @@ def _add_game_options(p: argparse.ArgumentParser, bots: int, *, host: bool = Fal
     )
     p.add_argument(
         "--timer", type=float, default=None, metavar="SECONDS", help="seconds per action"
+    )
+    p.add_argument(
+        "--offer-window",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="seconds the players asked by an offer have to answer it (default 20); one who "
+        "has not answered by then has declined",
     )
 
 

@@ -485,6 +485,10 @@ def test_bot_says_why_it_has_no_seat_or_cannot_reach_the_server(
             "--timer 0: the seconds per action must be more than 0 and at most 3600",
         ),
         (
+            ["--offer-window", "2"],
+            "--offer-window 2: the seconds to answer an offer must be 5 to 600",
+        ),
+        (
             ["--board", "fair", "--min-fairness", "2"],
             "--min-fairness 2: the fairness the board reaches must be 0 to 0.99",
         ),
@@ -494,7 +498,7 @@ def test_bot_says_why_it_has_no_seat_or_cannot_reach_the_server(
             "have no strengths)",
         ),
     ],
-    ids=["vp", "timer", "min-fairness", "strength"],
+    ids=["vp", "timer", "offer-window", "min-fairness", "strength"],
 )
 @pytest.mark.parametrize("command", ["play", "host"])
 def test_game_options_out_of_range_are_told_as_a_sentence_naming_the_option(
@@ -525,3 +529,15 @@ def test_an_unknown_board_lists_the_boards(capsys: pytest.CaptureFixture[str]) -
 )
 def test_the_browser_link_is_the_servers_own_address_and_path(url: str, page: str) -> None:
     assert page_url(url, "invite=K7") == page
+
+
+@pytest.mark.parametrize(("argv", "window"), [([], 20.0), (["--offer-window", "45"], 45.0)])
+def test_the_offer_window_of_a_terminal_game_is_the_one_asked_for(
+    argv: list[str], window: float
+) -> None:
+    from app.cli import build_parser
+    from app.commands.terminal import _tui_options
+
+    args = build_parser().parse_args(["play", *argv])
+    args.bots = 1 if args.bots is None else args.bots
+    assert _tui_options(args).offer_window == window
