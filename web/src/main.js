@@ -637,6 +637,7 @@ function draw() {
   }
   const log = $("log");
   if (log) log.scrollTop = log.scrollHeight;
+  fitBar();
   if ($("chat-text")) $("chat-text").value = chat;
   const again = focused ? document.querySelector(focused) : null;
   if (again) again.focus();
@@ -836,28 +837,29 @@ function rejoin(game) {
   send({ type: "rejoin", game, token: saved.token, history: true });
 }
 
-// The table: the board, the players, your hand, what you may do, the log and chat.
+// The table: the board, the players, your hand, what you may do, the log and chat. On a
+// laptop it is one screen: the board on the left at full height, and a column beside it
+// with whose turn it is, the clock and the dice, the moves (and the offer on the table),
+// the hand beside the building costs, the players and the log. On a phone (the style
+// sheet's narrow layout) the board is on top, the moves sit in a bar fixed at the bottom of
+// the screen, and the other panels open one at a time from a row of tabs.
+let phoneTab = null; // the panel a phone shows (null: the default, the hand when seated)
+
 function gameScreen() {
   const v = state.view;
-  const header = h("header", { class: "bar" },
-    h("h1", { class: "game-title" }, `Game ${state.game}`),
-    state.spectator ? h("span", { class: "tag" }, "watching") : state.seat !== null ? h("span", {}, " you are ", seatBadge(state.seat), ` ${names()[state.seat] ?? ""}`) : null,
-    v && state.started ? h("span", {}, ` · turn ${v.turn} · ${phaseText(v)}`) : h("span", {}, " · waiting for the start"),
+  const header = h("header", { class: "bar top" },
+    h("div", { class: "title-row" },
+      h("h1", { class: "game-title" }, `Game ${state.game}`),
+      state.spectator ? h("span", { class: "tag" }, "watching") : state.seat !== null ? h("span", {}, " you are ", seatBadge(state.seat), ` ${names()[state.seat] ?? ""}`) : null,
+      v && state.started ? null : h("span", {}, " · waiting for the start")),
+    v && state.started ? turnRow(v) : null,
+    v && state.started ? seatStrip(v) : null,
   );
-  const side = h("aside", { class: "side" },
-    !state.started ? waitingRoom() : null,
-    playersPanel(),
-    state.seat !== null && v?.hand ? handPanel() : null,
-    state.replay ? replayPanel(v) : null,
-    state.over ? gameOverPanel() : null,
-    actionsPanel(),
-    dialogPanel(),
-  );
-  const boardBox = h("div", { class: "board-box" });
+  const boardBox = h("div", { class: "board-box" }, dialogPanel());
   const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
   svg.id = "board";
   boardBox.append(svg);
-  const logPanel = h("section", { class: "card log-card" },
+  const logPanel = h("section", { class: "card log-card", id: "panel-log" },
     h("h2", {}, "Log"),
     h("ol", { id: "log", "aria-live": "polite", "aria-label": "Game log", tabindex: "0" }, state.log.slice(-300).map(logLine)),
     h("form", { id: "chat", onsubmit: sendChat },
@@ -865,7 +867,108 @@ function gameScreen() {
       h("input", { id: "chat-text", maxlength: 500, placeholder: "say something to the table", autocomplete: "off" }),
       h("button", { type: "submit" }, "Say")),
   );
-  return h("main", { class: "game" }, header, h("div", { class: "table" }, boardBox, side, logPanel));
+  const seated = state.seat !== null && v?.hand;
+  const panels = [
+    ["hand", "Hand", seated ? handPanel() : null],
+    ["costs", "Costs", costsPanel(seated ? v.hand : null)],
+    ["players", "Players", playersPanel()],
+    ["log", "Log", logPanel],
+  ].filter(([, , panel]) => panel);
+  const open = panels.some(([key]) => key === phoneTab) ? phoneTab : panels[0][0];
+  for (const [key, , panel] of panels) {
+    panel.classList.add("panel");
+    if (key !== open) panel.classList.add("shut");
+  }
+  const tabs = h("nav", { class: "tabs", "aria-label": "Panels" }, panels.map(([key, label, panel]) =>
+    h("button", { type: "button", "aria-controls": panel.id, "aria-expanded": key === open ? "true" : "false",
+      onclick: () => { phoneTab = key; render(); } }, label)));
+  const side = h("aside", { class: "side" },
+    !state.started ? waitingRoom() : null,
+    state.replay ? replayPanel(v) : null,
+    state.over ? gameOverPanel() : null,
+    actionsPanel(),
+    tabs,
+    h("div", { class: "hand-row" }, panels.filter(([key]) => key === "hand" || key === "costs").map(([, , p]) => p)),
+    panels.filter(([key]) => key === "players" || key === "log").map(([, , p]) => p),
+  );
+  return h("main", { class: "game play" }, h("div", { class: "table" }, header, boardBox, side));
+}
+
+/** Leaves room under the page for the phone's bar of moves (fixed at the bottom of the
+ * screen), so that nothing on the page stays hidden under it. */
+function fitBar() {
+  const bar = $("actions");
+  const fixed = bar && getComputedStyle(bar).position === "fixed";
+  document.documentElement.style.setProperty("--bar", `${fixed ? bar.offsetHeight : 0}px`);
+}
+window.addEventListener("resize", () => fitBar());
+
+/** Whose turn it is and what they are doing, the seconds left on their clock, and the last
+ * roll drawn as two dice. */
+function turnRow(v) {
+  const left = v.phase === "game_over" ? null : secondsLeft(v.current);
+  return h("div", { class: "turn-row", id: "turn" },
+    h("span", { class: "turn-no" }, `Turn ${v.turn}`),
+    h("span", { class: "whose", id: "whose" }, v.phase === "game_over" ? null : seatBadge(v.current), " ", phaseText(v)),
+    left !== null ? h("span", { class: "timer clock", "data-timer": v.current }, `${Math.ceil(left)} s left`) : null,
+    v.dice ? diceFaces(v.dice) : h("span", { class: "small", id: "dice" }, "no roll yet"));
+}
+
+// Where a die's pips lie on a 3×3 grid (0–8, row by row), for 1 to 6.
+const PIPS = { 1: [4], 2: [0, 8], 3: [0, 4, 8], 4: [0, 2, 6, 8], 5: [0, 2, 4, 6, 8], 6: [0, 2, 3, 5, 6, 8] };
+
+/** The last roll as two die faces with their pips (inline SVG). */
+function diceFaces([a, b]) {
+  const NS = "http://www.w3.org/2000/svg";
+  const el = (tag, attrs) => {
+    const node = document.createElementNS(NS, tag);
+    for (const [k, val] of Object.entries(attrs)) node.setAttribute(k, String(val));
+    return node;
+  };
+  const svg = el("svg", { id: "dice", class: "dice", viewBox: "0 0 62 28", role: "img", "aria-label": `rolled ${a} and ${b}: ${a + b}` });
+  [a, b].forEach((n, i) => {
+    const x = i * 34 + 1;
+    svg.append(el("rect", { class: "die", x, y: 1, width: 26, height: 26, rx: 5, "data-pips": n }));
+    for (const p of PIPS[n] ?? []) {
+      svg.append(el("circle", { class: `die-pip${a + b === 7 ? " seven" : ""}`, cx: x + 6 + (p % 3) * 7, cy: 7 + Math.floor(p / 3) * 7, r: 2.6 }));
+    }
+  });
+  return h("span", { class: "dice-box", title: `dice ${a} + ${b} = ${a + b}` }, svg, h("strong", { class: "dice-sum" }, String(a + b)));
+}
+
+/** Every seat in one line: its mark, points, cards and clock (on a phone, where the
+ * players' panel is folded away). */
+function seatStrip(v) {
+  return h("ul", { class: "strip", "aria-label": "Seats" }, names().map((name, q) => {
+    const s = v.seats[q];
+    const left = secondsLeft(q);
+    const points = q === state.seat && v.ownPoints !== null ? v.ownPoints : s?.points ?? 0;
+    return h("li", { class: `chip${v.current === q ? " current" : ""}`, "data-seat": q },
+      seatBadge(q), " ", h("bdi", { class: "chip-name" }, name), ` ${points} pt · ${s?.resource_cards ?? 0} cards`,
+      left !== null ? h("span", { class: "timer", "data-timer": q }, `${Math.ceil(left)} s left`) : null);
+  }));
+}
+
+// What each thing costs (the rules card), in the order a turn builds them.
+const COSTS = [
+  ["road", { brick: 1, lumber: 1 }],
+  ["settlement", { brick: 1, lumber: 1, wool: 1, grain: 1 }],
+  ["city", { grain: 2, ore: 3 }],
+  ["development card", { wool: 1, grain: 1, ore: 1 }],
+];
+const affords = (hand, cost) => Object.entries(cost).every(([r, n]) => (hand[r] ?? 0) >= n);
+
+/** The building costs, each marked when ``hand`` (null: a spectator's) covers it. */
+function costsPanel(hand) {
+  return h("section", { class: "card", id: "costs" },
+    h("h2", {}, "Building costs"),
+    h("ul", { class: "costs" }, COSTS.map(([what, cost]) => {
+      const can = hand ? affords(hand, cost) : false;
+      return h("li", { class: can ? "can" : "", "data-cost": what },
+        h("span", { class: "cost-name" }, what),
+        h("span", { class: "cost-cards" }, Object.entries(cost).map(([r, n]) => h("span", { class: `res ${r}` }, `${n > 1 ? `${n} ` : ""}${r}`))),
+        hand ? h("span", { class: "cost-can", title: can ? "your hand covers it" : null }, can ? "✓" : "") : null);
+    })));
 }
 
 /** A line of the log; a chat line with who said it (:func:`speaker`), the viewer's own
@@ -933,8 +1036,8 @@ function playersPanel() {
       left !== null ? h("div", { class: "timer", "data-timer": q }, `${Math.ceil(left)} s left`) : null,
     );
   });
-  return h("section", { class: "card" }, h("h2", {}, "Players"), h("ul", { class: "players" }, rows),
-    v ? h("p", { class: "small" }, `Bank: ${cardsText(v.bank)} · ${v.deck} development cards left · first to ${v.victoryPoints} points${v.dice ? ` · dice ${v.dice[0]}+${v.dice[1]}` : ""}`) : null);
+  return h("section", { class: "card", id: "panel-players" }, h("h2", {}, "Players"), h("ul", { class: "players" }, rows),
+    v ? h("p", { class: "small" }, `Bank: ${cardsText(v.bank)} · ${v.deck} development cards left · first to ${v.victoryPoints} points`) : null);
 }
 
 function handPanel() {
@@ -942,9 +1045,11 @@ function handPanel() {
   const dev = v.development ?? {};
   const fresh = v.developmentNew ?? {};
   const held = DEV_CARDS.filter((k) => dev[k]).map((k) => `${dev[k]} ${k.replaceAll("_", " ")}${fresh[k] ? ` (${fresh[k]} new)` : ""}`);
+  const afford = COSTS.filter(([, cost]) => affords(v.hand, cost)).map(([what]) => what);
   return h("section", { class: "card", id: "hand" },
     h("h2", {}, "Your hand"),
     h("ul", { class: "cards" }, RESOURCES.map((r) => h("li", { class: `res ${r}` }, h("span", { class: "n" }, String(v.hand[r])), ` ${r}`))),
+    h("p", { id: "afford" }, afford.length ? `You can afford: ${afford.join(", ")}` : "You can afford nothing yet"),
     h("p", {}, `Development cards: ${held.length ? held.join(", ") : "none"}`),
     v.ratios ? h("p", { class: "small" }, `Bank ratios: ${RESOURCES.map((r) => `${r} ${v.ratios[r]}:1`).join(", ")}`) : null,
   );
