@@ -53,3 +53,19 @@ async def test_the_page_has_no_serious_accessibility_violations(
     assert await _violations(page) == []  # a dialog
     assert await page.evaluate(_UNREACHABLE) == []
     assert script_errors(page) == []
+
+
+async def test_after_a_spot_is_clicked_enter_chooses_the_next_one(
+    browser: Browser, server: str
+) -> None:
+    """A settlement placed with the mouse: the road spots that follow have the focus, so
+    Enter places the road with no Tab first."""
+    page = await open_page(browser, server)
+    await create_game(page, name="Ana", players=2, bots=1, points=5)
+    await page.click("#start")
+    await page.click("#board .spot.vertex")
+    await page.wait_for_selector("#board .spot.edge")
+    await page.wait_for_function("document.activeElement?.matches('#board .spot.edge')")
+    await page.keyboard.press("Enter")
+    await page.wait_for_selector("#board .road.seat-0")
+    assert script_errors(page) == []

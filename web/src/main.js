@@ -147,6 +147,7 @@ const state = {
   batches: new Map(), // state id -> the events of the action that led to it, for the replay
   replay: null, // {step} while replaying the finished game
   views: new Map(), // state id -> the server's view at it (with events, or asked for the replay)
+  refocus: false, // the focused control went with the player's move: focus the next one
   heardChat: false, // whether a history has brought the chat kept for the game
   over: null,
   clock: new Map(),
@@ -640,10 +641,15 @@ function draw() {
   fitBar();
   if ($("chat-text")) $("chat-text").value = chat;
   const again = focused ? document.querySelector(focused) : null;
-  if (again) again.focus();
-  else if (focused && state.prompt && state.sentFor === null) {
-    // What had the focus is gone (a spot chosen, a dialog sent): the next thing to do has it.
-    document.querySelector("#dialog button, #board .spot, #actions button")?.focus();
+  if (again) again.focus({ preventScroll: true });
+  else if (focused) state.refocus = true; // what had the focus is gone (a spot chosen, a dialog sent)
+  if (!again && state.refocus && state.prompt && state.sentFor === null) {
+    // ...so the next thing to do has it, once there is one: Enter goes on from a click.
+    const next = document.querySelector("#dialog button, #board .spot, #actions button");
+    if (next) {
+      next.focus({ preventScroll: true });
+      state.refocus = false;
+    }
   }
 }
 
