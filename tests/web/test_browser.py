@@ -145,6 +145,40 @@ async def step(page: Page) -> bool:
     return False
 
 
+async def offered_to_a_friend(
+    browser: Browser,
+    server: str,
+    *,
+    offer_window: str,
+    host_size: dict[str, int] = WIDE,
+    friend_size: dict[str, int] = PHONE,
+) -> tuple[Page, Page]:
+    """Ana hosts a game for two with the given offer window and Bo sits down by its invite
+    link; once both have placed, Ana offers a card she holds for another (on a later turn if
+    she holds none yet). The two pages, Ana's first."""
+    host = await open_page(browser, server, host_size)
+    await create_game(host, name="Ana", players=2, bots=0, points=10, offer_window=offer_window)
+    link = await host.get_attribute("#invite-link", "value")
+    assert link is not None
+    friend = await open_page(browser, link, friend_size)
+    await friend.fill("#name", "Bo")
+    await friend.click("#take-seat")
+    await friend.wait_for_selector("header:has-text('you are')")
+    await host.click("#start")
+    await play_until([host, friend], "#actions button[data-kind=end_turn]")
+    while not any((await hand_of(host)).values()):  # a card to offer
+        await host.click("#actions button[data-kind=end_turn]")
+        await play_until([host, friend], "#actions button[data-kind=end_turn]")
+    held = await hand_of(host)
+    give = next(r for r in RESOURCES if held[r])
+    get = next(r for r in RESOURCES if r != give)
+    await host.click("#actions button[data-kind=offer_trade]")
+    await host.click(f"#give-{give}-more")
+    await host.click(f"#get-{get}-more")
+    await host.click("#send-offer")
+    return host, friend
+
+
 async def clicked(element: ElementHandle) -> bool:
     """Click ``element``; False if the page was drawn anew first (a message came), so the
     element is gone and nothing was clicked."""

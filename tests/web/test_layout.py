@@ -10,9 +10,8 @@ from playwright.async_api import Browser, Page
 
 from tests.web.test_browser import (
     PHONE,
-    RESOURCES,
     create_game,
-    hand_of,
+    offered_to_a_friend,
     open_page,
     play_until,
     script_errors,
@@ -24,7 +23,9 @@ LAPTOP = {"width": 1280, "height": 800}
 async def in_window(page: Page, selector: str) -> bool:
     """Whether the element ``selector`` names lies wholly inside the window as the page is
     scrolled now (it is never scrolled here)."""
-    box = await (await page.wait_for_selector(selector)).bounding_box()
+    element = await page.wait_for_selector(selector)
+    assert element is not None
+    box = await element.bounding_box()
     size = page.viewport_size
     assert box is not None and size is not None
     return (
@@ -74,7 +75,9 @@ async def test_the_moves_whose_turn_and_the_dice_are_in_the_window(
     bar = await page.eval_on_selector("#actions", "e => getComputedStyle(e).position")
     if size is PHONE:
         assert bar == "fixed"  # the bar of moves at the bottom of the screen
-        box = await (await page.wait_for_selector("#actions")).bounding_box()
+        actions = await page.wait_for_selector("#actions")
+        assert actions is not None
+        box = await actions.bounding_box()
         assert box is not None and box["y"] + box["height"] == pytest.approx(size["height"], abs=1)
         # The other panels open one at a time.
         assert not await page.is_visible("#log")
@@ -96,26 +99,9 @@ async def test_the_moves_whose_turn_and_the_dice_are_in_the_window(
 async def test_an_offer_and_its_answers_are_in_the_window(
     browser: Browser, server: str, size: dict[str, int]
 ) -> None:
-    host = await open_page(browser, server, size)
-    await create_game(host, name="Ana", players=2, bots=0, points=10, offer_window="60")
-    link = await host.get_attribute("#invite-link", "value")
-    assert link is not None
-    friend = await open_page(browser, link, size)
-    await friend.fill("#name", "Bo")
-    await friend.click("#take-seat")
-    await friend.wait_for_selector("header:has-text('you are')")
-    await host.click("#start")
-    await play_until([host, friend], "#actions button[data-kind=end_turn]")
-    while not any((await hand_of(host)).values()):  # a card to offer, on a later turn if need be
-        await host.click("#actions button[data-kind=end_turn]")
-        await play_until([host, friend], "#actions button[data-kind=end_turn]")
-    held = await hand_of(host)
-    give = next(r for r in RESOURCES if held[r])
-    get = next(r for r in RESOURCES if r != give)
-    await host.click("#actions button[data-kind=offer_trade]")
-    await host.click(f"#give-{give}-more")
-    await host.click(f"#get-{get}-more")
-    await host.click("#send-offer")
+    host, friend = await offered_to_a_friend(
+        browser, server, offer_window="60", host_size=size, friend_size=size
+    )
     await friend.wait_for_selector("#actions button[data-kind=decline_trade]")
     await friend.evaluate("window.scrollTo(0, 0)")
     for shown in (

@@ -6,12 +6,7 @@ from __future__ import annotations
 from playwright.async_api import Browser
 
 from tests.web.test_browser import (
-    PHONE,
-    RESOURCES,
-    create_game,
-    hand_of,
-    open_page,
-    play_until,
+    offered_to_a_friend,
     refusals,
     script_errors,
 )
@@ -20,26 +15,7 @@ from tests.web.test_browser import (
 async def test_an_offer_nobody_answers_closes_when_its_window_ends(
     browser: Browser, server: str
 ) -> None:
-    host = await open_page(browser, server)
-    await create_game(host, name="Ana", players=2, bots=0, points=10, offer_window="10")
-    link = await host.get_attribute("#invite-link", "value")
-    assert link is not None
-    friend = await open_page(browser, link, PHONE)
-    await friend.fill("#name", "Bo")
-    await friend.click("#take-seat")
-    await friend.wait_for_selector("header:has-text('you are')")
-    await host.click("#start")
-    await play_until([host, friend], "#actions button[data-kind=end_turn]")
-    while not any((await hand_of(host)).values()):  # a card to offer, on a later turn if need be
-        await host.click("#actions button[data-kind=end_turn]")
-        await play_until([host, friend], "#actions button[data-kind=end_turn]")
-    held = await hand_of(host)
-    give = next(r for r in RESOURCES if held[r])
-    get = next(r for r in RESOURCES if r != give)
-    await host.click("#actions button[data-kind=offer_trade]")
-    await host.click(f"#give-{give}-more")
-    await host.click(f"#get-{get}-more")
-    await host.click("#send-offer")
+    host, friend = await offered_to_a_friend(browser, server, offer_window="10")
 
     # Everyone sees how long the offer stays open; the friend says nothing.
     await friend.wait_for_selector("#trade:has-text('Closes in')")
