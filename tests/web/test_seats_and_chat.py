@@ -10,6 +10,9 @@ import re
 
 from playwright.async_api import Browser, Page
 
+from protocol import messages as m
+from server.app import HexhavenServer
+from tests.server.client import Client
 from tests.web.test_browser import create_game, open_page, refusals, script_errors
 
 SEATED = ".players li.player:not(.empty) .name"
@@ -174,3 +177,33 @@ async def test_chat_lines_show_who_said_them_by_seat_not_by_name(
     for page in (host, joker, spectator):
         assert script_errors(page) == []
         assert await refusals(page) == []
+
+
+async def test_the_link_of_a_public_game_under_way_offers_to_watch_not_a_seat(
+    browser: Browser,
+) -> None:
+    """A public game's join link opened after its start says so before anyone asks for a
+    seat: no seat is offered, and watching it works."""
+    srv = HexhavenServer()
+    async with srv.running("127.0.0.1", 0) as ws_server:
+        port = srv.port_of(ws_server)
+        players = [await Client.open(port) for _ in range(2)]
+        for c in players:
+            await c.hello()
+        await players[0].send(m.CreateGame(options=m.GameOptions(players=2)))
+        game = (await players[0].expect(m.GameCreated)).game
+        for i, c in enumerate(players):
+            await c.send(m.JoinGame(game=game, name=f"p{i}"))
+            await c.expect(m.Joined)
+        await players[0].send(m.StartGame(game=game))
+        await players[0].expect(m.Prompt)
+        page = await open_page(browser, f"http://127.0.0.1:{port}/#join={game}")
+        await page.wait_for_selector("#seat-offer h2:has-text('This game has started')")
+        assert await page.query_selector("#take-seat") is None
+        assert "you can watch it" in await page.inner_text("#no-seat")
+        await page.click("#watch-instead")
+        await page.wait_for_selector("header:has-text('watching')")
+        assert script_errors(page) == []
+        assert await refusals(page) == []
+        for c in players:
+            await c.close()

@@ -418,9 +418,10 @@ function onOpen() {
     return;
   }
   const want = state.want;
-  if (!want) {
+  if (!want || (want.kind === "join" && !want.as)) {
+    // The lobby's games; a public game's link learns from them whether it has a seat left.
     send({ type: "list_games", limit: 50 });
-    return;
+    if (!want) return;
   }
   if (want.kind === "play") {
     const saved = savedSeats()[want.value];
@@ -676,11 +677,21 @@ function lobbyScreen() {
   if (want && (want.kind === "invite" || want.kind === "join")) {
     const game = want.kind === "join" ? want.value : want.game ?? refused?.game;
     const private_ = refused?.code === "invite_required";
+    // A public game listed in the lobby says whether a seat is left before anyone asks.
+    const listed = want.kind === "join" ? state.lobbyGames.find((g) => g.game === game) : null;
+    const closed = listed?.started ? "started" : listed && listed.seated >= listed.players ? "full" : null;
+    const heading = private_ ? "This game is private"
+      : closed === "started" ? "This game has started"
+      : closed === "full" ? "This game is full" : "You are invited to a game";
+    const note = refused ? refusalNote(refused)
+      : closed === "started" ? h("p", { id: "no-seat" }, "It is under way, so its seats are taken: you can watch it.")
+      : closed === "full" ? h("p", { id: "no-seat" }, "Every seat is taken: you can watch it.")
+      : h("p", {}, "Take a seat at the table: type your name above and sit down.");
     section.push(
       h("section", { class: "card", id: "seat-offer" },
-        h("h2", {}, private_ ? "This game is private" : "You are invited to a game"),
-        refused ? refusalNote(refused) : h("p", {}, "Take a seat at the table: type your name above and sit down."),
-        private_ ? null : h("button", { id: "take-seat", onclick: takeSeat }, "Take a seat"),
+        h("h2", {}, heading),
+        note,
+        private_ || closed ? null : h("button", { id: "take-seat", onclick: takeSeat }, "Take a seat"),
         " ",
         game ? h("button", { id: "watch-instead", onclick: () => watch(game) }, "Watch instead") : null,
       ),
