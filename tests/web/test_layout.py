@@ -119,3 +119,14 @@ async def test_an_offer_and_its_answers_are_in_the_window(
     await host.wait_for_selector("#log li:has-text('Nobody took your offer')", state="attached")
     for page in (host, friend):
         assert script_errors(page) == []
+
+
+async def test_a_whole_game_is_played_by_clicking_on_a_phone(browser: Browser, server: str) -> None:
+    """From the new-game form to the end, every move made by clicking what the phone's page
+    offers (its bar of moves, the board, its dialogs)."""
+    page = await open_page(browser, server, PHONE)
+    await create_game(page, name="Ana", players=3, bots=2, points=3)
+    await page.click("#start")
+    await play_until([page], "#game-over")
+    assert "matches the hash published at the start" in await page.inner_text("#seed-check")
+    assert script_errors(page) == []
