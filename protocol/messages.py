@@ -300,6 +300,16 @@ class GetRecord(WireModel):
     game: GameId
 
 
+class FindGame(WireModel):
+    """Ask what game an invite code opens, before taking a seat in it: answered with
+    ``game_found`` (its id and its lobby summary: whether it has started, how many seats are
+    taken), or ``unknown_game`` for a code no game has. A guess at a code costs one of the
+    ``joins`` budget, as a ``join_game`` by code does."""
+
+    type: Literal["find_game"] = "find_game"
+    invite: Annotated[str, Field(min_length=1, max_length=32)]
+
+
 class ViewAt(WireModel):
     """Ask for the game as this connection's seat saw it (a spectator: as the spectators
     did) at state ``state_id`` of a finished game, to replay it: answered with a ``view``.
@@ -325,7 +335,8 @@ ClientMessage = Annotated[
     | Chat
     | Ping
     | GetRecord
-    | ViewAt,
+    | ViewAt
+    | FindGame,
     Field(discriminator="type"),
 ]
 
@@ -540,6 +551,14 @@ class RecordedAction(WireModel):
     action: ActionPayload
 
 
+class GameFound(WireModel):
+    """The game an invite code opens (after ``find_game``): its id and its summary."""
+
+    type: Literal["game_found"] = "game_found"
+    game: GameId
+    summary: GameSummary
+
+
 class GameRecord(WireModel):
     """A finished game, all anyone needs to replay it: its options (with its board), the
     seed (which hashes to ``seed_hash``), the seats and every action in order."""
@@ -570,7 +589,8 @@ ServerMessage = Annotated[
     | Pong
     | History
     | Clock
-    | GameRecord,
+    | GameRecord
+    | GameFound,
     Field(discriminator="type"),
 ]
 

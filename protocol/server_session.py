@@ -158,7 +158,7 @@ def budget_of(message: object) -> str | None:
             return "game_lists"
         case m.CreateGame():
             return "creates"
-        case m.JoinGame():
+        case m.JoinGame() | m.FindGame():
             return "joins"
         case m.Chat():
             return "chat"
@@ -193,8 +193,9 @@ class ForGame:
     message: GameMessage
 
 
-Request = m.ListGames | m.CreateGame | m.GetRecord | JoinByInvite | ForGame
-"""What a greeted connection asks of the server: the lobby's three requests as decoded, a
+Request = m.ListGames | m.CreateGame | m.GetRecord | m.FindGame | JoinByInvite | ForGame
+"""What a greeted connection asks of the server: the lobby's four requests as decoded (a
+``find_game``'s code stripped and in capitals), a
 join by invite, or a message for one game."""
 
 
@@ -284,6 +285,8 @@ class ServerSession:
                 return Answer(m.Pong(nonce=nonce))
             case m.ListGames() | m.CreateGame() | m.GetRecord():
                 return message
+            case m.FindGame():
+                return m.FindGame(invite=message.invite.strip().upper())
             case m.JoinGame(game=None):
                 return JoinByInvite(invite=(message.invite or "").strip().upper(), message=message)
             case _:

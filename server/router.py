@@ -252,6 +252,15 @@ class Router:
                 self._server.maker.create(conn, request.options)
             case m.GetRecord():
                 self._answer_later(conn, request.type, self._record(request.game))
+            case m.FindGame():
+                game_id = self._server.games.invites.get(request.invite)
+                room = self._server.rooms.get(game_id) if game_id is not None else None
+                if room is not None:
+                    conn.send(m.GameFound(game=room.id, summary=room.summary()))
+                elif self._server.store.postgres:
+                    self._answer_later(conn, request.type, self._found_elsewhere(request))
+                else:
+                    conn.send(_no_invite())
             case JoinByInvite():
                 game_id = self._server.games.invites.get(request.invite)
                 if game_id is not None:
@@ -301,6 +310,17 @@ class Router:
             if conn.is_open:
                 self._to_room(conn, game_id, request.message)
             return None
+        return await self._server.leases.elsewhere(game_id)
+
+    async def _found_elsewhere(self, request: m.FindGame) -> WireModel:
+        """Where the game of an invite code this process does not play is (PostgreSQL):
+        ``moved`` to the process that plays it, or ``unknown_game``."""
+        game_id = await self._server.store.call(self._server.store.invited, request.invite)
+        if game_id is None:
+            return _no_invite()
+        room = self._server.rooms.get(game_id)
+        if room is not None:  # taken over here meanwhile
+            return m.GameFound(game=room.id, summary=room.summary())
         return await self._server.leases.elsewhere(game_id)
 
     def _answer_later(

@@ -169,6 +169,7 @@ def client_samples() -> list[p.WireModel]:
         m.Watch(game="g1", history=True),
         m.GetRecord(game="g1"),
         m.ViewAt(game="g1", state_id=12),
+        m.FindGame(invite="K7QMX3PD9H"),
         m.Leave(game="g1"),
         m.StartGame(game="g1"),
         *(
@@ -236,6 +237,18 @@ def server_samples() -> list[p.WireModel]:
         *prompts,
         m.ChatMessage(game="g1", seat=2, name="Bob", text="anyone have ore?"),
         m.ChatMessage(game="g1", seat=None, name="watcher", text="nice road"),
+        m.GameFound(
+            game="g1",
+            summary=m.GameSummary(
+                game="g1",
+                name="Friday night",
+                players=4,
+                seated=2,
+                victory_points=10,
+                board="random",
+                started=False,
+            ),
+        ),
         m.GameOver(game="g1", winner=2, points=[7, 8, 10, 4], seed=2**63 - 1),
         m.GameOver(game="g1", winner=None, points=[], seed=0),
         m.Error(code=ErrorCode.STALE_STATE, message="resend for state 17"),

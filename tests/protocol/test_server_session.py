@@ -85,6 +85,7 @@ REQUESTS: list[WireModel] = [
     m.ListGames(),
     m.CreateGame(options=m.GameOptions(players=3, private=True)),
     m.GetRecord(game="g1"),
+    m.FindGame(invite="AB12CD"),
     m.JoinGame(invite="AB12CD", name="ann"),
     m.JoinGame(game="g1", name="bob"),
     m.Rejoin(game="g1", token="t" * 20),
@@ -295,9 +296,12 @@ def test_lobby_requests_come_out_decoded(subprotocol: str) -> None:
         m.ListGames(),
         m.CreateGame(options=m.GameOptions(players=3, private=True, name="friday")),
         m.GetRecord(game="g1"),
+        m.FindGame(invite="AB12CD"),
     ]:
         received = feed(session, message)
         assert received == message and type(received) is type(message)
+    found = feed(session, m.FindGame(invite=" ab12cd "))
+    assert found == m.FindGame(invite="AB12CD")  # the code as the lobby keeps it
 
 
 @pytest.mark.parametrize("subprotocol", [SUBPROTOCOL_JSON, SUBPROTOCOL_MSGPACK])

@@ -321,3 +321,41 @@ async def test_a_host_who_neither_sits_nor_watches_hears_who_sits_down(port: int
         pass
     for c in (host, *agents):
         await c.close()
+
+
+async def test_an_invite_code_tells_its_game_before_a_seat_is_taken(server_port: int) -> None:
+    """``find_game`` names a private game by its code (in any case, with spaces about it) and
+    says whether it has started; an unknown code is refused, each guess costing a join."""
+    host = await Client.open(server_port)
+    await host.hello()
+    await host.send(m.CreateGame(options=m.GameOptions(players=2, private=True)))
+    created = await host.expect(m.GameCreated)
+    assert created.invite is not None
+    await host.send(m.JoinGame(game=created.game, name="ana"))
+    await host.expect(m.Joined)
+    asker = await Client.open(server_port)
+    await asker.hello()
+    await asker.send(m.FindGame(invite=f" {created.invite.lower()} "))
+    found = await asker.expect(m.GameFound)
+    assert found.game == created.game
+    assert (found.summary.started, found.summary.seated, found.summary.players) == (False, 1, 2)
+    other = await Client.open(server_port)
+    await other.hello()
+    await other.send(m.JoinGame(invite=created.invite, name="bo"))
+    await other.expect(m.Joined)
+    await host.send(m.StartGame(game=created.game))
+    await host.expect(m.Prompt)
+    await asker.send(m.FindGame(invite=created.invite))
+    assert (await asker.expect(m.GameFound)).summary.started
+    await asker.send(m.FindGame(invite="NOSUCHCODE"))
+    refused = await asker.expect(m.Error)
+    assert refused.code == m.ErrorCode.UNKNOWN_GAME and refused.game is None
+    # Guessing codes spends the joins budget: past it, refused without a look.
+    for _ in range(30):
+        await asker.send(m.FindGame(invite="NOSUCHCODE"))
+    codes = set()
+    for _ in range(30):
+        codes.add((await asker.expect(m.Error)).detail)
+    assert "joins" in codes
+    for c in (host, asker, other):
+        await c.close()

@@ -292,8 +292,8 @@ async def test_a_friend_joins_by_the_invite_link_and_a_spectator_watches(
     await spectator.wait_for_selector("header:has-text('watching')")
 
     # Under a path prefix (as behind a reverse proxy), a bad invite code is told in a sentence.
+    # (told on arrival: the page asks what game the code opens before offering a seat).
     stranger = await open_page(browser, server + "hexhaven/a/#invite=NOSUCHCODE")
-    await stranger.click("#take-seat")
     await stranger.wait_for_selector("#status:has-text('No game has that invite code')")
     await stranger.wait_for_selector("#create")  # back in the lobby
 

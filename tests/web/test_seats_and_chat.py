@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from playwright.async_api import Browser, Page
 
 from protocol import messages as m
@@ -179,25 +180,29 @@ async def test_chat_lines_show_who_said_them_by_seat_not_by_name(
         assert await refusals(page) == []
 
 
-async def test_the_link_of_a_public_game_under_way_offers_to_watch_not_a_seat(
-    browser: Browser,
+@pytest.mark.parametrize("private", [False, True], ids=["join-link", "invite-link"])
+async def test_the_link_of_a_game_under_way_offers_to_watch_not_a_seat(
+    browser: Browser, private: bool
 ) -> None:
-    """A public game's join link opened after its start says so before anyone asks for a
-    seat: no seat is offered, and watching it works."""
+    """A game's link opened after its start says so before anyone asks for a seat (a public
+    game's join link from the lobby's list, a private game's invite link from the server's
+    answer to find_game): no seat is offered, and watching it works."""
     srv = HexhavenServer()
     async with srv.running("127.0.0.1", 0) as ws_server:
         port = srv.port_of(ws_server)
         players = [await Client.open(port) for _ in range(2)]
         for c in players:
             await c.hello()
-        await players[0].send(m.CreateGame(options=m.GameOptions(players=2)))
-        game = (await players[0].expect(m.GameCreated)).game
+        await players[0].send(m.CreateGame(options=m.GameOptions(players=2, private=private)))
+        created = await players[0].expect(m.GameCreated)
+        game = created.game
         for i, c in enumerate(players):
-            await c.send(m.JoinGame(game=game, name=f"p{i}"))
+            await c.send(m.JoinGame(game=game, invite=created.invite, name=f"p{i}"))
             await c.expect(m.Joined)
         await players[0].send(m.StartGame(game=game))
         await players[0].expect(m.Prompt)
-        page = await open_page(browser, f"http://127.0.0.1:{port}/#join={game}")
+        link = f"#invite={created.invite}" if private else f"#join={game}"
+        page = await open_page(browser, f"http://127.0.0.1:{port}/{link}")
         await page.wait_for_selector("#seat-offer h2:has-text('This game has started')")
         assert await page.query_selector("#take-seat") is None
         assert "you can watch it" in await page.inner_text("#no-seat")

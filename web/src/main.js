@@ -148,6 +148,7 @@ const state = {
   replay: null, // {step} while replaying the finished game
   views: new Map(), // state id -> the server's view at it (with events, or asked for the replay)
   refocus: false, // the focused control went with the player's move: focus the next one
+  found: null, // the game an invite link opens, as the server told it (game_found)
   heardChat: false, // whether a history has brought the chat kept for the game
   over: null,
   clock: new Map(),
@@ -205,6 +206,9 @@ function onMessage(msg) {
       break;
     case "game_list":
       state.lobbyGames = msg.games;
+      break;
+    case "game_found":
+      state.found = msg;
       break;
     case "game_created":
       state.making = false;
@@ -378,7 +382,8 @@ function onError(msg) {
 }
 
 /** The page of the server process at ``wsUrl`` (the ``moved`` answer's detail), asking there
- * what was asked here: the seat (under the name given), the seat held, or a watch. */
+ * what was asked here: the seat (under the name given), the seat held, the seat an invite
+ * code offers, or a watch. */
 function movedTo(wsUrl, game) {
   const there = new URL(wsUrl);
   there.protocol = there.protocol === "wss:" ? "https:" : "http:";
@@ -393,7 +398,10 @@ function movedTo(wsUrl, game) {
     } else params.set("join", game);
     params.set("as", asked.name);
   } else if (asked?.type === "rejoin" || state.token) params.set("play", game);
-  else params.set("watch", game);
+  else if (state.want?.kind === "invite") {
+    params.set("invite", state.want.value); // asked only what the code opens: offered there
+    params.set("game", game);
+  } else params.set("watch", game);
   there.hash = params.toString();
   return there.href;
 }
@@ -423,6 +431,7 @@ function onOpen() {
     send({ type: "list_games", limit: 50 });
     if (!want) return;
   }
+  if (want.kind === "invite" && !want.as) send({ type: "find_game", invite: want.value }); // ...a private one's, so
   if (want.kind === "play") {
     const saved = savedSeats()[want.value];
     if (saved) {
@@ -675,10 +684,11 @@ function lobbyScreen() {
   const section = [h("h1", {}, "Hexhaven"), h("label", { for: "name" }, "Your name "), nameInput];
   const refused = state.refusal;
   if (want && (want.kind === "invite" || want.kind === "join")) {
-    const game = want.kind === "join" ? want.value : want.game ?? refused?.game;
+    const game = want.kind === "join" ? want.value : want.game ?? state.found?.game ?? refused?.game;
     const private_ = refused?.code === "invite_required";
-    // A public game listed in the lobby says whether a seat is left before anyone asks.
-    const listed = want.kind === "join" ? state.lobbyGames.find((g) => g.game === game) : null;
+    // The game says whether a seat is left before anyone asks: a public one in the lobby's
+    // list, one of an invite code in the server's answer to find_game.
+    const listed = want.kind === "join" ? state.lobbyGames.find((g) => g.game === game) : state.found?.summary;
     const closed = listed?.started ? "started" : listed && listed.seated >= listed.players ? "full" : null;
     const heading = private_ ? "This game is private"
       : closed === "started" ? "This game has started"
