@@ -76,6 +76,9 @@ async def test_a_game_played_at_one_process_is_joined_and_watched_through_the_ot
         link = await other.get_attribute("#invite-link", "value")
         assert link is not None and link.startswith(f"{at_a}#invite=")
         invited = await open_page(browser, link.replace(at_a, at_b))
+        # On arrival the page asks B what game the code opens, and follows it to A.
+        await invited.wait_for_url(f"{at_a}#invite=*")
+        await invited.wait_for_selector("#take-seat")
         await invited.fill("#name", "Di")
         await invited.click("#take-seat")
         await invited.wait_for_selector("header:has-text('you are')")
