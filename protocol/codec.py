@@ -256,10 +256,7 @@ def _events_frame(message: Events, pack: _Pack) -> bytes | None:
     if view is None:
         parts.append(_EVENTS_TAIL)
     else:  # one view goes to every connection of its recipient: packed once
-        data = _packed.values.get(id(view))
-        if data is None:
-            data = _packed.keep(view, pack(view.model_dump(mode="json")))
-        parts += (_VIEW_KEY, data)
+        parts += (_VIEW_KEY, _packed_payload(view, pack))
     return b"".join(parts)
 
 
@@ -295,11 +292,15 @@ def _add_payloads(parts: list[bytes], payloads: list[Any], pack: _Pack) -> None:
         return
     except KeyError:  # one met for the first time
         pass
-    for payload in payloads:
-        data = _packed.values.get(id(payload))
-        if data is None:
-            data = _packed.keep(payload, pack(payload.model_dump(mode="json")))
-        parts.append(data)
+    parts.extend(_packed_payload(payload, pack) for payload in payloads)
+
+
+def _packed_payload(payload: Any, pack: _Pack) -> bytes:
+    """The packed bytes of ``payload``, kept by its identity (made once for each)."""
+    data = _packed.values.get(id(payload))
+    if data is None:
+        data = _packed.keep(payload, pack(payload.model_dump(mode="json")))
+    return data
 
 
 def _is_encodable(text: str) -> bool:

@@ -299,28 +299,33 @@ class Router:
         return self._shared_list(await self._server.lobby.read(), request)
 
     async def _invited(self, conn: Connection, request: JoinByInvite) -> m.Error | None:
-        """Where the game of an invite code this process does not know is (PostgreSQL):
-        found in the store, it is played by another process (``moved``) or between two
-        (``unknown_game``, ``moving``); or it is this process's after all, and the join
-        goes to its room (None: nothing to answer here)."""
-        game_id = await self._server.store.call(self._server.store.invited, request.invite)
-        if game_id is None:
-            return _no_invite()
-        if self._server.games.invites.get(request.invite) == game_id:  # taken over here meanwhile
-            if conn.is_open:
-                self._to_room(conn, game_id, request.message)
-            return None
-        return await self._server.leases.elsewhere(game_id)
+        """A join by an invite code this process did not know (PostgreSQL): refused as
+        :meth:`_find_invite` says, or, the game being this process's after all, sent to its
+        room (None: nothing to answer here)."""
+        found = await self._find_invite(request.invite)
+        if isinstance(found, m.Error):
+            return found
+        if conn.is_open:
+            self._to_room(conn, found, request.message)
+        return None
 
     async def _found_elsewhere(self, request: m.FindGame) -> WireModel:
-        """Where the game of an invite code this process does not play is (PostgreSQL):
-        ``moved`` to the process that plays it, or ``unknown_game``."""
-        game_id = await self._server.store.call(self._server.store.invited, request.invite)
+        """A ``find_game`` for an invite code this process did not know (PostgreSQL)."""
+        found = await self._find_invite(request.invite)
+        if isinstance(found, m.Error):
+            return found
+        room = self._server.rooms.get(found)
+        return _no_invite() if room is None else m.GameFound(game=found, summary=room.summary())
+
+    async def _find_invite(self, invite: str) -> str | m.Error:
+        """Where the game of an invite code this process did not know is: found in the
+        store, it is played by another process (``moved``) or between two (``unknown_game``,
+        ``moving``); or it is this process's after all (its id)."""
+        game_id = await self._server.store.call(self._server.store.invited, invite)
         if game_id is None:
             return _no_invite()
-        room = self._server.rooms.get(game_id)
-        if room is not None:  # taken over here meanwhile
-            return m.GameFound(game=room.id, summary=room.summary())
+        if self._server.games.invites.get(invite) == game_id:  # taken over here meanwhile
+            return game_id
         return await self._server.leases.elsewhere(game_id)
 
     def _answer_later(

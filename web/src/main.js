@@ -1100,12 +1100,14 @@ function actionsPanel() {
 
 function tradeText(t) {
   const answers = t.answers.flatMap((a, q) => (a === "not_asked" || q === t.offerer ? [] : [`${nameOf(q)}: ${a}`]));
-  const text = `${nameOf(t.offerer)} ${t.offerer === state.seat ? "offer" : "offers"} ${cardsText(t.give)} for ${cardsText(t.get)}. ${answers.join(", ")}`.trimEnd();
-  const mine = t.answers[state.seat] === "pending";
+  const offer = `${nameOf(t.offerer)} ${t.offerer === state.seat ? "offer" : "offers"} ${cardsText(t.give)} for ${cardsText(t.get)}.`;
   const kinds = new Set((state.prompt?.actions ?? []).map((a) => a.kind));
-  const cannot = mine && kinds.has("decline_trade") && !kinds.has("accept_trade")
-    ? ` You cannot accept it: you do not hold ${cardsText(t.get)}.` : "";
-  return `${text}${text.endsWith(".") ? "" : "."}${cannot}`;
+  const cannot = t.answers[state.seat] === "pending" && kinds.has("decline_trade") && !kinds.has("accept_trade");
+  return [
+    offer,
+    answers.length ? `${answers.join(", ")}.` : "",
+    cannot ? `You cannot accept it: you do not hold ${cardsText(t.get)}.` : "",
+  ].filter(Boolean).join(" ");
 }
 
 /** The seconds left before the open offer closes (its asked seats' clock), or null. */
