@@ -53,6 +53,7 @@ COMPILED = [
     "engine/topology.py",
     "engine/view.py",
     "bots/playout.py",
+    "bots/value/net.py",
     "features/actions.py",
     "features/encoding.py",
     "learn/core.py",

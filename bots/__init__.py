@@ -7,7 +7,8 @@ search family, configured by parameters) and ``catanatron``
 (:class:`bots.catanatron_agent.CatanatronAgent`: a player of the ``catanatron`` library,
 ``player=module:Class``; needs the ``catanatron`` extra) and ``policy``
 (:class:`bots.policy.PolicyAgent`: a policy trained in the learning environments,
-``weights=FILE``; needs the ``learn`` extra).
+``weights=FILE``; needs the ``learn`` extra) and ``expert``
+(:class:`bots.value_agent.ExpertAgent`: a learned value network, searched).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # a search worker imports this package; it needs no SDK or protocol
     from clients.sdk import Agent
 
-KINDS = ("random", "heuristic", "uct", "catanatron", "policy")
+KINDS = ("random", "heuristic", "uct", "expert", "catanatron", "policy")
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
@@ -54,6 +55,10 @@ def make_agent(
         from bots.uct_agent import UCTAgent
 
         return UCTAgent.from_params(params, seed)
+    if kind == "expert":
+        from bots.value_agent import ExpertAgent
+
+        return ExpertAgent.from_params(params, seed)
     if kind == "catanatron":
         try:
             from bots.catanatron_agent import CatanatronAgent

@@ -39,14 +39,13 @@ from bots.uct import (
     SearchConfig,
     SetupPolicy,
     missing,
+    offerer_move,
     optimistic_moves,
     winning_move,
 )
 from clients.sdk import Agent, Table
 from engine.actions import (
     Action,
-    CancelTrade,
-    ConfirmTrade,
     OfferTrade,
     counts_of,
 )
@@ -260,15 +259,7 @@ class UCTAgent(Agent):
     def _as_offerer(self, view: View, seat: int) -> Action | None:
         """Confirm with a seat that accepted; wait while answers are pending; else cancel.
         Counter-offers to our 1:1 offers are ignored, as in the paper."""
-        trade = view.trade
-        assert trade is not None
-        accepted = [q for q, a in enumerate(trade.answers) if a == "accepted"]
-        if accepted:
-            points = {p.seat: p.points for p in view.seats}
-            return ConfirmTrade(seat, min(accepted, key=lambda q: (points[q], q)))
-        if "pending" in trade.answers:
-            return None
-        return CancelTrade(seat)
+        return offerer_move(view, seat)
 
     def _next_offer(self, view: View, seat: int) -> OfferTrade | None:
         """The next queued 1:1 offer toward the target build, if any is left to make."""

@@ -136,12 +136,11 @@ BOT_KINDS: dict[str, tuple[str, ...]] = {
     "random": (),
     "heuristic": (),
     "uct": ("easy", "quick", "medium", "hard"),
+    "expert": ("expert", "fast", "pure"),
 }
 """The bot kinds a server launches for empty seats, with the strengths each offers (the
-``uct`` search bot: easy 200 rollouts a move, medium 1,000 in 10 trees with trading, quick
-medium's play stopped at 0.8 s a decision, hard
-10,000 cut at 8 turns in 10 trees over 2 processes with trading and counter-offers; medium
-and hard place the set-up by the heuristic's rules; docs/bots.md)."""
+``uct`` search bot, and the ``expert`` bot's learned value network searched; docs/bots.md
+describes each strength)."""
 
 
 class BotSeat(WireModel):

@@ -47,7 +47,7 @@ from bots.uct.config import (
 from bots.uct.evaluation import position_rewards
 from bots.uct.search import Node, RootStats, Search, actor, pruned_actions
 from bots.uct.setup_search import SETUP_SPOTS, setup_wins
-from bots.uct.trades import PRICES, assume_trades, missing, optimistic_moves
+from bots.uct.trades import PRICES, assume_trades, missing, offerer_move, optimistic_moves
 from bots.uct.win_lines import WIN_LINE_NODES, WIN_LINE_REACH, winning_move
 
 __all__ = [
@@ -68,6 +68,7 @@ __all__ = [
     "SetupPolicy",
     "actor",
     "assume_trades",
+    "offerer_move",
     "missing",
     "optimistic_moves",
     "position_rewards",

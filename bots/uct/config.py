@@ -213,7 +213,7 @@ class SearchConfig:
                 raise ValueError(f"the search parameter {name!r} is now {RENAMED[name]}")
             if f is None:
                 raise ValueError(f"unknown search parameter {name!r}; known: {', '.join(known)}")
-            values[name] = _parse(name, raw, str(f.type))
+            values[name] = parse_param(name, raw, str(f.type))
         return replace(base or cls(), **values)  # type: ignore[arg-type]
 
 
@@ -227,7 +227,9 @@ def _policy(kind: type[_Policy], name: str, value: str) -> _Policy:
         raise ValueError(f"unknown {name} policy {value!r}; known: {known}") from None
 
 
-def _parse(name: str, raw: str, kind: str) -> object:
+def parse_param(name: str, raw: str, kind: str) -> object:
+    """A parameter's text as a value of its field's type (``kind``: "bool", "int",
+    "float", "float | None", "str", or one of the policies); ValueError naming it."""
     text = raw.strip().lower()
     policy = _POLICIES.get(kind)
     if policy is not None:

@@ -6,9 +6,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engine import rules
-from engine.actions import Action, BuildCity, BuildRoad, BuildSettlement, BuyDevCard
+from engine.actions import (
+    Action,
+    BuildCity,
+    BuildRoad,
+    BuildSettlement,
+    BuyDevCard,
+    CancelTrade,
+    ConfirmTrade,
+)
 from engine.constants import CITY_COST, DEV_CARD_COST, ROAD_COST, SETTLEMENT_COST
 from engine.state import GameState, Phase
+from engine.view import View
 
 _MAIN = int(Phase.MAIN)
 PRICES: dict[type, tuple[int, ...]] = {
@@ -75,3 +84,18 @@ def assume_trades(state: GameState, seat: int, price: Sequence[int]) -> bool:
         hand[b + want] += 1
         hand[b + give] -= 1
     return True
+
+
+def offerer_move(view: View, seat: int) -> Action | None:
+    """The offerer's move while its offer is open: confirm with the seat that accepted
+    with the fewest points; wait (None) while answers are pending; else withdraw.
+    Counter-offers are not taken."""
+    trade = view.trade
+    assert trade is not None
+    accepted = [q for q, a in enumerate(trade.answers) if a == "accepted"]
+    if accepted:
+        points = {p.seat: p.points for p in view.seats}
+        return ConfirmTrade(seat, min(accepted, key=lambda q: (points[q], q)))
+    if "pending" in trade.answers:
+        return None
+    return CancelTrade(seat)

@@ -303,10 +303,10 @@ def test_readme_installs_showing_pips_progress_and_tests_as_ci_does() -> None:
     play, tests = readme_commands()
     assert play.endswith(" && .venv/bin/hexhaven play")
     installs = [part.strip() for part in (play.split("&&")[1], tests.split("&&")[1])]
-    assert installs == [".venv/bin/pip install .", ".venv/bin/pip install -e '.[test]'"]
+    assert installs == [".venv/bin/pip install .", ".venv/bin/pip install -e '.[test,train]'"]
     for install in installs:  # pip's progress shown: a first install takes minutes
         assert not {"-q", "--quiet", "--progress-bar=off"} & set(install.split())
     test_command = tests.split("&&")[2].strip()
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
     assert test_command in ci  # CI runs README's test command as it stands
-    assert any(".venv/bin/pip install" in line and "-e '.[test]'" in line for line in ci)
+    assert any(".venv/bin/pip install" in line and "-e '.[test,train]'" in line for line in ci)

@@ -1,0 +1,1 @@
+"""The ``expert`` bot: a learned value network, searched."""

@@ -1,0 +1,57 @@
+"""The ``expert`` bot at every seat of a game played on the engine directly (self-play
+data for the next network): each seat keeps its own hand tracker, fed the events in its
+seat's form, and decides from its seat's view, as it would at a table."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+
+from bots.belief import HandTracker
+from bots.value_agent import ExpertAgent, ExpertConfig
+from engine.actions import Action
+from engine.events import Event
+from engine.state import GameState
+from engine.view import View
+from protocol.payloads import event_to_engine, view_to_engine
+from protocol.table import seat_events, seat_view
+
+
+class SeatSearchers:
+    """One ``expert`` player per seat of one game."""
+
+    def __init__(
+        self, weights: str, players: int, rnd: random.Random, params: Mapping[str, str]
+    ) -> None:
+        config = ExpertConfig.from_params(params, ExpertConfig(weights=weights))
+        self.agents = [ExpertAgent(config, rnd.getrandbits(32)) for _ in range(players)]
+
+    def start(self, state: GameState) -> None:
+        """Each seat's tracker, from its view of the game's first state."""
+        for q, agent in enumerate(self.agents):
+            agent.tracker = HandTracker(_view(state, q))
+
+    def observe(self, events: Sequence[Event]) -> None:
+        """An action's events, each seat told its own form of them (as the protocol's table
+        tells a seat)."""
+        for q, agent in enumerate(self.agents):
+            assert agent.tracker is not None
+            for e in seat_events(events, q):
+                agent.tracker.observe(event_to_engine(e))
+
+    def move(self, state: GameState, seat: int, legal: list[Action]) -> Action:
+        """``seat``'s move, from its view of ``state``."""
+        agent = self.agents[seat]
+        seen = _view(state, seat)
+        assert agent.tracker is not None
+        agent.tracker.resync(seen)
+        action = agent.decide(seen, seat, legal)
+        return legal[0] if action is None else action
+
+
+def _view(state: GameState, seat: int) -> View:
+    """``seat``'s view of ``state``, as the protocol's table sends it."""
+    return view_to_engine(seat_view(state, seat))
+
+
+__all__ = ["SeatSearchers"]

@@ -1,0 +1,88 @@
+"""``python -m learn.value``: self-play data and the value network's training.
+
+    python -m learn.value selfplay DATA --games 20000 --seed 0 --workers 2
+    python -m learn.value fit DATA [DATA ...] --out value.hvn --epochs 8 --seed 0
+
+``selfplay`` goes on where a stopped run left off (same folder, same settings).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from pathlib import Path
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    parser = argparse.ArgumentParser(
+        prog="python -m learn.value", description=__doc__.split("\n")[0]
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    play = sub.add_parser("selfplay", help="play games into a data folder (resumable)")
+    play.add_argument("folder", type=Path)
+    play.add_argument("--games", type=int, default=1000)
+    play.add_argument("--players", type=int, default=4)
+    play.add_argument("--policy", choices=("heuristic", "expert"), default="heuristic")
+    play.add_argument("--weights", default="", help="the expert policy's network file")
+    play.add_argument("--params", default="", help="the expert's settings: name=value,...")
+    play.add_argument("--explore", type=float, default=0.05)
+    play.add_argument("--shard-games", type=int, default=100)
+    play.add_argument("--seed", type=int, default=0)
+    play.add_argument("--workers", type=int, default=1)
+    fit = sub.add_parser("fit", help="train a network on data folders")
+    fit.add_argument("folders", type=Path, nargs="+")
+    fit.add_argument("--out", type=Path, required=True)
+    fit.add_argument("--hidden", default="128,64", help="hidden layer widths, comma separated")
+    fit.add_argument("--epochs", type=int, default=8)
+    fit.add_argument("--batch", type=int, default=1024)
+    fit.add_argument("--lr", type=float, default=1e-3)
+    fit.add_argument("--rate", type=float, default=0.1, help="share of each game's positions")
+    fit.add_argument("--seed", type=int, default=0)
+    fit.add_argument("--threads", type=int, default=1)
+    fit.add_argument("--workers", type=int, default=1, help="processes that read the games")
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "selfplay":
+            from learn.value.selfplay import SelfPlay, generate
+
+            run = SelfPlay(
+                players=args.players,
+                policy=args.policy,
+                weights=args.weights,
+                params=args.params,
+                explore=args.explore,
+                games=args.games,
+                shard_games=args.shard_games,
+                seed=args.seed,
+            )
+            record = generate(run, args.folder, args.workers)
+            print(
+                f"{args.folder}: {record['games']} games, {record['moves']} moves, "
+                f"{record['cpu_seconds']:.0f} CPU s"
+            )
+            return 0
+        from learn.value.fit import Fit, train
+
+        hidden = tuple(int(h) for h in args.hidden.split(",") if h.strip())
+        settings = Fit(
+            hidden=hidden,
+            epochs=args.epochs,
+            batch=args.batch,
+            lr=args.lr,
+            rate=args.rate,
+            seed=args.seed,
+            threads=args.threads,
+        )
+        command = "python -m learn.value " + " ".join(map(shlex.quote, argv or sys.argv[1:]))
+        manifest = train(args.folders, args.out, settings, args.workers, command=command)
+        print(f"{args.out}: {manifest['steps']} steps, {manifest['cpu_seconds']:.0f} CPU s")
+        return 0
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,101 @@
+"""Positions for the value network: the sampled states of stored games, encoded from every
+seat's view, with what the network learns to predict (numpy; the ``train`` extra).
+
+A position seen by seat ``q`` gives one row: the network's inputs for ``q``
+(:func:`bots.value.net.write_inputs`; uint8: every entry is a small count, but the turn,
+kept up to :data:`TURN_CAP`), the relative
+seat that won (``(winner - q) % n``), each relative seat's final points, and the turns the
+game had left.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+import numpy as np
+
+from bots.value.net import input_size, write_inputs
+from engine.state import GameConfig, Phase
+from features.encoding import encoding
+from learn.value.games import SEED_STRIDE, read_shard, replay_states
+
+TURN_CAP: Final = 255
+SETUP_RATE: Final = 0.25
+"""The share of set-up positions taken, whatever the rate of the rest: the placements are
+few in a game and decide much of it."""
+_SETUP: Final = (int(Phase.SETUP_SETTLEMENT), int(Phase.SETUP_ROAD))
+
+
+@dataclass
+class Positions:
+    """Rows of encoded views with their targets."""
+
+    x: np.ndarray  # (rows, size) uint8
+    winner: np.ndarray  # (rows,) int64: the relative seat that won
+    points: np.ndarray  # (rows, players) float32: final points, by relative seat
+    turns_left: np.ndarray  # (rows,) float32
+    games: int
+
+    def __len__(self) -> int:
+        return int(self.x.shape[0])
+
+
+def _shard_positions(path: str, rate: float, seed: int) -> tuple[Any, ...]:
+    header, games = read_shard(Path(path))
+    players = int(header["run"]["players"])
+    turn = encoding(3, players).block("turn").offset
+    size = input_size(players)
+    config = GameConfig(players=players)
+    rows: list[np.ndarray] = []
+    winners: list[int] = []
+    points: list[list[int]] = []
+    left: list[int] = []
+    buf = np.zeros(size, dtype=np.float32)
+    for game in games:
+        rnd = random.Random(seed * SEED_STRIDE + game.seed)
+        for state in replay_states(config, game):
+            if state.is_over or rnd.random() >= (SETUP_RATE if state.phase in _SETUP else rate):
+                continue
+            for q in range(players):
+                buf[:] = 0.0
+                write_inputs(state, q, buf)
+                buf[turn] = min(buf[turn], TURN_CAP)
+                rows.append(buf.astype(np.uint8))
+                winners.append((game.winner - q) % players)
+                points.append([game.points[(q + k) % players] for k in range(players)])
+                left.append(game.turns - state.turn)
+    x = np.stack(rows) if rows else np.zeros((0, size), np.uint8)
+    return x, winners, points, left, len(games), players
+
+
+def load(paths: Sequence[Path], rate: float, seed: int, workers: int = 1) -> Positions:
+    """The positions of the games in ``paths`` (each position taken with chance ``rate``,
+    a set-up one with :data:`SETUP_RATE`; which ones is fixed by ``seed``), made in
+    ``workers`` processes."""
+    with ProcessPoolExecutor(max_workers=max(1, workers)) as pool:
+        parts = list(
+            pool.map(
+                _shard_positions, [str(p) for p in paths], [rate] * len(paths), [seed] * len(paths)
+            )
+        )
+    if not parts:
+        raise ValueError("no shards of games to read")
+    players = {p[5] for p in parts}
+    if len(players) != 1:
+        raise ValueError(f"the shards mix player counts: {sorted(players)}")
+    (n,) = players
+    return Positions(
+        x=np.concatenate([p[0] for p in parts]),
+        winner=np.array([w for p in parts for w in p[1]], dtype=np.int64),
+        points=np.array([r for p in parts for r in p[2]], dtype=np.float32).reshape(-1, n),
+        turns_left=np.array([t for p in parts for t in p[3]], dtype=np.float32),
+        games=sum(p[4] for p in parts),
+    )
+
+
+__all__ = ["TURN_CAP", "Positions", "load"]

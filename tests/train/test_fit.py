@@ -1,0 +1,131 @@
+"""The value network's pipeline end to end on a tiny data set: self-play games into shards
+(resumable, refused with other settings), positions replayed from them, a network trained
+(PyTorch, the ``train`` extra) and written, and the bots' reader giving the trained
+model's outputs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from bots.value.net import ValueNet
+from bots.value_agent import shipped
+from engine import GameConfig
+from learn.value import __main__ as cli
+from learn.value.fit import Fit, Model, train
+from learn.value.games import read_shard, replay_states, shards
+from learn.value.positions import load
+from learn.value.selfplay import SelfPlay, generate, play_game
+
+
+def quiet(_: str) -> None:
+    pass
+
+
+def test_games_replay_to_their_recorded_outcome(tmp_path: Path) -> None:
+    run = SelfPlay(players=3, games=4, shard_games=2, seed=3)
+    generate(run, tmp_path, progress=quiet)
+    for path in shards(tmp_path):
+        header, games = read_shard(path)
+        assert header["run"]["players"] == 3
+        for game in games:
+            *_, last = replay_states(GameConfig(players=3), game)
+            assert last.winner == game.winner
+            assert [last.victory_points(q) for q in range(3)] == game.points
+            assert last.turn == game.turns
+
+
+def test_a_stopped_run_goes_on_and_other_settings_are_refused(tmp_path: Path) -> None:
+    run = SelfPlay(players=2, games=6, shard_games=2, seed=1)
+    generate(run, tmp_path, progress=quiet)
+    first = shards(tmp_path)[0].read_bytes()
+    shards(tmp_path)[-1].unlink()  # as if stopped before the last shard
+    said: list[str] = []
+    record = generate(run, tmp_path, progress=said.append)
+    assert "2 of 3 shards there, 1 to play" in said[0]
+    assert len(shards(tmp_path)) == 3
+    assert shards(tmp_path)[0].read_bytes() == first  # kept, not played again
+    assert record["games"] >= 6
+    with pytest.raises(ValueError, match="other settings"):
+        generate(SelfPlay(players=2, games=6, shard_games=2, seed=2), tmp_path, progress=quiet)
+
+
+def test_the_expert_plays_itself_into_a_shard(tmp_path: Path) -> None:
+    """Expert iteration's data: the shipped network's bot at every seat, each from its own
+    view; the game replays to its outcome."""
+    run = SelfPlay(
+        players=4,
+        policy="expert",
+        weights=str(shipped(4)),
+        params="time_ms=20,offers=1",
+        games=1,
+        explore=0.0,
+        seed=4,
+    )
+    record = generate(run, tmp_path, progress=quiet)
+    assert record["games"] == 1 and record["settings"]["policy"] == "expert"
+    _, (game,) = read_shard(shards(tmp_path)[0])
+    *_, last = replay_states(GameConfig(players=4), game)
+    assert last.winner == game.winner >= 0
+    with pytest.raises(ValueError, match="no parameter"):
+        SelfPlay(policy="expert", weights=str(shipped(4)), params="rollouts=3").check()
+
+
+def test_the_same_seed_plays_the_same_games() -> None:
+    run = SelfPlay(players=4, seed=5)
+    a, b = play_game(run, 77), play_game(run, 77)
+    assert a is not None and b is not None
+    assert a.moves == b.moves
+
+
+def test_a_network_trains_end_to_end_and_reads_as_trained(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    assert (
+        cli.main(["selfplay", str(data), "--games", "12", "--shard-games", "4", "--players", "3"])
+        == 0
+    )
+    out = tmp_path / "net.hvn"
+    argv = ["fit", str(data), "--out", str(out), "--hidden", "8", "--epochs", "2", "--rate", "0.2"]
+    assert cli.main(argv) == 0
+    manifest = json.loads(Path(str(out) + ".json").read_text())
+    assert manifest["players"] == 3 and manifest["steps"] > 0
+    assert manifest["positions"] > 0 and manifest["command"].startswith("python -m learn.value fit")
+    assert manifest["data"][0]["settings"]["games"] == 12
+    net = ValueNet.load(out)
+    # The file gives what the trained model gives, on positions of those games.
+    torch.manual_seed(0)
+    positions = load(shards(data)[:1], 0.2, 0)
+    settings = Fit(hidden=(8,), epochs=1, rate=0.2)
+    model_file = tmp_path / "again.hvn"
+    train([data], model_file, settings, progress=quiet)
+    again = ValueNet.load(model_file)
+    assert again.players == 3
+    model = _model_of(again)
+    with torch.no_grad():
+        want = model(torch.from_numpy(positions.x[:20])).numpy()
+    got = np.array([again.raw(row.astype(np.float64).tolist()) for row in positions.x[:20]])
+    assert np.allclose(got, want, atol=1e-4)
+    assert len(net.weights) == 2
+
+
+def _model_of(net: ValueNet) -> Model:
+    """A torch model with the file's weights (scale 1: the file folds it in)."""
+    sizes = [len(net.weights[0][0])] + [len(b) for b in net.biases]
+    model = Model(sizes[0], net.players, tuple(sizes[1:-1]), np.ones(sizes[0], np.float32))
+    linears = [m for m in model.body if isinstance(m, torch.nn.Linear)]
+    with torch.no_grad():
+        for lin, w, b in zip(linears, net.weights, net.biases, strict=True):
+            lin.weight.copy_(torch.tensor(w))
+            lin.bias.copy_(torch.tensor(b))
+    return model
+
+
+def test_fit_refuses_a_folder_without_games(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli.main(["fit", str(tmp_path), "--out", str(tmp_path / "x.hvn")]) == 2
+    assert "no shards of games" in capsys.readouterr().err
