@@ -5,9 +5,10 @@ Run it from the repository root::
     .venv/bin/python benchmarks/expert_speed.py --games 2 --seed 0
 
 First the network (the shipped four-player one, or ``--weights FILE``) on 32 positions
-of one game (one board, as in a search, whose share of the first layer is kept): microseconds per evaluation one position at a time in plain Python (what the
-default install runs) and in batches of 32 through numpy (where numpy is installed, as it
-is with any extra), each the best of five rounds. Then ``--games`` four-player games with
+of one game (one board, as in a search, whose share of the first layer is kept):
+microseconds per evaluation one position at a time in plain Python (what the default
+install runs) and in batches of 32 through numpy (where numpy is installed, as it is with
+any extra), each the best of five rounds. Then ``--games`` four-player games with
 one ``expert`` seat (rotated from game to game; ``--strength``, default ``expert``) against
 three ``heuristic`` seats, in process through the protocol's table as ``hexhaven play``'s
 bots play them, timing every decision of the ``expert`` seat by its kind (the phase of the

@@ -32,7 +32,9 @@ def main(argv: list[str] | None = None) -> int:
     play.add_argument("--seed", type=int, default=0)
     play.add_argument("--workers", type=int, default=1)
     fit = sub.add_parser("fit", help="train a network on data folders")
-    fit.add_argument("folders", type=Path, nargs="+")
+    fit.add_argument(
+        "folders", nargs="+", help="data folders; FOLDER@RATE takes that share of its positions"
+    )
     fit.add_argument("--out", type=Path, required=True)
     fit.add_argument("--hidden", default="128,64", help="hidden layer widths, comma separated")
     fit.add_argument("--epochs", type=int, default=8)
@@ -76,7 +78,15 @@ def main(argv: list[str] | None = None) -> int:
             threads=args.threads,
         )
         command = "python -m learn.value " + " ".join(map(shlex.quote, argv or sys.argv[1:]))
-        manifest = train(args.folders, args.out, settings, args.workers, command=command)
+        folders: list[Path] = []
+        rates: dict[Path, float] = {}
+        for text in args.folders:
+            name, at, rate = text.rpartition("@") if "@" in text else (text, "", "")
+            folder = Path(name)
+            folders.append(folder)
+            if at:
+                rates[folder] = float(rate)
+        manifest = train(folders, args.out, settings, args.workers, command=command, rates=rates)
         print(f"{args.out}: {manifest['steps']} steps, {manifest['cpu_seconds']:.0f} CPU s")
         return 0
     except ValueError as exc:

@@ -18,6 +18,7 @@ import json
 import os
 import sys
 import time
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -128,16 +129,23 @@ def train(
     workers: int = 1,
     progress: Any = print,
     command: str = "",
+    rates: Mapping[Path, float] | None = None,
 ) -> dict[str, Any]:
     """Train on the games in ``folders`` and write the network to ``out`` (with
-    ``out.json``, its manifest); returns the manifest."""
+    ``out.json``, its manifest); returns the manifest. ``rates`` gives a folder's share of
+    positions where it is not ``fit.rate``."""
     start_cpu = time.process_time()
     start = time.perf_counter()
     torch.manual_seed(fit.seed)
     torch.set_num_threads(max(1, fit.threads))
     train_paths, held_paths = split(folders)
-    data = load(train_paths, fit.rate, fit.seed, workers)
-    held = load(held_paths, fit.rate, fit.seed, workers)
+    rates = dict(rates or {})
+
+    def rate_of(paths: list[Path]) -> list[float]:
+        return [rates.get(p.parent, fit.rate) for p in paths]
+
+    data = load(train_paths, rate_of(train_paths), fit.seed, workers)
+    held = load(held_paths, rate_of(held_paths), fit.seed, workers)
     players = int(data.points.shape[1])
     progress(f"{len(data)} positions from {data.games} games; {len(held)} held out")
     scale = 1.0 / np.maximum(data.x.max(axis=0).astype(np.float32), 1.0)
@@ -176,7 +184,11 @@ def train(
     for folder in folders:
         record = folder / "run.json"
         records.append(
-            {"folder": str(folder), **(json.loads(record.read_text()) if record.exists() else {})}
+            {
+                "folder": str(folder),
+                "rate": rates.get(folder, fit.rate),
+                **(json.loads(record.read_text()) if record.exists() else {}),
+            }
         )
     manifest: dict[str, Any] = {
         "players": players,

@@ -73,16 +73,19 @@ def _shard_positions(path: str, rate: float, seed: int) -> tuple[Any, ...]:
     return x, winners, points, left, len(games), players
 
 
-def load(paths: Sequence[Path], rate: float, seed: int, workers: int = 1) -> Positions:
+def load(
+    paths: Sequence[Path], rate: float | Sequence[float], seed: int, workers: int = 1
+) -> Positions:
     """The positions of the games in ``paths`` (each position taken with chance ``rate``,
-    a set-up one with :data:`SETUP_RATE`; which ones is fixed by ``seed``), made in
-    ``workers`` processes."""
+    or the rate given for its path, a set-up one with :data:`SETUP_RATE`; which ones is
+    fixed by ``seed``), made in ``workers`` processes."""
+    rates = [rate] * len(paths) if isinstance(rate, float | int) else list(rate)
     with ProcessPoolExecutor(max_workers=max(1, workers)) as pool:
-        parts = list(
-            pool.map(
-                _shard_positions, [str(p) for p in paths], [rate] * len(paths), [seed] * len(paths)
-            )
-        )
+        jobs = [
+            pool.submit(_shard_positions, str(p), r, seed)
+            for p, r in zip(paths, rates, strict=True)
+        ]
+        parts = [job.result() for job in jobs]
     if not parts:
         raise ValueError("no shards of games to read")
     players = {p[5] for p in parts}

@@ -89,12 +89,13 @@ def test_a_network_trains_end_to_end_and_reads_as_trained(tmp_path: Path) -> Non
         == 0
     )
     out = tmp_path / "net.hvn"
-    argv = ["fit", str(data), "--out", str(out), "--hidden", "8", "--epochs", "2", "--rate", "0.2"]
+    argv = ["fit", f"{data}@0.3", "--out", str(out), "--hidden", "8", "--epochs", "2"]
     assert cli.main(argv) == 0
     manifest = json.loads(Path(str(out) + ".json").read_text())
     assert manifest["players"] == 3 and manifest["steps"] > 0
     assert manifest["positions"] > 0 and manifest["command"].startswith("python -m learn.value fit")
     assert manifest["data"][0]["settings"]["games"] == 12
+    assert manifest["data"][0]["rate"] == 0.3  # the folder's own share of positions
     net = ValueNet.load(out)
     # The file gives what the trained model gives, on positions of those games.
     torch.manual_seed(0)
