@@ -98,6 +98,43 @@ def state_of(view: View, seat: int) -> GameState:
     return state_from_view(view, hands, development, deck, development_new=new)
 
 
+def closest_build(
+    hand: Sequence[int], upgradable: bool, cities_left: int, settlements_left: int, deck: int
+) -> tuple[int, ...] | None:
+    """The price of the build ``hand`` lacks fewest cards for, among those the seat may
+    still make (a city, a settlement, a development card; on a tie in that order); None
+    when it can pay for one already or may make none."""
+    options = [
+        cost
+        for cost, possible in (
+            (CITY, upgradable and cities_left > 0),
+            (SETTLEMENT, settlements_left > 0),
+            (DEV_CARD, deck > 0),
+        )
+        if possible
+    ]
+    if not options:
+        return None
+    best = min(options, key=lambda cost: _missing(hand, cost))
+    return None if _missing(hand, best) == 0 else best
+
+
+def swap_toward(
+    hand: Sequence[int], cost: Sequence[int] | None, tried: set[tuple[int, int]]
+) -> tuple[int, int] | None:
+    """(give, want): one card held beyond ``cost``'s needs (the most spare) for one card it
+    lacks (the most lacking), not among ``tried``; None without a build to save for, when
+    it lacks more than :data:`NEAR` cards, or when nothing is spare."""
+    if cost is None or _missing(hand, cost) > NEAR:
+        return None
+    spare = {r: hand[r] - cost[r] for r in range(N_RESOURCES) if hand[r] > cost[r]}
+    lacking = {r: cost[r] - hand[r] for r in range(N_RESOURCES) if hand[r] < cost[r]}
+    pairs = [(g, w) for g in spare for w in lacking if (g, w) not in tried]
+    if not pairs:
+        return None
+    return max(pairs, key=lambda p: (spare[p[0]], lacking[p[1]], -p[0], -p[1]))
+
+
 class HeuristicAgent(Agent):
     """Rule-based play from the seat's view (see the module docstring)."""
 
@@ -183,36 +220,13 @@ class Decision:
         return action_from_engine(heuristic_move(state, self.me, legal, self.rng))
 
     def closest(self) -> tuple[int, ...] | None:
-        """The price of the build the seat lacks fewest cards for, among those it may still
-        make (a city, a settlement, a development card; on a tie in that order); None when
-        it can pay for one already or may make none."""
+        """The price of the build the seat lacks fewest cards for (:func:`closest_build`)."""
         me = self.view.seats[self.me]
         upgradable = any(s == self.me for _, s in self.view.settlements)
-        options = [
-            cost
-            for cost, possible in (
-                (CITY, upgradable and me.cities_left > 0),
-                (SETTLEMENT, me.settlements_left > 0),
-                (DEV_CARD, self.view.development_deck > 0),
-            )
-            if possible
-        ]
-        if not options:
-            return None
-        best = min(options, key=lambda cost: _missing(self.hand, cost))
-        return None if _missing(self.hand, best) == 0 else best
+        return closest_build(
+            self.hand, upgradable, me.cities_left, me.settlements_left, self.view.development_deck
+        )
 
     def swap(self, tried: set[tuple[int, int]]) -> tuple[int, int] | None:
-        """(give, want): one card held beyond the closest build's needs (the most spare)
-        for one card it lacks (the most lacking), not among ``tried``; None when that build
-        lacks more than :data:`NEAR` cards or nothing is spare."""
-        cost = self.closest()
-        if cost is None or _missing(self.hand, cost) > NEAR:
-            return None
-        hand = self.hand
-        spare = {r: hand[r] - cost[r] for r in range(N_RESOURCES) if hand[r] > cost[r]}
-        lacking = {r: cost[r] - hand[r] for r in range(N_RESOURCES) if hand[r] < cost[r]}
-        pairs = [(g, w) for g in spare for w in lacking if (g, w) not in tried]
-        if not pairs:
-            return None
-        return max(pairs, key=lambda p: (spare[p[0]], lacking[p[1]], -p[0], -p[1]))
+        """The seat's 1:1 offer (:func:`swap_toward`) toward its closest build."""
+        return swap_toward(self.hand, self.closest(), tried)

@@ -34,7 +34,7 @@ from typing import Any
 
 from bots.belief import HandTracker
 from bots.ensemble import Guess
-from bots.heuristic import NEAR
+from bots.heuristic import closest_build, swap_toward
 from bots.playout import heuristic_move
 from bots.tracking import track
 from bots.uct.config import parse_param
@@ -50,12 +50,12 @@ from engine.actions import (
     BuyDevCard,
     CancelTrade,
     Counts,
+    DeclineTrade,
     EndTurn,
     MaritimeTrade,
     OfferTrade,
     counts_of,
 )
-from engine.constants import CITY_COST, DEV_CARD_COST, SETTLEMENT_COST
 from engine.rebuild import state_from_view
 from engine.rules import advance, legal_actions
 from engine.state import GameState, Phase
@@ -273,8 +273,8 @@ class ExpertAgent(Agent):
         than the offerer does (read from the offerer's side, on the guess)."""
         offer = state.offer
         offerer = state.current
-        accept = [a for a in legal if type(a).__name__ == "AcceptTrade"]
-        decline = [a for a in legal if type(a).__name__ == "DeclineTrade"]
+        accept = [a for a in legal if isinstance(a, AcceptTrade)]
+        decline = [a for a in legal if isinstance(a, DeclineTrade)]
         if offer is None or not accept or not decline:
             return decline[0] if decline else legal[0]
         give, get = offer
@@ -380,34 +380,15 @@ class ExpertAgent(Agent):
 
 
 def rule_swap(state: GameState, me: int) -> tuple[Counts, Counts] | None:
-    """The ``heuristic`` player's offer in ``state``, as (give, get): one card beyond the
-    needs of the build ``me`` lacks fewest cards for (a city, a settlement, a development
-    card), two short at most, for one card that build lacks; None if it has none."""
+    """The ``heuristic`` player's offer in ``state`` (:func:`bots.heuristic.swap_toward`
+    toward its closest build), as (give, get); None if it has none."""
     hand = state.hand[me * _R : me * _R + _R]
     upgradable = any(state.vlevel[v] == 1 for v in state.pbuild[me])
-    options = [
-        cost
-        for cost, possible in (
-            (CITY_COST, upgradable and state.cities_left[me] > 0),
-            (SETTLEMENT_COST, state.settlements_left[me] > 0),
-            (DEV_CARD_COST, sum(state.deck) > 0),
-        )
-        if possible
-    ]
-    if not options:
-        return None
-    cost = min(options, key=lambda c: sum(max(0, c[r] - hand[r]) for r in range(_R)))
-    missing = sum(max(0, cost[r] - hand[r]) for r in range(_R))
-    if missing == 0 or missing > NEAR:
-        return None
-    spare = {r: hand[r] - cost[r] for r in range(_R) if hand[r] > cost[r]}
-    lacking = {r: cost[r] - hand[r] for r in range(_R) if hand[r] < cost[r]}
-    if not spare or not lacking:
-        return None
-    give, want = max(
-        ((g, w) for g in spare for w in lacking), key=lambda p: (spare[p[0]], lacking[p[1]])
+    cost = closest_build(
+        hand, upgradable, state.cities_left[me], state.settlements_left[me], sum(state.deck)
     )
-    return counts_of(give), counts_of(want)
+    swap = swap_toward(hand, cost, set())
+    return None if swap is None else (counts_of(swap[0]), counts_of(swap[1]))
 
 
 def _exchange(

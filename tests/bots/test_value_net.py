@@ -96,7 +96,7 @@ def test_turns_beyond_the_cap_read_as_the_cap(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("mangle", "says"),
     [
-        (lambda b: b"XXXX" + b[4:], "not a value-network file"),
+        (lambda b: b"NOPE" + b[4:], "not a value-network file"),  # another magic
         (lambda b: b[:-4], "numbers, not the"),
         (lambda b: MAGIC + b[4:8] + b"\xff" + b[9:], "not JSON"),
     ],
