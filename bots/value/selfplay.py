@@ -1,13 +1,15 @@
-"""The ``expert`` bot at every seat of a game played on the engine directly (self-play
-data for the next network): each seat keeps its own hand tracker, fed the events in its
-seat's form, and decides from its seat's view, as it would at a table."""
+"""The ``expert`` bot at the seats of a game played on the engine directly (self-play
+data for the next network): each such seat keeps its own hand tracker, fed the events in
+its seat's form, and decides from its seat's view, as it would at a table. Other seats
+play the heuristic's rules."""
 
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from bots.belief import HandTracker
+from bots.playout import heuristic_move
 from bots.value_agent import ExpertAgent, ExpertConfig
 from engine.actions import Action
 from engine.events import Event
@@ -18,30 +20,40 @@ from protocol.table import seat_events, seat_view
 
 
 class SeatSearchers:
-    """One ``expert`` player per seat of one game."""
+    """One ``expert`` player at each of ``seats`` (all, by default) of one game; the heuristic's
+    rules at the others."""
 
     def __init__(
-        self, weights: str, players: int, rnd: random.Random, params: Mapping[str, str]
+        self,
+        weights: str,
+        players: int,
+        rnd: random.Random,
+        params: Mapping[str, str],
+        seats: Iterable[int] | None = None,
     ) -> None:
         config = ExpertConfig.from_params(params, ExpertConfig(weights=weights))
-        self.agents = [ExpertAgent(config, rnd.getrandbits(32)) for _ in range(players)]
+        chosen = range(players) if seats is None else sorted(set(seats))
+        self.agents = {q: ExpertAgent(config, rnd.getrandbits(32)) for q in chosen}
+        self.rnd = rnd
 
     def start(self, state: GameState) -> None:
-        """Each seat's tracker, from its view of the game's first state."""
-        for q, agent in enumerate(self.agents):
+        """Each expert seat's tracker, from its view of the game's first state."""
+        for q, agent in self.agents.items():
             agent.tracker = HandTracker(_view(state, q))
 
     def observe(self, events: Sequence[Event]) -> None:
-        """An action's events, each seat told its own form of them (as the protocol's table
-        tells a seat)."""
-        for q, agent in enumerate(self.agents):
+        """An action's events, each expert seat told its own form of them (as the protocol's
+        table tells a seat)."""
+        for q, agent in self.agents.items():
             assert agent.tracker is not None
             for e in seat_events(events, q):
                 agent.tracker.observe(event_to_engine(e))
 
     def move(self, state: GameState, seat: int, legal: list[Action]) -> Action:
-        """``seat``'s move, from its view of ``state``."""
-        agent = self.agents[seat]
+        """``seat``'s move: the expert's from its view of ``state``, else the heuristic's."""
+        agent = self.agents.get(seat)
+        if agent is None:
+            return heuristic_move(state, seat, legal, self.rnd)
         seen = _view(state, seat)
         assert agent.tracker is not None
         agent.tracker.resync(seen)

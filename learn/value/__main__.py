@@ -27,6 +27,9 @@ def main(argv: list[str] | None = None) -> int:
     play.add_argument("--policy", choices=("heuristic", "expert"), default="heuristic")
     play.add_argument("--weights", default="", help="the expert policy's network file")
     play.add_argument("--params", default="", help="the expert's settings: name=value,...")
+    play.add_argument(
+        "--experts", type=int, default=0, help="expert seats a game (0: all; others heuristic)"
+    )
     play.add_argument("--explore", type=float, default=0.05)
     play.add_argument("--shard-games", type=int, default=100)
     play.add_argument("--seed", type=int, default=0)
@@ -54,6 +57,7 @@ def main(argv: list[str] | None = None) -> int:
                 policy=args.policy,
                 weights=args.weights,
                 params=args.params,
+                experts=args.experts,
                 explore=args.explore,
                 games=args.games,
                 shard_games=args.shard_games,

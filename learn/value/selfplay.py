@@ -8,7 +8,9 @@ Policies:
 - ``expert``: every seat plays the ``expert`` bot (:mod:`bots.value_agent`) over the
   network file given with ``weights`` and its settings ``params`` (``"margin=0,depth=1"``),
   seeing only its seat's view (its guesses and chance weights come from the seat's hand
-  tracker, as in play).
+  tracker, as in play). With ``experts`` set, only that many seats do (the first one
+  rotating game by game) and the others play the heuristic's rules: the tables the bot
+  meets when it is measured against the heuristic.
 
 ``explore`` plays a uniformly random legal move instead, at that rate, outside the set-up,
 so the data holds positions the policy itself would not reach.
@@ -50,6 +52,7 @@ class SelfPlay:
     policy: str = "heuristic"
     weights: str = ""
     params: str = ""  # the expert's settings, "name=value,..." (bots.value_agent.ExpertConfig)
+    experts: int = 0  # expert seats in a game (0: all); the others play the heuristic
     explore: float = 0.05
     games: int = 1000
     shard_games: int = 100
@@ -68,6 +71,10 @@ class SelfPlay:
             from bots.value_agent import ExpertConfig
 
             ExpertConfig.from_params(parse_spec(f"expert:{self.params}")[1])
+        if not 0 <= self.experts <= self.players:
+            raise ValueError(f"experts must be 0 to {self.players}, not {self.experts}")
+        if self.experts and self.policy != "expert":
+            raise ValueError("experts is a setting of the expert policy")
         if not 0.0 <= self.explore < 1.0:
             raise ValueError(f"explore must be in [0, 1), not {self.explore}")
         if self.games < 1 or self.shard_games < 1:
@@ -98,15 +105,17 @@ class _Heuristic:
         return heuristic_move(state, seat, legal, self.rnd)
 
 
-def _mover(run: SelfPlay, rnd: random.Random) -> tuple[Mover, bool]:
-    """The run's policy for one game, and whether it needs the events."""
+def _mover(run: SelfPlay, rnd: random.Random, game: int) -> tuple[Mover, bool]:
+    """The run's policy for its ``game``-th game, and whether it needs the events."""
     if run.policy == "heuristic":
         return _Heuristic(rnd), False
     from bots import parse_spec
     from bots.value.selfplay import SeatSearchers
 
     params = parse_spec(f"expert:{run.params}")[1]
-    return SeatSearchers(run.weights, run.players, rnd, params), True
+    count = run.experts or run.players
+    seats = [(game + k) % run.players for k in range(count)]
+    return SeatSearchers(run.weights, run.players, rnd, params, seats), True
 
 
 def play_game(run: SelfPlay, seed: int) -> Game | None:
@@ -114,7 +123,7 @@ def play_game(run: SelfPlay, seed: int) -> Game | None:
     config = GameConfig(players=run.players)
     state = new_game(config, seed)
     rnd = random.Random(seed)
-    mover, told = _mover(run, rnd)
+    mover, told = _mover(run, rnd, seed % SEED_STRIDE)
     mover.start(state)
     moves: list[Any] = []
     setup = (Phase.SETUP_SETTLEMENT, Phase.SETUP_ROAD)

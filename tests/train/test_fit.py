@@ -15,9 +15,10 @@ import torch
 from bots.value.net import ValueNet
 from bots.value_agent import shipped
 from engine import GameConfig
+from engine.actions import OfferTrade
 from learn.value import __main__ as cli
 from learn.value.fit import Fit, Model, train
-from learn.value.games import read_shard, replay_states, shards
+from learn.value.games import decode_move, read_shard, replay_states, shards
 from learn.value.positions import load
 from learn.value.selfplay import SelfPlay, generate, play_game
 
@@ -73,6 +74,32 @@ def test_the_expert_plays_itself_into_a_shard(tmp_path: Path) -> None:
     assert last.winner == game.winner >= 0
     with pytest.raises(ValueError, match="no parameter"):
         SelfPlay(policy="expert", weights=str(shipped(4)), params="rollouts=3").check()
+
+
+def test_a_mixed_table_seats_the_expert_where_its_game_says() -> None:
+    """With ``experts=1`` one seat, rotating by game, plays the expert: only that seat makes
+    domestic offers (the heuristic's rules at the others never offer)."""
+    run = SelfPlay(
+        players=4,
+        policy="expert",
+        weights=str(shipped(4)),
+        params="time_ms=20",
+        experts=1,
+        explore=0.0,
+    )
+    for game_index in (1, 2):
+        game = play_game(run, game_index)
+        assert game is not None
+        offerers: set[int] = set()
+        states = replay_states(GameConfig(players=4), game)
+        for state, move in zip(states, game.moves, strict=False):
+            if isinstance(decode_move(state, move), OfferTrade):
+                offerers.add(state.current)
+        assert offerers == {game_index % 4}
+    with pytest.raises(ValueError, match="experts"):
+        SelfPlay(players=2, policy="expert", weights="w", experts=3).check()
+    with pytest.raises(ValueError, match="expert policy"):
+        SelfPlay(experts=1).check()
 
 
 def test_the_same_seed_plays_the_same_games() -> None:
