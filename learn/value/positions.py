@@ -70,7 +70,14 @@ def _shard_positions(path: str, rate: float, seed: int) -> tuple[Any, ...]:
                 points.append([game.points[(q + k) % players] for k in range(players)])
                 left.append(game.turns - state.turn)
     x = np.stack(rows) if rows else np.zeros((0, size), np.uint8)
-    return x, winners, points, left, len(games), players
+    return (
+        x,
+        np.array(winners, dtype=np.int64),
+        np.array(points, dtype=np.float32).reshape(-1, players),
+        np.array(left, dtype=np.float32),
+        len(games),
+        players,
+    )
 
 
 def load(
@@ -78,25 +85,33 @@ def load(
 ) -> Positions:
     """The positions of the games in ``paths`` (each position taken with chance ``rate``,
     or the rate given for its path, a set-up one with :data:`SETUP_RATE`; which ones is
-    fixed by ``seed``), made in ``workers`` processes."""
+    fixed by ``seed``), made in ``workers`` processes. The shards' rows are copied into one
+    array, each shard's freed once copied, so the rows are held about once, not twice."""
     rates = [rate] * len(paths) if isinstance(rate, float | int) else list(rate)
     with ProcessPoolExecutor(max_workers=max(1, workers)) as pool:
         jobs = [
             pool.submit(_shard_positions, str(p), r, seed)
             for p, r in zip(paths, rates, strict=True)
         ]
-        parts = [job.result() for job in jobs]
+        parts = [list(job.result()) for job in jobs]
     if not parts:
         raise ValueError("no shards of games to read")
     players = {p[5] for p in parts}
     if len(players) != 1:
         raise ValueError(f"the shards mix player counts: {sorted(players)}")
-    (n,) = players
+    fields = [np.concatenate([p[k] for p in parts]) for k in (1, 2, 3)]
+    x = np.empty((len(fields[0]), parts[0][0].shape[1]), dtype=np.uint8)
+    at = 0
+    for part in parts:
+        rows = part[0]
+        x[at : at + len(rows)] = rows
+        at += len(rows)
+        part[0] = None  # freed: this shard's rows are in x
     return Positions(
-        x=np.concatenate([p[0] for p in parts]),
-        winner=np.array([w for p in parts for w in p[1]], dtype=np.int64),
-        points=np.array([r for p in parts for r in p[2]], dtype=np.float32).reshape(-1, n),
-        turns_left=np.array([t for p in parts for t in p[3]], dtype=np.float32),
+        x=x,
+        winner=fields[0],
+        points=fields[1],
+        turns_left=fields[2],
         games=sum(p[4] for p in parts),
     )
 
