@@ -94,6 +94,7 @@ def load(
             for p, r in zip(paths, rates, strict=True)
         ]
         parts = [list(job.result()) for job in jobs]
+        jobs.clear()  # a future holds its result: the rows are freed below only without it
     if not parts:
         raise ValueError("no shards of games to read")
     players = {p[5] for p in parts}
