@@ -11,11 +11,12 @@ Trading:
   win after the trade than without it (by ``accept_margin``).
 - **Making offers**, in its main phase before its other moves: every bounded trade its hand
   allows (one, two for one, one for two; :data:`features.actions.BOUNDED_TRADES`) is
-  scored by the network as if made, the best few are looked at deeper, and each other
+  scored by the network as if made. For each that beats its best other move, each other
   seat's answer is modelled from what the seat knows of its hand (the chance it holds the
   cards asked for) and from the network's view of the trade from that seat's side, on the
-  tracker's guess. It offers the trade with the best expected gain over its best other
-  move, if that gain is worth it: at most ``offers`` a turn, never one twice in a turn.
+  tracker's guess; the few with the best expected gain are looked at deeper. It offers the
+  trade with the best expected gain over its best other move, less what the taker would
+  gain, if that is worth it: at most ``offers`` a turn, never one twice in a turn.
 - **As the offerer**: it confirms with the seat that accepted whom the network thinks
   least likely to win, waits while answers are pending, else withdraws.
 """
@@ -76,7 +77,7 @@ class ExpertConfig:
     depth: int = 2  # own moves looked at (1: each move by its afterstate)
     width: int = 4  # moves looked at deeper
     offers: int = 3  # offers a turn at most (never the same twice)
-    offer_margin: float = 0.01  # the expected gain in win chance an offer must bring
+    offer_margin: float = 0.04  # the expected gain in win chance an offer must bring
     accept_margin: float = 0.0  # the gain in win chance accepting must bring
     margin: float = 0.05  # the heuristic's move unless the search's is better by this (< 0: never)
     setup: str = "search"  # search: the set-up placed by the search; rules: the heuristic's
@@ -316,17 +317,21 @@ class ExpertAgent(Agent):
             _exchange(s, me, -1, give, get)
             terms.append((give, get, s))
         values = search.values([s for _, _, s in terms])
+        better = [(v, t) for v, t in zip(values, terms, strict=True) if v > baseline]
+        takers = self._taken(state, search, [(give, get) for _, (give, get, _) in better])
         candidates = sorted(
-            ((v, give, get, s) for v, (give, get, s) in zip(values, terms, strict=True)),
+            (
+                (chance * (value - baseline - theirs), value, chance, theirs, term)
+                for (value, term), (chance, theirs) in zip(better, takers, strict=True)
+            ),
             key=lambda c: -c[0],
         )
         best: tuple[float, Counts, Counts] | None = None
-        for value, give, get, s in candidates[: config.width]:
-            if value <= baseline or search.out_of_time():
+        for _, value, chance, theirs, (give, get, s) in candidates[: config.width]:
+            if search.out_of_time():
                 break
             if search.depth > 1:
                 value = max(value, search.best(s, search.depth - 1).value)
-            chance, theirs = self._taken(state, search, give, get)
             gain = chance * (value - baseline - theirs)
             if gain > config.offer_margin and (best is None or gain > best[0]):
                 best = (gain, give, get)
@@ -340,43 +345,46 @@ class ExpertAgent(Agent):
         return OfferTrade(me, best[1], best[2], None)
 
     def _taken(
-        self, state: GameState, search: Search, give: tuple[int, ...], get: tuple[int, ...]
-    ) -> tuple[float, float]:
-        """The chance that some other seat takes ``give`` for ``get``, and what the trade
-        is worth to the seat that would (the most any would gain): each holds the cards
+        self, state: GameState, search: Search, trades: Sequence[tuple[Counts, Counts]]
+    ) -> list[tuple[float, float]]:
+        """For each trade (give, get): the chance that some other seat takes it, and what
+        it is worth to the seat that would (the most any would gain). Each holds the cards
         asked for with the tracker's chance, and takes the trade if the network, from its
-        side on the tracker's guess, says it gains."""
+        side on the tracker's guess, says it gains; all read in one batch."""
         assert self.tracker is not None
         me = search.seat
+        others = [q for q in range(state.n) if q != me]
+        spread = {q: self.tracker.distribution(q).items() for q in others}
         pairs: list[tuple[GameState, int]] = []
-        held: list[float] = []
-        for q in range(state.n):
-            if q == me:
-                continue
-            holds = sum(
-                p
-                for h, p in self.tracker.distribution(q).items()
-                if all(h[r] >= get[r] for r in range(_R))
-            )
-            if holds <= 0.0:
-                continue
-            s = state.copy()
-            base = q * _R
-            for r in range(_R):  # the guess made to hold what the trade asks of q
-                s.hand[base + r] = max(s.hand[base + r], get[r])
-            after = s.copy()
-            _exchange(after, me, q, give, get)
-            pairs += [(s, q), (after, q)]
-            held.append(holds)
-        chances = search.chances(pairs)
-        none = 1.0
-        most = 0.0
-        for k, holds in enumerate(held):
-            gain = chances[2 * k + 1] - chances[2 * k]
-            if gain > 0.0:
-                none *= 1.0 - holds
-                most = max(most, gain)
-        return 1.0 - none, most
+        held: list[list[float]] = []
+        for give, get in trades:
+            chances: list[float] = []
+            for q in others:
+                holds = sum(p for h, p in spread[q] if all(h[r] >= get[r] for r in range(_R)))
+                if holds <= 0.0:
+                    continue
+                s = state.copy()
+                base = q * _R
+                for r in range(_R):  # the guess made to hold what the trade asks of q
+                    s.hand[base + r] = max(s.hand[base + r], get[r])
+                after = s.copy()
+                _exchange(after, me, q, give, get)
+                pairs += [(s, q), (after, q)]
+                chances.append(holds)
+            held.append(chances)
+        read = iter(search.chances(pairs))
+        out: list[tuple[float, float]] = []
+        for chances in held:
+            none = 1.0
+            most = 0.0
+            for holds in chances:
+                before, after_value = next(read), next(read)
+                gain = after_value - before
+                if gain > 0.0:
+                    none *= 1.0 - holds
+                    most = max(most, gain)
+            out.append((1.0 - none, most))
+        return out
 
 
 def rule_swap(state: GameState, me: int) -> tuple[Counts, Counts] | None:

@@ -192,6 +192,28 @@ def test_the_expert_plays_whole_games_with_a_few_different_offers_a_turn() -> No
     assert len({(t, q, o.give, o.get) for t, q, o in offers}) == len(offers)
 
 
+def test_the_expert_makes_offers_of_its_own_beside_the_heuristics(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With the heuristic's offer taken away, the offers it still makes are those the
+    network scored: trades other seats are modelled as likely to take."""
+    monkeypatch.setattr("bots.value_agent.rule_swap", lambda state, me: None)
+    offers: list[OfferTrade] = []
+
+    class Watched(ExpertAgent):
+        def decide(self, v, seat, legal, stop=None):  # type: ignore[no-untyped-def]
+            action = super().decide(v, seat, legal, stop)
+            if isinstance(action, OfferTrade):
+                offers.append(action)
+            return action
+
+    agents: list[Agent] = [Watched(ExpertConfig(), 1)]
+    agents += [make_agent("heuristic", q) for q in (2, 3, 4)]
+    game = play_local(agents, GameConfig(players=4), 12)
+    assert game.state.is_over
+    assert len(offers) >= 3
+
+
 def test_an_offer_is_accepted_only_when_the_network_says_it_gains() -> None:
     """Whatever the heuristic's answer would be, an accepted offer is one the network
     scores as a gain to the seat; some are accepted, some declined."""
