@@ -19,7 +19,9 @@ see setup.py). Everything runs on one pinned core:
   same loop with one action per game per call (numpy's choice over each row's mask).
 * **Batched self-play.** ``BatchedGames(--batch)`` (every seat played, one action per game
   per call, observations and masks written into preallocated arrays); each step is one game
-  action, so steps/s is game actions/s with the observation and mask of every one.
+  action, so steps/s is game actions/s with the observation and mask of every one. Also
+  the same figure over the time inside ``BatchedGames.step`` alone, without the numpy
+  choice of the actions (the caller's policy).
 * **The engine alone.** Random two-player games through ``legal_actions`` and ``advance``
   (as benchmarks/engine_speed.py), for the batched figure's yardstick.
 * **Per call**: the encoding (from a state, whole and without the board's blocks, which
@@ -120,12 +122,20 @@ def batched(batch: int, calls: int, seed: int) -> dict[str, float]:
     games.reset()
     rng = np.random.default_rng(seed)
     ended = 0
+    stepping = 0.0
     start = time.perf_counter()
     for _ in range(calls):
-        games.step(_random_rows(games.mask, rng))
+        actions = _random_rows(games.mask, rng)
+        before = time.perf_counter()
+        games.step(actions)
+        stepping += time.perf_counter() - before
         ended += int(games.done.sum())
     seconds = time.perf_counter() - start
-    return {"steps_per_s": batch * calls / seconds, "ended": ended}
+    return {
+        "steps_per_s": batch * calls / seconds,
+        "step_only_per_s": batch * calls / stepping,
+        "ended": ended,
+    }
 
 
 def engine_alone(games: int, seed: int) -> dict[str, float]:
@@ -233,12 +243,16 @@ def main(argv: list[str] | None = None) -> None:
     bat = best(runs["batched"], "steps_per_s")
     print(
         f"batched self-play of {args.batch}: {bat['steps_per_s']:,.0f} steps/s "
-        f"({bat['ended']:.0f} games ended)"
+        f"({bat['ended']:.0f} games ended); "
+        f"{best(runs['batched'], 'step_only_per_s')['step_only_per_s']:,.0f} steps/s "
+        "in BatchedGames.step alone (without the random choice of the actions)"
     )
     eng = best(runs["engine"], "actions_per_s")
+    alone = best(runs["batched"], "step_only_per_s")["step_only_per_s"]
     print(
         f"engine alone: {eng['actions_per_s']:,.0f} actions/s; batched is "
-        f"{eng['actions_per_s'] / bat['steps_per_s']:.2f} times slower"
+        f"{eng['actions_per_s'] / bat['steps_per_s']:.2f} times slower "
+        f"({eng['actions_per_s'] / alone:.2f} times in the step alone)"
     )
     theirs = "n/a"
     ratio = "n/a"

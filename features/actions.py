@@ -38,6 +38,7 @@ counter-offers of other terms exist in the game (and over the protocol) but have
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import MutableSequence, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -85,6 +86,7 @@ BOUNDED_TRADES: Final[tuple[tuple[Counts, Counts], ...]] = tuple(
     (counts_of(*[a] * give), counts_of(*[b] * get)) for give, get in TRADE_SHAPES for a, b in PAIRS
 )
 """The (give, get) of each bounded trade, in index order: shape by shape, pair by pair."""
+_BOUNDED: Final = len(BOUNDED_TRADES)
 _TRADE_OF: Final[dict[tuple[tuple[int, ...], tuple[int, ...]], int]] = {
     terms: i for i, terms in enumerate(BOUNDED_TRADES)
 }
@@ -161,6 +163,18 @@ class ActionIndex:
                 if index is not None:
                     ids[id(action)] = index
             self._interned.append(ids)
+        # Every index's action per seat, in the set-up and after it, made once (a
+        # maritime trade's ratio is the seat's of the moment: None, made on each call).
+        self._decoded: list[tuple[list[Action | None], ...]] = [
+            tuple(
+                [
+                    None if self._kind_of[i] == "maritime" else self.action(i, seat, ph, ())
+                    for i in range(self.size)
+                ]
+                for ph in (_MAIN, _SETUP[0])
+            )
+            for seat in range(n)
+        ]
 
     def kind(self, index: int) -> str:
         """The name of the range ``index`` falls in."""
@@ -282,6 +296,10 @@ class ActionIndex:
 
     def state_action(self, state: GameState, seat: int, index: int) -> Action:
         """:meth:`action` in a game: its phase and the seat's ratios read from ``state``."""
+        if 0 <= index < self.size:
+            made = self._decoded[seat][1 if state.phase in _SETUP else 0][index]
+            if made is not None:
+                return made
         b = seat * _R
         return self.action(index, seat, state.phase, state.ratio[b : b + _R])
 
@@ -340,8 +358,11 @@ class ActionIndex:
         for r in range(_R):
             c = hand[b + r]
             key = key * 3 + (c if c < 2 else 2)
-        for j in _AFFORDABLE[key]:
-            x[start + j] = 1
+        try:  # an int8 buffer, a numpy array or a list: one copy
+            x[start : start + _BOUNDED] = _AFFORDABLE_ROWS[key]
+        except (TypeError, ValueError):  # a buffer of another format: entry by entry
+            for j in _AFFORDABLE[key]:
+                x[start + j] = 1
 
 
 def _affordable() -> tuple[tuple[int, ...], ...]:
@@ -366,6 +387,11 @@ def _affordable() -> tuple[tuple[int, ...], ...]:
 
 
 _AFFORDABLE: Final = _affordable()
+_AFFORDABLE_ROWS: Final = tuple(
+    memoryview(array("b", [1 if j in row else 0 for j in range(len(BOUNDED_TRADES))]))
+    for row in _AFFORDABLE
+)
+"""The same as int8 rows over a trade range, to copy whole."""
 
 
 def _interned_actions(table: object) -> list[Action]:

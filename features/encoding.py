@@ -231,6 +231,9 @@ class Encoding:
         self._answers = by["trade_answers"]
         self._counters = by["trade_counters"]
         self._winner = by["winner"]
+        self.tail_size = offset - by["hand"]
+        """The entries from the ``hand`` block to the end: those that may change with any
+        action (:meth:`update` compares them with what it wrote last)."""
 
     def block(self, name: str) -> Block:
         """The block called ``name``; KeyError if there is none."""
@@ -270,17 +273,17 @@ class Encoding:
             x[self._city + vertex * n + (q - me) % n] = 1.0
         for edge, q in view.roads:
             x[self._road + edge * n + (q - me) % n] = 1.0
-        _put(x, self._hand, view.hand or ())
-        _put(x, self._dev, view.development or ())
-        _put(x, self._dev_new, view.development_new or ())
+        _put_all(x, self._hand, view.hand or ())
+        _put_all(x, self._dev, view.development or ())
+        _put_all(x, self._dev_new, view.development_new or ())
         x[self._own_points] = float(view.own_points or 0)
-        _put(x, self._ratios, view.trade_ratios or ())
+        _put_all(x, self._ratios, view.trade_ratios or ())
         width = len(_SEAT_FIELDS)
         for p in view.seats:
             row = self._seats + ((p.seat - me) % n) * width
             for i, name in enumerate(_SEAT_FIELDS):
                 x[row + i] = float(getattr(p, name))
-        _put(x, self._bank, view.bank)
+        _put_all(x, self._bank, view.bank)
         x[self._deck] = float(view.development_deck)
         x[self._phase + _PHASE_NAMES[view.phase]] = 1.0
         x[self._current + (view.current - me) % n] = 1.0
@@ -296,15 +299,15 @@ class Encoding:
         if t is not None:
             x[self._trade_open] = 1.0
             x[self._offerer + (t.offerer - me) % n] = 1.0
-            _put(x, self._give, t.give)
-            _put(x, self._get, t.get)
+            _put_all(x, self._give, t.give)
+            _put_all(x, self._get, t.get)
             for q, answer in enumerate(t.answers):
                 k = (q - me) % n
                 x[self._answers + k * len(_ANSWERS) + _ANSWERS.index(answer)] = 1.0
                 counter = t.counters[q]
                 if counter is not None:
-                    _put(x, self._counters + k * 2 * _R, counter[0])
-                    _put(x, self._counters + k * 2 * _R + _R, counter[1])
+                    _put_all(x, self._counters + k * 2 * _R, counter[0])
+                    _put_all(x, self._counters + k * 2 * _R + _R, counter[1])
         if view.winner is not None:
             x[self._winner + (view.winner - me) % n] = 1.0
         return x
@@ -325,124 +328,180 @@ class Encoding:
         board's blocks as they are (a caller that keeps them per game), and
         ``with_pieces=False`` the pieces' blocks (``vertex_settlement`` to ``edge_road``:
         a caller that knows none was built since it wrote them for this seat)."""
-        n = self.players
-        me = seat
         if with_board:
             self._write_board(state.board, out, base)
         out[base + self._robber + state.robber] = 1.0
         if with_pieces:
-            vlevel = state.vlevel
-            s_off = base + self._settlement
-            c_off = base + self._city
-            for q in range(n):
-                k = q - me if q >= me else q - me + n
-                for vertex in state.pbuild[q]:
-                    if vlevel[vertex] == 1:
-                        out[s_off + vertex * n + k] = 1.0
-                    else:
-                        out[c_off + vertex * n + k] = 1.0
-                r_off = base + self._road + k
-                for edge in state.proads[q]:
-                    out[r_off + edge * n] = 1.0
+            self._pieces(state, seat, out, base)
+        self._tail(state, seat, None, out, base + self._hand, False)
+
+    def update(self, state: GameState, seat: int, out: Any, kept: Kept) -> None:
+        """Make ``out`` (a memoryview of a float32 array of :attr:`size` entries)
+        ``seat``'s vector, whatever it holds, writing only the entries that changed since
+        this method last wrote it. ``kept`` is the record of that write, one per buffer:
+        nothing else may write into ``out`` while it is used, or call :meth:`Kept.forget`
+        after. The first write for a game (or after ``forget``) writes the whole vector."""
+        built = pieces_key(state)
+        if kept.state is not state:
+            out[:] = _zeros(self.size)
+            self._write_board(state.board, out, 0)
+            out[self._robber + state.robber] = 1.0
+            self._pieces(state, seat, out, 0)
+            kept.tail = [0] * self.tail_size
+            kept.trade_open = False
+            kept.state = state
+        else:
+            if state.robber != kept.robber:
+                out[self._robber + kept.robber] = 0.0
+                out[self._robber + state.robber] = 1.0
+            if seat != kept.seat or built != kept.built:
+                start, end = self.pieces
+                out[start:end] = _zeros(end - start)
+                self._pieces(state, seat, out, 0)
+        if kept.tail is None:
+            kept.tail = [0] * self.tail_size
+        kept.trade_open = self._tail(state, seat, kept.tail, out, self._hand, kept.trade_open)
+        kept.seat = seat
+        kept.built = built
+        kept.robber = state.robber
+
+    def _pieces(self, state: GameState, seat: int, out: Any, base: int) -> None:
+        """Write the pieces' blocks (over zeros)."""
+        n = self.players
+        me = seat
+        vlevel = state.vlevel
+        s_off = base + self._settlement
+        c_off = base + self._city
+        for q in range(n):
+            k = q - me if q >= me else q - me + n
+            for vertex in state.pbuild[q]:
+                if vlevel[vertex] == 1:
+                    out[s_off + vertex * n + k] = 1.0
+                else:
+                    out[c_off + vertex * n + k] = 1.0
+            r_off = base + self._road + k
+            for edge in state.proads[q]:
+                out[r_off + edge * n] = 1.0
+
+    def _tail(
+        self, state: GameState, seat: int, x: list[int] | None, out: Any, o: int, was_open: bool
+    ) -> bool:
+        """Bring ``seat``'s entries from the ``hand`` block to the end up to date in ``out``
+        (from ``out[o]``), where ``x`` holds what they are there now (as ints; ``None``:
+        all zeros, as in a fresh vector): each entry whose value changed is written into
+        both. These are the blocks that may change with any action. ``was_open``: the
+        trade blocks hold an offer (else they are all zeros and stay so while none is
+        open). Returns whether an offer is open now."""
+        n = self.players
+        me = seat
+        h = self._hand
         hand = state.hand
         dev = state.dev
         hb = me * _R
-        o = base + self._hand
+        d = self._dev - h
         for r in range(_R):
-            c = hand[hb + r]
-            if c:
-                out[o + r] = c
-        o = base + self._dev
+            _put(x, out, o, r, hand[hb + r])
+            _put(x, out, o, d + r, dev[hb + r])
+        new = state.dev_new
+        d = self._dev_new - h
+        mine = seat == state.current
         for r in range(_R):
-            c = dev[hb + r]
-            if c:
-                out[o + r] = c
-        if seat == state.current:
-            new = state.dev_new
-            o = base + self._dev_new
-            for r in range(_R):
-                c = new[r]
-                if c:
-                    out[o + r] = c
-        out[base + self._own_points] = state.vp[me] + dev[hb + _VP_CARD]
+            _put(x, out, o, d + r, new[r] if mine else 0)
+        _put(x, out, o, self._own_points - h, state.vp[me] + dev[hb + _VP_CARD])
         ratio = state.ratio
-        o = base + self._ratios
+        d = self._ratios - h
         for r in range(_R):
-            out[o + r] = ratio[hb + r]
+            _put(x, out, o, d + r, ratio[hb + r])
         width = len(_SEAT_FIELDS)
         longest = state.longest_holder
         army = state.army_holder
+        seats = self._seats - h
         for q in range(n):
             k = q - me if q >= me else q - me + n
-            row = base + self._seats + k * width
+            row = seats + k * width
             qb = q * _R
-            out[row] = state.vp[q]
-            out[row + 1] = hand[qb] + hand[qb + 1] + hand[qb + 2] + hand[qb + 3] + hand[qb + 4]
-            out[row + 2] = dev[qb] + dev[qb + 1] + dev[qb + 2] + dev[qb + 3] + dev[qb + 4]
-            out[row + 3] = state.knights[q]
-            out[row + 4] = state.roads_left[q]
-            out[row + 5] = state.settlements_left[q]
-            out[row + 6] = state.cities_left[q]
-            out[row + 7] = state.road_len[q]
-            if longest == q:
-                out[row + 8] = 1.0
-            if army == q:
-                out[row + 9] = 1.0
-            owed = state.owed[q]
-            if owed:
-                out[row + 10] = owed
+            _put(x, out, o, row, state.vp[q])
+            held = hand[qb] + hand[qb + 1] + hand[qb + 2] + hand[qb + 3] + hand[qb + 4]
+            _put(x, out, o, row + 1, held)
+            cards = dev[qb] + dev[qb + 1] + dev[qb + 2] + dev[qb + 3] + dev[qb + 4]
+            _put(x, out, o, row + 2, cards)
+            _put(x, out, o, row + 3, state.knights[q])
+            _put(x, out, o, row + 4, state.roads_left[q])
+            _put(x, out, o, row + 5, state.settlements_left[q])
+            _put(x, out, o, row + 6, state.cities_left[q])
+            _put(x, out, o, row + 7, state.road_len[q])
+            _put(x, out, o, row + 8, 1 if longest == q else 0)
+            _put(x, out, o, row + 9, 1 if army == q else 0)
+            _put(x, out, o, row + 10, state.owed[q])
         bank = state.bank
-        o = base + self._bank
+        d = self._bank - h
         for r in range(_R):
-            c = bank[r]
-            if c:
-                out[o + r] = c
+            _put(x, out, o, d + r, bank[r])
         deck = state.deck
-        out[base + self._deck] = deck[0] + deck[1] + deck[2] + deck[3] + deck[4]
-        phase = state.phase
-        out[base + self._phase + phase] = 1.0
+        _put(x, out, o, self._deck - h, deck[0] + deck[1] + deck[2] + deck[3] + deck[4])
         cur = state.current
-        out[base + self._current + (cur - me) % n] = 1.0
-        for q in seats_to_act(state):
-            out[base + self._to_act + (q - me) % n] = 1.0
-        out[base + self._turn] = state.turn
+        rel_cur = cur - me if cur >= me else cur - me + n
+        rel_win = (state.winner - me) % n if state.winner >= 0 else -1
         dice = state.dice
-        if dice is not None:
-            out[base + self._dice + dice[0] + dice[1] - 2] = 1.0
-        if state.dev_played:
-            out[base + self._played] = 1.0
-        if state.free_roads:
-            out[base + self._free_roads] = state.free_roads
-        out[base + self._vp] = state.config.victory_points
+        if x is None:  # a fresh vector: the one-hot entries that are set, and no others
+            out[o + self._phase - h + state.phase] = 1
+            out[o + self._current - h + rel_cur] = 1
+            if rel_win >= 0:
+                out[o + self._winner - h + rel_win] = 1
+            if dice is not None:
+                out[o + self._dice - h + dice[0] + dice[1] - 2] = 1
+        else:
+            d = self._phase - h
+            phase = state.phase
+            for p in range(_PHASES):
+                _put(x, out, o, d + p, 1 if p == phase else 0)
+            d = self._current - h
+            w = self._winner - h
+            for k in range(n):
+                _put(x, out, o, d + k, 1 if k == rel_cur else 0)
+                _put(x, out, o, w + k, 1 if k == rel_win else 0)
+            total = dice[0] + dice[1] - 2 if dice is not None else -1
+            d = self._dice - h
+            for j in range(11):
+                _put(x, out, o, d + j, 1 if j == total else 0)
+        acting = seats_to_act(state)
+        t = self._to_act - h
+        for k in range(n):
+            _put(x, out, o, t + k, 1 if (k + me) % n in acting else 0)
+        _put(x, out, o, self._turn - h, state.turn)
+        _put(x, out, o, self._played - h, 1 if state.dev_played else 0)
+        _put(x, out, o, self._free_roads - h, state.free_roads)
+        _put(x, out, o, self._vp - h, state.config.victory_points)
         offer = state.offer
-        if offer is not None:
-            out[base + self._trade_open] = 1.0
-            out[base + self._offerer + (cur - me) % n] = 1.0
-            give, get = offer
-            o = base + self._give
-            g = base + self._get
+        if offer is None and not was_open:
+            return False
+        _put(x, out, o, self._trade_open - h, 0 if offer is None else 1)
+        d = self._offerer - h
+        for k in range(n):
+            _put(x, out, o, d + k, 1 if offer is not None and k == rel_cur else 0)
+        give = offer[0] if offer is not None else _NONE
+        get = offer[1] if offer is not None else _NONE
+        d = self._give - h
+        g = self._get - h
+        for r in range(_R):
+            _put(x, out, o, d + r, give[r])
+            _put(x, out, o, g + r, get[r])
+        answers = state.answers
+        counters = state.counters
+        na = len(_ANSWERS)
+        for q in range(n):
+            k = q - me if q >= me else q - me + n
+            column = _ANSWER_COLUMN[answers[q]] if offer is not None else -1
+            d = self._answers - h + k * na
+            for j in range(na):
+                _put(x, out, o, d + j, 1 if j == column else 0)
+            counter = counters[q] if offer is not None else None
+            cg, ct = counter if counter is not None else (_NONE, _NONE)
+            d = self._counters - h + k * 2 * _R
             for r in range(_R):
-                if give[r]:
-                    out[o + r] = give[r]
-                if get[r]:
-                    out[g + r] = get[r]
-            answers = state.answers
-            counters = state.counters
-            na = len(_ANSWERS)
-            for q in range(n):
-                k = (q - me) % n
-                out[base + self._answers + k * na + _ANSWER_COLUMN[answers[q]]] = 1.0
-                counter = counters[q]
-                if counter is not None:
-                    o = base + self._counters + k * 2 * _R
-                    cg, ct = counter
-                    for r in range(_R):
-                        if cg[r]:
-                            out[o + r] = cg[r]
-                        if ct[r]:
-                            out[o + _R + r] = ct[r]
-        if state.winner >= 0:
-            out[base + self._winner + (state.winner - me) % n] = 1.0
+                _put(x, out, o, d + r, cg[r])
+                _put(x, out, o, d + _R + r, ct[r])
+        return offer is not None
 
     def _write_board(self, board: Board, out: Any, base: int) -> None:
         if board is not self._board:
@@ -467,10 +526,57 @@ class Encoding:
         }
 
 
+class Kept:
+    """What :meth:`Encoding.update` last wrote into one buffer: for which game state and
+    seat, after which builds, with the robber where, and the values of the entries from
+    the ``hand`` block on."""
+
+    def __init__(self) -> None:
+        self.state: GameState | None = None
+        self.seat = -1
+        self.built = -1
+        self.robber = -1
+        self.tail: list[int] | None = None
+        self.trade_open = False
+
+    def forget(self) -> None:
+        """The buffer was written by someone else: the next update writes it whole."""
+        self.state = None
+
+
+def pieces_key(state: GameState) -> int:
+    """A number that changes with every piece built (each build takes one from a seat's
+    pieces left, and a city gives its settlement back)."""
+    total = 0
+    for q in range(state.n):
+        total += state.roads_left[q] + 64 * state.settlements_left[q] + 4096 * state.cities_left[q]
+    return total
+
+
+@cache
+def _zeros(size: int) -> memoryview:
+    """``size`` float32 zeros, to clear a buffer's slice in one copy."""
+    return memoryview(array("f", bytes(4 * size)))
+
+
 _VP_CARD: Final = int(DevCard.VICTORY_POINT)
 
 
-def _put(x: MutableSequence[float], offset: int, values: Sequence[int]) -> None:
+def _put(x: list[int] | None, out: Any, o: int, i: int, v: int) -> None:
+    """Entry ``i`` of the tail is ``v``: written into ``out[o + i]`` and ``x[i]`` if it
+    was not (with no ``x``: ``out`` holds zeros there)."""
+    if x is None:
+        if v:
+            out[o + i] = v
+    elif x[i] != v:
+        x[i] = v
+        out[o + i] = v
+
+
+_NONE: Final = (0,) * _R
+
+
+def _put_all(x: MutableSequence[float], offset: int, values: Sequence[int]) -> None:
     for i, c in enumerate(values):
         if c:
             x[offset + i] = float(c)
@@ -513,4 +619,4 @@ def encoding(radius: int = 3, players: int = 4) -> Encoding:
     return Encoding(radius, players)
 
 
-__all__ = ["Block", "Encoding", "encoding"]
+__all__ = ["Block", "Encoding", "Kept", "encoding", "pieces_key"]

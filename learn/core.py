@@ -20,7 +20,7 @@ from engine.constants import MAX_ACTIONS
 from engine.rules import advance, legal_actions, seats_to_act
 from engine.state import GameConfig, GameState, Phase, new_game
 from features.actions import BOUNDED_TRADES, ActionIndex
-from features.encoding import Encoding
+from features.encoding import Encoding, Kept
 
 _TRADE: Final = int(Phase.TRADE)
 _MAIN: Final = int(Phase.MAIN)
@@ -88,8 +88,11 @@ class OfferCount:
         """Clear the offer range of ``mask`` once the turn's offers are used up."""
         if state.phase == _MAIN and state.turn == self.turn and self.made >= max_offers:
             start = index.start["offer"]
-            for i in range(start, start + _BOUNDED):
-                mask[i] = 0
+            try:  # an int8 buffer, a numpy array or a list: one copy
+                mask[start : start + _BOUNDED] = _zeros(_BOUNDED, "b")
+            except (TypeError, ValueError):  # a buffer of another format
+                for i in range(start, start + _BOUNDED):
+                    mask[i] = 0
 
 
 @cache
@@ -99,7 +102,7 @@ def _zeros(size: int, code: str) -> memoryview:
 
 class Play:
     """One game in an environment: its state, the offers of the current turn, each seat's
-    points after the last step, and the board's blocks (written once)."""
+    points after the last step, and each seat's observation as last written."""
 
     def __init__(self, rules: Rules, enc: Encoding, index: ActionIndex, seed: int) -> None:
         self.rules = rules
@@ -109,13 +112,11 @@ class Play:
         self.state = new_game(rules.config(), seed)
         self.offers = OfferCount()
         self.points = [0] * rules.players
-        self.board = memoryview(array("f", enc.board(self.state.board)))
         self.max_actions = rules.max_actions
-        self._kept: Any = None
-        self._kept_seat = -1
-        self._kept_built = -1
-        """The private buffer this game last wrote whole, for which seat, after which
-        builds (:meth:`observe`)."""
+        self._images: list[Any] = [None] * rules.players
+        self._kept = [Kept() for _ in range(rules.players)]
+        """Each seat's vector, kept up to date by :meth:`Encoding.update` (which writes only
+        the entries that changed since its last write), and the record of that write."""
 
     @property
     def over(self) -> bool:
@@ -123,41 +124,17 @@ class Play:
         state = self.state
         return state.winner >= 0 or state.actions_taken >= self.max_actions
 
-    def observe(self, seat: int, obs: Any, mask: Any = None, *, private: bool = False) -> None:
-        """Write ``seat``'s observation over the whole of ``obs``, and its legal actions
-        (none once the game is over) over ``mask`` if given. ``private``: nothing else writes
-        into ``obs``, so what this game wrote there last may stand: the board, and the
-        pieces when the seat is the same and nothing was built since."""
-        enc = self.enc
-        b = enc.board_size
-        zeros = _zeros(enc.size, "f")
-        state = self.state
-        built = self._built()
-        if private and obs is self._kept and seat == self._kept_seat and built == self._kept_built:
-            start, end = enc.pieces
-            obs[b:start] = zeros[b:start]
-            obs[end:] = zeros[end:]
-            enc.encode_state(state, seat, obs, with_board=False, with_pieces=False)
-        else:
-            obs[:b] = self.board
-            obs[b:] = zeros[b:]
-            enc.encode_state(state, seat, obs, with_board=False)
-            self._kept = obs if private else None
-            self._kept_seat = seat
-            self._kept_built = built
+    def observe(self, seat: int, obs: Any, mask: Any = None) -> None:
+        """Write ``seat``'s observation over the whole of ``obs`` (one copy of the seat's
+        vector, brought up to date), and its legal actions (none once the game is over)
+        over ``mask`` if given."""
+        image = self._images[seat]
+        if image is None:
+            image = self._images[seat] = memoryview(array("f", bytes(4 * self.enc.size)))
+        self.enc.update(self.state, seat, image, self._kept[seat])
+        obs[:] = image
         if mask is not None:
             self.legal(seat, mask)
-
-    def _built(self) -> int:
-        """A number that changes with every piece built (each build takes one from a
-        seat's pieces left)."""
-        state = self.state
-        total = 0
-        for q in range(state.n):
-            total += (
-                state.roads_left[q] + 64 * state.settlements_left[q] + 4096 * state.cities_left[q]
-            )
-        return total
 
     def legal(self, seat: int, mask: Any) -> None:
         """Write ``seat``'s legal actions over the whole of ``mask``."""

@@ -146,9 +146,8 @@ class Match:
     def observe(self, obs: Any, mask: Any = None) -> None:
         """Write the learner's observation over the whole of ``obs``, and its legal actions
         (none once the game is over) over ``mask``, or this match's ``mask`` without one
-        (buffers: :func:`learn.spaces.writable`). ``obs`` is the environment's own: what
-        was written there last may stand (:meth:`learn.core.Play.observe`)."""
-        self.play.observe(self.seat, obs, self._mask if mask is None else mask, private=True)
+        (buffers: :func:`learn.spaces.writable`)."""
+        self.play.observe(self.seat, obs, self._mask if mask is None else mask)
         self._fresh = mask is None
 
     def legal(self, action: int) -> bool:

@@ -10,6 +10,7 @@ import pytest
 
 from engine import GameConfig, GameState, new_game, view
 from features import encoding
+from features.encoding import Kept
 from learn.spaces import writable
 from tests.features.play import positions
 
@@ -137,3 +138,25 @@ def test_every_kind_of_buffer_gets_the_same_vector() -> None:
         buffer = np.zeros(enc.size + 5, dtype=dtype)
         enc.encode_state(state, seat, writable(buffer), base=5)
         assert buffer[:5].tolist() == [0.0] * 5 and buffer[5:].tolist() == expected
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_an_updated_buffer_is_always_the_vector_written_afresh(players: int) -> None:
+    """``update`` writes only what changed since its last write into the buffer; after
+    every action, for the acting seat or another one, and across games, the buffer is
+    exactly the vector written whole; ``forget`` makes it write the whole vector again."""
+    enc = encoding(3, players)
+    rng = random.Random(players)
+    buffer = np.zeros(enc.size, dtype=np.float32)
+    out = writable(buffer)
+    kept = Kept()
+    checked = 0
+    for state, seat in positions(players, seed=30 + players, games=2):
+        q = seat if rng.random() < 0.7 else rng.randrange(players)
+        enc.update(state, q, out, kept)
+        assert buffer.tolist() == encode(state, q), (state.actions_taken, q)
+        if rng.random() < 0.01:
+            buffer[rng.randrange(enc.size)] = 7.0  # written by someone else...
+            kept.forget()  # ...who says so
+        checked += 1
+    assert checked > 500
