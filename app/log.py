@@ -55,7 +55,10 @@ def configure_logging(level: str = "info", stream: TextIO | None = None) -> None
         wrapper_class=structlog.make_filtering_bound_logger(
             logging.getLevelNamesMapping()[level.upper()]
         ),
-        logger_factory=structlog.PrintLoggerFactory(stream or sys.stderr),
+        # one write a line, its newline included: with unbuffered standard error
+        # (PYTHONUNBUFFERED) a print writes the two apart, and a line another process
+        # appends to the same file meanwhile lands between them
+        logger_factory=structlog.WriteLoggerFactory(stream or sys.stderr),
         cache_logger_on_first_use=stream is None,
     )
     driver = _foreign_handler(stream or sys.stderr)
