@@ -24,9 +24,9 @@ see setup.py). Everything runs on one pinned core:
   choice of the actions (the caller's policy).
 * **The engine alone.** Random two-player games through ``legal_actions`` and ``advance``
   (as benchmarks/engine_speed.py), for the batched figure's yardstick.
-* **Per call**: the encoding (from a state, whole and without the board's blocks, which
-  the environments write once a game; and from a seat's view) and the mask, in
-  microseconds, on mid-game positions of random 4-player games.
+* **Per call**: the encoding (from a state, written whole as the value network does, and
+  from a seat's view) and the mask, in microseconds, on mid-game positions of random
+  4-player games.
 * **catanatron-gym** (benchmarks/_catanatron_gym.py: its own venv, created once): the same
   random valid-action loop on ``catanatron-v1`` for ``--catanatron-steps``; skipped with
   ``--no-catanatron`` or where it will not install.
@@ -167,7 +167,6 @@ def micro(seed: int) -> dict[str, float]:
     out, mask = writable(obs), writable(np.zeros(index.size, dtype=np.int8))
     timed: dict[str, list[float]] = {
         "encode_state": [],
-        "encode_state_no_board": [],
         "encode_view": [],
         "mask": [],
     }
@@ -175,9 +174,6 @@ def micro(seed: int) -> dict[str, float]:
         seen = view(state, state.current)
         calls: dict[str, Callable[[], object]] = {
             "encode_state": partial(enc.encode_state, state, state.current, out),
-            "encode_state_no_board": partial(
-                enc.encode_state, state, state.current, out, with_board=False
-            ),
             "encode_view": partial(enc.encode_view, seen, out),
             "mask": partial(index.mask, state, state.current, mask),
         }
@@ -208,10 +204,8 @@ def main(argv: list[str] | None = None) -> None:
 
     us = micro(args.seed)
     print(
-        f"per call, mid-game, 4 players: encode_state {us['encode_state']:.2f} us "
-        f"({us['encode_state_no_board']:.2f} us without the board's blocks, as the "
-        f"environments write it), encode_view {us['encode_view']:.2f} us, "
-        f"mask {us['mask']:.2f} us"
+        f"per call, mid-game, 4 players: encode_state {us['encode_state']:.2f} us, "
+        f"encode_view {us['encode_view']:.2f} us, mask {us['mask']:.2f} us"
     )
     runs: dict[str, list[dict[str, float]]] = {
         "single": [],

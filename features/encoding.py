@@ -312,27 +312,13 @@ class Encoding:
             x[self._winner + (view.winner - me) % n] = 1.0
         return x
 
-    def encode_state(
-        self,
-        state: GameState,
-        seat: int,
-        out: Any,
-        base: int = 0,
-        *,
-        with_board: bool = True,
-        with_pieces: bool = True,
-    ) -> None:
+    def encode_state(self, state: GameState, seat: int, out: Any, base: int = 0) -> None:
         """Write ``seat``'s vector into ``out[base : base + size]``, which must hold zeros,
         reading only what ``view(state, seat)`` shows. ``out`` is a list, a numpy array or
-        a memoryview (of a float32 array: the fastest). ``with_board=False`` leaves the
-        board's blocks as they are (a caller that keeps them per game), and
-        ``with_pieces=False`` the pieces' blocks (``vertex_settlement`` to ``edge_road``:
-        a caller that knows none was built since it wrote them for this seat)."""
-        if with_board:
-            self._write_board(state.board, out, base)
+        a memoryview (of a float32 array: the fastest)."""
+        self._write_board(state.board, out, base)
         out[base + self._robber + state.robber] = 1.0
-        if with_pieces:
-            self._pieces(state, seat, out, base)
+        self._pieces(state, seat, out, base)
         self._tail(state, seat, None, out, base + self._hand, False)
 
     def update(self, state: GameState, seat: int, out: Any, kept: Kept) -> None:
@@ -341,7 +327,7 @@ class Encoding:
         this method last wrote it. ``kept`` is the record of that write, one per buffer:
         nothing else may write into ``out`` while it is used, or call :meth:`Kept.forget`
         after. The first write for a game (or after ``forget``) writes the whole vector."""
-        built = pieces_key(state)
+        built = _pieces_key(state)
         if kept.state is not state:
             out[:] = _zeros(self.size)
             self._write_board(state.board, out, 0)
@@ -358,8 +344,6 @@ class Encoding:
                 start, end = self.pieces
                 out[start:end] = _zeros(end - start)
                 self._pieces(state, seat, out, 0)
-        if kept.tail is None:
-            kept.tail = [0] * self.tail_size
         kept.trade_open = self._tail(state, seat, kept.tail, out, self._hand, kept.trade_open)
         kept.seat = seat
         kept.built = built
@@ -536,7 +520,7 @@ class Kept:
         self.seat = -1
         self.built = -1
         self.robber = -1
-        self.tail: list[int] | None = None
+        self.tail: list[int] = []
         self.trade_open = False
 
     def forget(self) -> None:
@@ -544,7 +528,7 @@ class Kept:
         self.state = None
 
 
-def pieces_key(state: GameState) -> int:
+def _pieces_key(state: GameState) -> int:
     """A number that changes with every piece built (each build takes one from a seat's
     pieces left, and a city gives its settlement back)."""
     total = 0
@@ -619,4 +603,4 @@ def encoding(radius: int = 3, players: int = 4) -> Encoding:
     return Encoding(radius, players)
 
 
-__all__ = ["Block", "Encoding", "Kept", "encoding", "pieces_key"]
+__all__ = ["Block", "Encoding", "Kept", "encoding"]

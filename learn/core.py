@@ -113,7 +113,7 @@ class Play:
         self.offers = OfferCount()
         self.points = [0] * rules.players
         self.max_actions = rules.max_actions
-        self._images: list[Any] = [None] * rules.players
+        self._images = [memoryview(array("f", bytes(4 * enc.size))) for _ in range(rules.players)]
         self._kept = [Kept() for _ in range(rules.players)]
         """Each seat's vector, kept up to date by :meth:`Encoding.update` (which writes only
         the entries that changed since its last write), and the record of that write."""
@@ -129,8 +129,6 @@ class Play:
         vector, brought up to date), and its legal actions (none once the game is over)
         over ``mask`` if given."""
         image = self._images[seat]
-        if image is None:
-            image = self._images[seat] = memoryview(array("f", bytes(4 * self.enc.size)))
         self.enc.update(self.state, seat, image, self._kept[seat])
         obs[:] = image
         if mask is not None:
