@@ -23,6 +23,7 @@ from app.collector import short_collections
 from app.engine_build import engine_line
 from app.log import logs_in_file
 from app.tokens import STDIN, KeptSeat, TokenError, keep_seat, kept_seat, read_token, write_private
+from bots.value.load import shipped
 from clients.sdk import Agent, Table
 from clients.tls import tls_problem
 from clients.tui.app import HexhavenApp
@@ -37,13 +38,18 @@ SAVED = "last_game.json"
 PLAY_LOG = "play.log"
 """In the data directory: the log of ``hexhaven play`` (its embedded server, the bot host
 and its search workers), JSON lines appended game after game."""
-DEFAULT_BOT_KIND = "uct"
-"""The bots ``play`` and ``host`` seat unless ``--bot-kind`` says otherwise."""
-DEFAULT_STRENGTH = "quick"
-"""The strength of a kind that has strengths when ``--strength`` is not given: the
-strongest whose decisions stay under a second at the 95th percentile with the interpreted
-engine (``benchmarks/strength_speed.py``; ``quick`` is ``medium`` stopped at 0.8 s a
-decision)."""
+DEFAULT_BOTS = {"expert": "expert", "uct": "quick"}
+"""The bots ``play`` and ``host`` seat unless ``--bot-kind`` says otherwise, in order of
+preference, with the strength each kind gets unless ``--strength`` says otherwise: the
+strongest whose decisions stay under a second at the 95th percentile
+(``benchmarks/expert_speed.py``, ``benchmarks/strength_speed.py``). The ``expert`` bot
+where a network is shipped for the player count (four players), else ``uct`` at
+``quick`` (``medium``'s search stopped at 0.8 s a decision)."""
+
+
+def default_bot_kind(players: int) -> str:
+    """The bot kind seated by default in a game of ``players`` (:data:`DEFAULT_BOTS`)."""
+    return "expert" if shipped(players).is_file() else "uct"
 
 
 def game_options(
@@ -62,14 +68,17 @@ def game_options(
     balance: Sequence[str] = (),
 ) -> m.GameOptions:
     """The options of a new game (``board`` as ``--board`` takes it:
-    :func:`app.board_choice.board_fields`; no ``bot_kind``: :data:`DEFAULT_BOT_KIND`, no
-    ``strength`` for a kind that has strengths: :data:`DEFAULT_STRENGTH`); raises
+    :func:`app.board_choice.board_fields`; no ``bot_kind``: :func:`default_bot_kind`, no
+    ``strength``: the kind's in :data:`DEFAULT_BOTS`; a ``strength`` without ``bot_kind``:
+    the kind that offers it); raises
     ValueError with a sentence for the person."""
     if not 2 <= players <= 4:
         raise ValueError(f"a game has 2 to 4 players, not {players} (--players, --bots)")
     if bots >= players:
         raise ValueError(f"{bots} bots leave no seat for you in a {players}-player game")
-    bot_kind = bot_kind or DEFAULT_BOT_KIND
+    if bot_kind is None:  # the kind that offers the strength asked for, else the default
+        offering = [k for k, strengths in m.BOT_KINDS.items() if strength in strengths]
+        bot_kind = offering[0] if offering else default_bot_kind(players)
     if bot_kind not in m.BOT_KINDS:
         raise ValueError(f"unknown bot kind {bot_kind!r}; choose from {', '.join(m.BOT_KINDS)}")
     if strength is not None and strength not in m.BOT_KINDS[bot_kind]:
@@ -81,8 +90,8 @@ def game_options(
             f"--strength is for {' and '.join(strong)} bots: add --bot-kind {strong[0]} "
             f"(the bots are {bot_kind} now, which have no strengths)"
         )
-    if strength is None and DEFAULT_STRENGTH in m.BOT_KINDS[bot_kind]:
-        strength = DEFAULT_STRENGTH
+    if strength is None:
+        strength = DEFAULT_BOTS.get(bot_kind)
     chosen = board_fields(board, min_fairness=min_fairness, balance=balance)
     try:
         return m.GameOptions(

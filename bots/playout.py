@@ -200,11 +200,17 @@ def _answer(state: GameState, seat: int, actions: list[Action]) -> Action:
     if accept is None or offer is None:
         return decline
     gain, pay = offer  # the offerer's terms: what it gives, what it gets
+    return accept if brings_closer(state, seat, pay, gain) else decline
+
+
+def brings_closer(state: GameState, seat: int, give: Sequence[int], get: Sequence[int]) -> bool:
+    """Whether ``seat`` giving ``give`` for ``get`` leaves it lacking fewer cards for its
+    next build (:func:`_target`): the ``heuristic`` player's reason to take a trade."""
     b = seat * _R
     hand = state.hand[b : b + _R]
-    after = [hand[r] + gain[r] - pay[r] for r in range(_R)]
+    after = [hand[r] + get[r] - give[r] for r in range(_R)]
     target = _target(state, seat)
-    return accept if _lacking(after, target) < _lacking(hand, target) else decline
+    return _lacking(after, target) < _lacking(hand, target)
 
 
 def _lacking(hand: Sequence[int], cost: Sequence[int]) -> int:

@@ -43,6 +43,7 @@ from bots.uct import (
     optimistic_moves,
     winning_move,
 )
+from bots.value.net import ValueNet
 from clients.sdk import Agent, Table
 from engine.actions import (
     Action,
@@ -123,7 +124,10 @@ class UCTAgent(Agent):
             base = STRENGTHS.get(strength)
             if base is None:
                 raise ValueError(f"unknown strength {strength!r}; known: {', '.join(STRENGTHS)}")
-        return cls(SearchConfig.from_params(params, base), seed)
+        config = SearchConfig.from_params(params, base)
+        if config.weights:
+            ValueNet.load(config.weights)  # a bad file is refused before any game
+        return cls(config, seed)
 
     # --- what the seat sees -----------------------------------------------------------------
     def on_event(self, event: Any, table: Table) -> None:

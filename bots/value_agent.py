@@ -28,21 +28,19 @@ import random
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
-from functools import cache
-from importlib import resources
-from pathlib import Path
 from typing import Any
 
 from bots.belief import HandTracker
 from bots.ensemble import Guess
 from bots.heuristic import closest_build, swap_toward
-from bots.playout import heuristic_move
+from bots.playout import brings_closer, heuristic_move
 from bots.tracking import track
+from bots.uct import SETUP_SPOTS, setup_wins
 from bots.uct.config import parse_param
 from bots.uct.trades import offerer_move
 from bots.uct_agent import DEADLINE_MARGIN, DEADLINE_SHARE
-from bots.value.batch import Batched, batched
-from bots.value.net import NetFileError, ValueNet
+from bots.value.load import network, numpy_form, shipped
+from bots.value.net import ValueNet
 from bots.value.search import Chance, Scored, Search
 from clients.sdk import Agent, Table
 from engine.actions import (
@@ -79,9 +77,11 @@ class ExpertConfig:
     offers: int = 3  # offers a turn at most (never the same twice)
     offer_margin: float = 0.04  # the expected gain in win chance an offer must bring
     accept_margin: float = 0.0  # the gain in win chance accepting must bring
+    takers: str = "either"  # who takes an offer: net (gains, by the network), either (or it helps)
     margin: float = 0.05  # the heuristic's move unless the search's is better by this (< 0: never)
-    setup: str = "search"  # search: the set-up placed by the search; rules: the heuristic's
-    time_ms: int = 500  # the most a decision looks deeper for (every move is scored once)
+    setup: str = "flat"  # flat: Monte Carlo; search: by the search; rules: the heuristic's
+    setup_rollouts: int = 200  # with setup=flat: the games played on from each spot
+    time_ms: int = 800  # the most a decision looks deeper or plays set-up games for
     batched: bool = True  # evaluate in numpy batches where numpy is installed
 
     @classmethod
@@ -103,12 +103,14 @@ class ExpertConfig:
                 raise ValueError(f"bad value {text!r} for {name} (float)")
             changes[name] = value
         config = replace(config, **changes)
-        if config.depth < 1 or config.width < 1 or config.offers < 0 or config.time_ms < 0:
-            raise ValueError(
-                "expert depth and width must be at least 1, offers and time_ms at least 0"
-            )
-        if config.setup not in ("search", "rules"):
-            raise ValueError(f"expert setup must be search or rules, not {config.setup!r}")
+        if config.depth < 1 or config.width < 1 or config.setup_rollouts < 1:
+            raise ValueError("expert depth, width and setup_rollouts must be at least 1")
+        if config.offers < 0 or config.time_ms < 0:
+            raise ValueError("expert offers and time_ms must be at least 0")
+        if config.takers not in ("net", "either"):
+            raise ValueError(f"expert takers must be net or either, not {config.takers!r}")
+        if config.setup not in ("search", "rules", "flat"):
+            raise ValueError(f"expert setup must be search, rules or flat, not {config.setup!r}")
         return config
 
 
@@ -118,35 +120,6 @@ STRENGTHS: dict[str, ExpertConfig] = {
     "pure": ExpertConfig(margin=-1.0),
 }
 """Named settings (``strength=NAME``); other parameters adjust them."""
-
-
-@cache
-def shipped(players: int) -> Path:
-    """The network shipped for ``players`` seats."""
-    return Path(str(resources.files("bots.value") / "weights" / f"value-{players}p.hvn"))
-
-
-@cache
-def _load(path: str) -> ValueNet:
-    return ValueNet.load(path)
-
-
-@cache
-def _batched(net: ValueNet) -> Batched | None:
-    return batched(net)
-
-
-def network(weights: str, players: int) -> ValueNet:
-    """The network of ``weights`` (a file), or the one shipped for ``players`` seats;
-    ValueError if there is none or it is for another player count."""
-    path = weights or str(shipped(players))
-    try:
-        net = _load(path)
-    except NetFileError as exc:
-        raise ValueError(str(exc)) from exc
-    if net.players != players:
-        raise ValueError(f"{path} is a network for {net.players} players, not {players}")
-    return net
 
 
 class ExpertAgent(Agent):
@@ -218,7 +191,9 @@ class ExpertAgent(Agent):
             return self._answer(state, search, seat, legal)
         known = set(legal_actions(state, seat))
         moves = [a for a in legal if a in known] or legal
-        if self.config.setup == "rules" and state.phase in _SETUP:
+        if self.config.setup != "search" and state.phase in _SETUP:
+            if self.config.setup == "flat" and state.phase == Phase.SETUP_SETTLEMENT:
+                return self._place(state, seat, stop)
             return heuristic_move(state, seat, moves, self.rnd)
         best = search.best(state, actions=moves)
         if self.config.margin >= 0.0:
@@ -235,6 +210,15 @@ class ExpertAgent(Agent):
         self.evaluations += search.evaluations
         return best.action
 
+    def _place(self, state: GameState, seat: int, stop: float | None) -> Action:
+        """A set-up settlement by flat Monte Carlo (:func:`bots.uct.setup_wins`, as the
+        ``uct`` bot's ``setup=flat``): the spot whose games the seat won most, on a tie the
+        worthier; the spots sampled evenly until ``stop`` (by ``clock``)."""
+        deadline = None if stop is None else time.monotonic() + stop - self.clock()
+        config = self.config
+        wins = setup_wins(state, seat, config.setup_rollouts, SETUP_SPOTS, self.rnd, deadline)
+        return max(wins, key=wins.__getitem__)
+
     def _search(self, seat: int, players: int, stop: float | None) -> Search:
         assert self.tracker is not None
         tracker = self.tracker
@@ -249,7 +233,7 @@ class ExpertAgent(Agent):
             chance,
             self.config.depth,
             self.config.width,
-            batch=_batched(net) if self.config.batched else None,
+            batch=numpy_form(net) if self.config.batched else None,
             stop=stop,
             clock=self.clock,
         )
@@ -356,9 +340,10 @@ class ExpertAgent(Agent):
         others = [q for q in range(state.n) if q != me]
         spread = {q: self.tracker.distribution(q).items() for q in others}
         pairs: list[tuple[GameState, int]] = []
-        held: list[list[float]] = []
+        held: list[list[tuple[float, bool]]] = []
+        either = self.config.takers == "either"
         for give, get in trades:
-            chances: list[float] = []
+            chances: list[tuple[float, bool]] = []
             for q in others:
                 holds = sum(p for h, p in spread[q] if all(h[r] >= get[r] for r in range(_R)))
                 if holds <= 0.0:
@@ -370,17 +355,17 @@ class ExpertAgent(Agent):
                 after = s.copy()
                 _exchange(after, me, q, give, get)
                 pairs += [(s, q), (after, q)]
-                chances.append(holds)
+                chances.append((holds, either and brings_closer(s, q, get, give)))
             held.append(chances)
         read = iter(search.chances(pairs))
         out: list[tuple[float, float]] = []
         for chances in held:
             none = 1.0
             most = 0.0
-            for holds in chances:
+            for holds, closer in chances:
                 before, after_value = next(read), next(read)
                 gain = after_value - before
-                if gain > 0.0:
+                if gain > 0.0 or closer:
                     none *= 1.0 - holds
                     most = max(most, gain)
             out.append((1.0 - none, most))

@@ -37,6 +37,7 @@ short), :mod:`~bots.uct.trades` (trade-optimistic moves) and :mod:`~bots.uct.win
 from bots.uct.config import (
     EXPERIMENTS_COMMIT,
     FINAL_RULES,
+    LEAF_SCORES,
     RENAMED,
     RETIRED,
     ChorePolicy,
@@ -44,7 +45,7 @@ from bots.uct.config import (
     SearchConfig,
     SetupPolicy,
 )
-from bots.uct.evaluation import position_rewards
+from bots.uct.evaluation import network_rewards, position_rewards
 from bots.uct.search import Node, RootStats, Search, actor, pruned_actions
 from bots.uct.setup_search import SETUP_SPOTS, setup_wins
 from bots.uct.trades import PRICES, assume_trades, missing, offerer_move, optimistic_moves
@@ -53,6 +54,7 @@ from bots.uct.win_lines import WIN_LINE_NODES, WIN_LINE_REACH, winning_move
 __all__ = [
     "EXPERIMENTS_COMMIT",
     "FINAL_RULES",
+    "LEAF_SCORES",
     "PRICES",
     "RENAMED",
     "RETIRED",
@@ -70,6 +72,7 @@ __all__ = [
     "assume_trades",
     "offerer_move",
     "missing",
+    "network_rewards",
     "optimistic_moves",
     "position_rewards",
     "pruned_actions",

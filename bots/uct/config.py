@@ -62,6 +62,8 @@ _Policy = TypeVar("_Policy", bound=StrEnum)
 
 FINAL_RULES = ("auto", "visits", "mean")
 """The ways a search's move can be taken from its root statistics (``SearchConfig.final``)."""
+LEAF_SCORES = ("points", "net")
+"""The ways a rollout cut short can be scored (``SearchConfig.leaf``)."""
 EXPERIMENTS_COMMIT = "2c07f9809239"
 """The git commit of the last version with the retired search parameters (:data:`RETIRED`)."""
 RETIRED = frozenset(
@@ -115,6 +117,12 @@ class SearchConfig:
     rollout_turns: int = 0
     """Beyond the paper: end a rollout after this many turns and score the position (points
     and production; see :func:`bots.uct.position_rewards`) instead of playing to the end (0)."""
+    leaf: str = "points"
+    """How a rollout cut short by ``rollout_turns`` is scored: ``points`` (points and
+    production, :func:`bots.uct.position_rewards`) or ``net`` (each seat's chance to win
+    as the value network reads the searching seat's view, :func:`bots.uct.network_rewards`)."""
+    weights: str = ""
+    """With ``leaf=net``: the network file (empty: the one shipped for the player count)."""
     setup_rollouts: int = 0
     """With ``setup=flat``: the rollouts for each of the :data:`bots.uct.SETUP_SPOTS` best
     set-up spots (:func:`bots.uct.setup_wins`), every seat's remaining set-up by the
@@ -143,6 +151,8 @@ class SearchConfig:
         object.__setattr__(self, "setup", _policy(SetupPolicy, "setup", self.setup))
         object.__setattr__(self, "chores", _policy(ChorePolicy, "chores", self.chores))
         object.__setattr__(self, "moves", _policy(MovePolicy, "moves", self.moves))
+        object.__setattr__(self, "final", self.final.lower())
+        object.__setattr__(self, "leaf", self.leaf.lower())
         for name in ("setup_rollouts", "rollout_turns", "margin"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} cannot be negative")
@@ -154,6 +164,8 @@ class SearchConfig:
             raise ValueError("the exploration constant cp cannot be negative")
         if self.trees < 1 or self.processes < 1:
             raise ValueError("trees and processes must be at least 1")
+        if self.leaf not in LEAF_SCORES:
+            raise ValueError(f"unknown leaf score {self.leaf!r}; known: {', '.join(LEAF_SCORES)}")
         if self.final not in FINAL_RULES:
             raise ValueError(f"unknown final rule {self.final!r}; known: {', '.join(FINAL_RULES)}")
         self._check_dependencies()
@@ -181,6 +193,11 @@ class SearchConfig:
             )
         if self.aimed_offers and not self.trade_optimistic:
             raise ValueError("aimed_offers=true needs trade_optimistic=true")
+        net = self.leaf == "net"
+        if net and not self.rollout_turns:
+            raise ValueError("leaf=net needs rollout_turns, the turns after which it scores")
+        if self.weights and not net:
+            raise ValueError(f"weights needs leaf=net, not leaf={self.leaf}")
         if self.greedy_rollouts and not self.rollout_pruning:
             raise ValueError("greedy_rollouts=true needs rollout_pruning=true")
 
@@ -248,7 +265,7 @@ def parse_param(name: str, raw: str, kind: str) -> object:
         if kind == "float | None":
             return None if text in ("", "none", "0") else float(text)
         if kind == "str":
-            return text
+            return raw.strip()
     except ValueError:
         pass
     raise ValueError(f"bad value {raw!r} for {name} ({kind})")

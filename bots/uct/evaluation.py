@@ -1,9 +1,13 @@
-"""Scores for a position where a rollout stops short of the end (``rollout_turns``)."""
+"""Scores for a position where a rollout stops short of the end (``rollout_turns``): by
+points and production (:func:`position_rewards`), or by the value network
+(:func:`network_rewards`)."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
+from bots.value.load import network, numpy_form
 from engine.constants import DICE_DOTS
 from engine.state import GameState
 
@@ -32,3 +36,20 @@ def position_rewards(state: GameState) -> list[float]:
     weights = [math.exp(x - top) for x in scores]
     total = sum(weights)
     return [w / total for w in weights]
+
+
+def network_rewards(weights: str, players: int) -> Callable[[GameState, int], list[float]]:
+    """A scorer of positions cut short by the value network (``weights``, a file, or the
+    one shipped for ``players`` seats): ``score(state, seat)`` is each seat's chance to win
+    as the network reads ``seat``'s view of ``state`` (nothing hidden from that seat
+    counts), by absolute seat. ValueError if there is no such network."""
+    net = network(weights, players)
+    fast = numpy_form(net)
+    if fast is not None:
+        return fast.seat_chances
+
+    def plain(state: GameState, seat: int) -> list[float]:
+        relative = net.state_win(state, seat)
+        return [relative[(q - seat) % players] for q in range(players)]
+
+    return plain

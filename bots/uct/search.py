@@ -6,12 +6,12 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from bots.playout import rollout
 from bots.uct.config import SearchConfig
-from bots.uct.evaluation import position_rewards
+from bots.uct.evaluation import network_rewards, position_rewards
 from bots.uct.trades import PRICES, assume_trades
 from engine import rules
 from engine.actions import Action, BuildCity, BuildSettlement, BuyDevCard, MoveRobber, RollDice
@@ -180,6 +180,10 @@ class Search:
         self.rollouts = 0
         self.cp = config.cp
         self.vw = config.virtual_wins
+        self.cut: Callable[[GameState], list[float]] = position_rewards
+        if config.leaf == "net":
+            scorer = network_rewards(config.weights, state.n)
+            self.cut = lambda s: scorer(s, seat)
 
     def run(self, rollouts: int, deadline: float | None) -> RootStats:
         """Iterate until ``rollouts`` more iterations (0: no limit) or the deadline."""
@@ -261,7 +265,7 @@ class Search:
                 config.rollout_turns,
             )
         self.rollouts += 1
-        shares = position_rewards(state) if winner == -2 else None
+        shares = self.cut(state) if winner == -2 else None
         for n, i in path:
             n.total += 1.0
             n.visits[i] += 1.0

@@ -18,7 +18,7 @@ import engine.rules
 from app.cli import main
 from app.engine_build import COMPILED, INTERPRETED, is_compiled
 from app.log import LOG_FILE_ENV
-from app.play import DEFAULT_STRENGTH, PLAY_LOG, SAVED
+from app.play import PLAY_LOG, SAVED, game_options
 from clients.tui.app import HexhavenApp
 from clients.tui.link import Link
 from protocol import messages as m
@@ -63,23 +63,25 @@ def _played(argv: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
 @pytest.mark.parametrize(
     ("argv", "spec"),
     [
-        ([], f"uct:{DEFAULT_STRENGTH}"),
-        (["--strength", "easy"], "uct:easy"),
-        (["--bot-kind", "heuristic"], "heuristic"),
+        (["--bots", "3"], "expert:expert"),
+        (["--bots", "1"], "uct:quick"),
+        (["--bots", "1", "--strength", "easy"], "uct:easy"),
+        (["--bots", "1", "--bot-kind", "heuristic"], "heuristic"),
     ],
-    ids=["default", "strength", "heuristic"],
+    ids=["default", "two-players", "strength", "heuristic"],
 )
-def test_play_seats_the_bots_asked_for_and_uct_by_default(
+def test_play_seats_the_bots_asked_for_and_the_strongest_by_default(
     argv: list[str], spec: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    store, game = _played(["--bots", "1", "--vp", "5", *argv], tmp_path, monkeypatch)
+    store, game = _played(["--vp", "5", *argv], tmp_path, monkeypatch)
     try:
         stored = store.load(game)
         assert stored is not None and stored.started
         kind, _, strength = spec.partition(":")
-        assert stored.options.bots == [m.BotSeat(kind=kind, strength=strength or None)]
+        count = int(argv[1])
+        assert stored.options.bots == [m.BotSeat(kind=kind, strength=strength or None)] * count
         bots = [bot for _, _, bot in stored.seats.values() if bot is not None]
-        assert bots == [spec]  # the seat the server gave its bot process
+        assert bots == [spec] * count  # the seats the server gave its bot processes
     finally:
         store.close()
 
@@ -155,3 +157,24 @@ def test_a_quit_mid_game_writes_nothing_but_its_farewell_and_the_logs_go_to_play
     events = {entry["event"] for entry in logged}
     assert "agent.connection_lost" in events  # the bot host's, in the file, not the terminal
     assert LOG_FILE_ENV not in os.environ
+
+
+@pytest.mark.parametrize(
+    ("players", "kind", "strength", "seated"),
+    [
+        (4, None, None, ("expert", "expert")),  # a network is shipped for four players
+        (3, None, None, ("uct", "quick")),  # and for no other count
+        (2, None, None, ("uct", "quick")),
+        (4, None, "hard", ("uct", "hard")),  # a strength names its kind
+        (3, None, "fast", ("expert", "fast")),
+        (4, "uct", None, ("uct", "quick")),
+        (4, "heuristic", None, ("heuristic", None)),
+    ],
+)
+def test_the_default_bots_are_the_strongest_that_play_the_player_count(
+    players: int, kind: str | None, strength: str | None, seated: tuple[str, str | None]
+) -> None:
+    options = game_options(
+        players=players, bots=1, bot_kind=kind, strength=strength, vp=10, board="random", timer=None
+    )
+    assert options.bots == [m.BotSeat(kind=seated[0], strength=seated[1])]

@@ -33,6 +33,7 @@ from bots.uct import (
     SetupPolicy,
     actor,
     assume_trades,
+    network_rewards,
     optimistic_moves,
     position_rewards,
     pruned_actions,
@@ -41,7 +42,8 @@ from bots.uct import (
     winning_move,
 )
 from bots.uct import search as uct_search
-from bots.uct_agent import STRENGTHS
+from bots.uct_agent import STRENGTHS, UCTAgent
+from bots.value.net import ValueNet
 from engine import (
     BuildCity,
     BuildRoad,
@@ -68,6 +70,7 @@ from engine import (
 from engine.actions import Action
 from engine.constants import CITY_COST, SETTLEMENT_COST, Resource
 from protocol.payloads import action_from_engine, action_to_engine, view_from_engine
+from tests.bots.test_value_net import played, random_net
 from tests.engine.positions import (
     assert_conserved,
     build_roads,
@@ -592,6 +595,74 @@ def test_the_search_scores_cut_rollouts_by_points_and_production(
     stats = Search(state, 0, config_, random.Random(5)).run(20, None)
     assert scored  # some rollouts were cut short and scored
     assert 0 < sum(stats.wins.values()) < 20  # shares of wins, not whole wins
+
+
+def test_the_value_network_scores_a_position_by_absolute_seat_from_one_view(
+    tmp_path: Path,
+) -> None:
+    path, _ = random_net(tmp_path, players=4)
+    score = network_rewards(str(path), 4)
+    net = ValueNet.load(path)
+    state = played(4, 7, 300)
+    for seat in range(4):
+        shares = score(state, seat)
+        relative = net.state_win(state, seat)  # row 0: the seat that looks
+        assert shares == pytest.approx([relative[(q - seat) % 4] for q in range(4)], abs=1e-5)
+        assert sum(shares) == pytest.approx(1.0)
+    # What seat 0 cannot see (the others' cards, the deck's order) does not count.
+    scrambled = state.copy()
+    for q in (1, 2, 3):
+        hand = scrambled.hand[q * 5 : q * 5 + 5]
+        scrambled.hand[q * 5 : q * 5 + 5] = [sum(hand), 0, 0, 0, 0]
+    assert score(scrambled, 0) == pytest.approx(score(state, 0), abs=1e-6)
+    assert score(scrambled, 1) != pytest.approx(score(state, 1), abs=1e-6)
+
+
+def test_a_search_with_the_network_at_its_leaves_scores_each_cut_from_its_seat(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    seen: list[int] = []
+
+    def network(weights: str, players: int) -> Callable[[GameState, int], list[float]]:
+        assert (weights, players) == ("", 4)
+
+        def score(state: GameState, seat: int) -> list[float]:
+            seen.append(seat)
+            return [0.1, 0.1, 0.7, 0.1]
+
+        return score
+
+    monkeypatch.setattr(uct_search, "network_rewards", network)
+    state = _main(seat=2, hand=counts(brick=1, lumber=1, wool=1, grain=3, ore=3), vp=10)
+    config_ = SearchConfig(rollouts=30, pruning=False, rollout_turns=2, leaf="net")
+    stats = Search(state, 2, config_, random.Random(5)).run(30, None)
+    assert seen == [2] * 30  # no game is won in two turns: every rollout was scored
+    assert all(stats.mean(a) == pytest.approx(0.7) for a, n in stats.visits.items() if n)
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"leaf": "net"}, "leaf=net needs rollout_turns"),
+        ({"leaf": "guess", "rollout_turns": "4"}, "unknown leaf score 'guess'"),
+        ({"weights": "a.hvn", "rollout_turns": "4"}, "weights needs leaf=net"),
+    ],
+)
+def test_the_network_leaf_is_refused_without_what_it_needs(
+    params: dict[str, str], message: str
+) -> None:
+    with pytest.raises(ValueError, match=message):
+        SearchConfig.from_params(params)
+
+
+def test_a_uct_player_refuses_a_bad_network_file_before_it_plays(tmp_path: Path) -> None:
+    path, _ = random_net(tmp_path, players=4)
+    agent = UCTAgent.from_params({"rollout_turns": "8", "leaf": "net", "weights": str(path)})
+    assert agent.config.weights == str(path)  # the file name keeps its case
+    bad = tmp_path / "Broken.hvn"
+    bad.write_bytes(b"not a network")
+    with pytest.raises(ValueError, match=r"Broken\.hvn: not a value-network file"):
+        UCTAgent.from_params({"rollout_turns": "8", "leaf": "net", "weights": str(bad)})
 
 
 # --- a win this turn --------------------------------------------------------------------------

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from bots import make_agent
+from bots import make_agent, value_agent
 from bots.belief import HandTracker
+from bots.playout import brings_closer, heuristic_move
 from bots.value.search import DICE_CHANCE, Chance, Search
 from bots.value_agent import ExpertAgent, ExpertConfig, network, rule_swap
 from clients.sdk import Agent, Table
@@ -311,3 +312,63 @@ def test_an_expert_without_a_view_still_answers() -> None:
     prompt = prompt_for(state, state.current).model_copy(update={"view": None})
     agent = ExpertAgent(ExpertConfig(), 0)
     assert agent.choose(prompt, Table(game="t", seat=state.current, players=[])) in prompt.actions
+
+
+def test_a_flat_setup_places_the_spot_its_games_won_most_and_the_roads_by_rules(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    state = new_game(GameConfig(players=4), 3)
+    me = state.current
+    legal = legal_actions(state, me)
+    asked: list[tuple[int, int, float | None]] = []
+
+    def wins(
+        s: GameState, seat: int, rollouts: int, keep: int, rnd: random.Random, deadline: object
+    ) -> dict[object, int]:
+        asked.append((seat, rollouts, deadline))  # type: ignore[arg-type]
+        return {legal[0]: 3, legal[5]: 9, legal[7]: 9}  # a tie: the first (worthier) one
+
+    monkeypatch.setattr(value_agent, "setup_wins", wins)
+    agent = ExpertAgent.from_params({"setup": "flat", "setup_rollouts": "30"}, 0)
+    seen = view(state, me)
+    agent.tracker = HandTracker(seen)
+    assert agent.decide(seen, me, legal) == legal[5]
+    assert asked == [(me, 30, None)]  # no turn timer: nothing cuts it short
+    advance(state, legal[5])
+    roads = legal_actions(state, me)
+    seen = view(state, me)
+    agent.tracker = HandTracker(seen)
+    assert agent.decide(seen, me, roads) == heuristic_move(state, me, roads, random.Random(0))
+    assert len(asked) == 1
+    with pytest.raises(ValueError, match="setup_rollouts must be at least 1"):
+        ExpertConfig.from_params({"setup": "flat", "setup_rollouts": "0"})
+    with pytest.raises(ValueError, match="search, rules or flat, not 'guess'"):
+        ExpertConfig.from_params({"setup": "guess"})
+
+
+def test_a_seat_is_modelled_to_take_a_trade_its_next_build_needs_with_takers_either(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    state = at_phase(Phase.MAIN)
+    me = state.current
+    others = [q for q in range(4) if q != me]
+    for q in others:  # no settlement to upgrade, settlements left: each saves for a settlement
+        state.hand[q * 5 : q * 5 + 5] = [1, 1, 0, 1, 1]  # brick, lumber, grain, ore; no wool
+        state.cities_left[q] = 0
+    wool_for_ore = ((0, 0, 1, 0, 0), (0, 0, 0, 0, 1))  # we give wool, ask for ore
+    ore_for_wool = ((0, 0, 0, 0, 1), (0, 0, 1, 0, 0))  # asks for the wool they lack
+    assert brings_closer(state, others[0], wool_for_ore[1], wool_for_ore[0])
+    assert not brings_closer(state, others[0], ore_for_wool[1], ore_for_wool[0])
+    taken = {}
+    for takers in ("net", "either"):
+        agent = ExpertAgent(ExpertConfig(takers=takers), 0)
+        agent.tracker = HandTracker(view(state, me))
+        sure = {q: {tuple(state.hand[q * 5 : q * 5 + 5]): 1.0} for q in others}
+        monkeypatch.setattr(agent.tracker, "distribution", sure.__getitem__)
+        search = agent._search(me, 4, None)
+        monkeypatch.setattr(search, "chances", lambda pairs: [0.3] * len(pairs))  # no gains
+        taken[takers] = agent._taken(state, search, [wool_for_ore, ore_for_wool])
+    assert taken["net"] == [(0.0, 0.0), (0.0, 0.0)]  # the network sees no seat gain
+    assert taken["either"] == [(1.0, 0.0), (0.0, 0.0)]  # they lack wool: they take it
+    with pytest.raises(ValueError, match="takers must be net or either"):
+        ExpertConfig.from_params({"takers": "all"})

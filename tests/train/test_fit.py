@@ -62,7 +62,7 @@ def test_the_expert_plays_itself_into_a_shard(tmp_path: Path) -> None:
         players=4,
         policy="expert",
         weights=str(shipped(4)),
-        params="time_ms=20,offers=1",
+        params="time_ms=20,offers=1,setup_rollouts=2",
         games=1,
         explore=0.0,
         seed=4,
@@ -83,7 +83,7 @@ def test_a_mixed_table_seats_the_expert_where_its_game_says() -> None:
         players=4,
         policy="expert",
         weights=str(shipped(4)),
-        params="time_ms=20",
+        params="time_ms=20,setup_rollouts=2",
         experts=1,
         explore=0.0,
     )
