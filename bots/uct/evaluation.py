@@ -45,11 +45,10 @@ def network_rewards(weights: str, players: int) -> Callable[[GameState, int], li
     counts), by absolute seat. ValueError if there is no such network."""
     net = network(weights, players)
     fast = numpy_form(net)
-    if fast is not None:
-        return fast.seat_chances
+    read = net.state_win if fast is None else fast.state_win
 
-    def plain(state: GameState, seat: int) -> list[float]:
-        relative = net.state_win(state, seat)
+    def score(state: GameState, seat: int) -> list[float]:
+        relative = read(state, seat)
         return [relative[(q - seat) % players] for q in range(players)]
 
-    return plain
+    return score

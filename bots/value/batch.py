@@ -54,16 +54,14 @@ class Batched:
         e = np.exp(logits)
         return (e[:, 0] / e.sum(axis=1)).tolist()  # type: ignore[no-any-return]
 
-    def seat_chances(self, state: GameState, seat: int) -> list[float]:
-        """Each seat's chance to win in ``state`` from ``seat``'s view of it, by absolute
-        seat."""
+    def state_win(self, state: GameState, seat: int) -> list[float]:
+        """Each relative seat's chance to win in ``state`` (row 0: ``seat``), read from
+        ``seat``'s view: :meth:`ValueNet.state_win` in one numpy pass."""
         x = np.zeros((1, self.size), dtype=np.float32)
         write_inputs(state, seat, x[0])
         logits = self.raw(x)[0, : self.net.players]
         e = np.exp(logits - logits.max())
-        relative = (e / e.sum()).tolist()
-        n = self.net.players
-        return [relative[(q - seat) % n] for q in range(n)]
+        return (e / e.sum()).tolist()  # type: ignore[no-any-return]
 
 
 def batched(net: ValueNet) -> Batched | None:
