@@ -23,6 +23,16 @@ from typing import Any
 
 from bots.playout import heuristic_move
 from clients.sdk import Agent, Table
+from engine.actions import (
+    Action,
+    BuyDevCard,
+    CancelTrade,
+    ConfirmTrade,
+    EndTurn,
+    MaritimeTrade,
+    counts_of,
+)
+from engine.actions import OfferTrade as EngineOffer
 from engine.constants import (
     CITY_COST,
     DEV_CARD_COST,
@@ -33,7 +43,8 @@ from engine.constants import (
 )
 from engine.events import TradeClosed
 from engine.rebuild import state_from_view
-from engine.state import GameState
+from engine.rules import is_legal
+from engine.state import GameState, Phase
 from engine.view import View
 from protocol import messages as m
 from protocol.payloads import (
@@ -133,6 +144,66 @@ def swap_toward(
     if not pairs:
         return None
     return max(pairs, key=lambda p: (spare[p[0]], lacking[p[1]], -p[0], -p[1]))
+
+
+def state_swap(state: GameState, seat: int, tried: set[tuple[int, int]]) -> tuple[int, int] | None:
+    """:func:`swap_toward` for ``seat`` of an engine state, toward its closest build."""
+    hand = state.hand[seat * N_RESOURCES : (seat + 1) * N_RESOURCES]
+    upgradable = any(state.vlevel[v] == 1 for v in state.pbuild[seat])
+    cost = closest_build(
+        hand, upgradable, state.cities_left[seat], state.settlements_left[seat], sum(state.deck)
+    )
+    return swap_toward(hand, cost, tried)
+
+
+class HeuristicTrader:
+    """The ``heuristic`` player's moves on an engine state with its 1:1 offers made as
+    :class:`HeuristicAgent` makes them over the protocol (:func:`bots.playout.heuristic_move`
+    alone never offers): for self-play on the engine, one object for every seat of a game."""
+
+    def __init__(self, per_turn: int = OFFERS_PER_TURN) -> None:
+        self.per_turn = per_turn
+        self.turn = -1
+        self.offers = 0
+        self.declined = False
+        self.tried: set[tuple[int, int]] = set()
+
+    def move(self, state: GameState, seat: int, legal: list[Action], rnd: random.Random) -> Action:
+        """``seat``'s move among ``legal``, or an offer before a move that builds nothing."""
+        if state.turn != self.turn:
+            self.turn, self.offers, self.declined = state.turn, 0, False
+            self.tried.clear()
+        if state.phase == Phase.TRADE and seat == state.current:  # our offer, answered
+            confirms = [a for a in legal if isinstance(a, ConfirmTrade)]
+            if confirms:
+                points = state.victory_points
+                return min(confirms, key=lambda a: (points(a.partner), a.partner))
+            self.declined = True
+            return next((a for a in legal if isinstance(a, CancelTrade)), legal[0])
+        pick = heuristic_move(state, seat, legal, rnd)
+        if (
+            state.phase == Phase.MAIN
+            and seat == state.current
+            and isinstance(pick, (EndTurn, BuyDevCard, MaritimeTrade))
+            and not self.declined
+            and self.offers < self.per_turn
+        ):
+            offer = self._offer(state, seat)
+            if offer is not None:
+                return offer
+        return pick
+
+    def _offer(self, state: GameState, seat: int) -> EngineOffer | None:
+        swap = state_swap(state, seat, self.tried)
+        if swap is None:
+            return None
+        self.tried.add(swap)
+        give, want = swap
+        offer = EngineOffer(seat, counts_of(give), counts_of(want), None)
+        if not is_legal(state, offer):
+            return None
+        self.offers += 1
+        return offer
 
 
 class HeuristicAgent(Agent):

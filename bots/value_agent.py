@@ -32,7 +32,7 @@ from typing import Any
 
 from bots.belief import HandTracker
 from bots.ensemble import Guess
-from bots.heuristic import closest_build, swap_toward
+from bots.heuristic import state_swap
 from bots.playout import brings_closer, heuristic_move
 from bots.tracking import track
 from bots.uct import SETUP_SPOTS, setup_wins
@@ -373,14 +373,9 @@ class ExpertAgent(Agent):
 
 
 def rule_swap(state: GameState, me: int) -> tuple[Counts, Counts] | None:
-    """The ``heuristic`` player's offer in ``state`` (:func:`bots.heuristic.swap_toward`
+    """The ``heuristic`` player's offer in ``state`` (:func:`bots.heuristic.state_swap`
     toward its closest build), as (give, get); None if it has none."""
-    hand = state.hand[me * _R : me * _R + _R]
-    upgradable = any(state.vlevel[v] == 1 for v in state.pbuild[me])
-    cost = closest_build(
-        hand, upgradable, state.cities_left[me], state.settlements_left[me], sum(state.deck)
-    )
-    swap = swap_toward(hand, cost, set())
+    swap = state_swap(state, me, set())
     return None if swap is None else (counts_of(swap[0]), counts_of(swap[1]))
 
 

@@ -9,6 +9,7 @@ import random
 from collections.abc import Iterable, Mapping, Sequence
 
 from bots.belief import HandTracker
+from bots.heuristic import HeuristicTrader
 from bots.playout import heuristic_move
 from bots.value_agent import ExpertAgent, ExpertConfig
 from engine.actions import Action
@@ -21,7 +22,7 @@ from protocol.table import seat_events, seat_view
 
 class SeatSearchers:
     """One ``expert`` player at each of ``seats`` (all, by default) of one game; the heuristic's
-    rules at the others."""
+    rules at the others (with its offers, by ``trader``, where given)."""
 
     def __init__(
         self,
@@ -30,11 +31,13 @@ class SeatSearchers:
         rnd: random.Random,
         params: Mapping[str, str],
         seats: Iterable[int] | None = None,
+        trader: HeuristicTrader | None = None,
     ) -> None:
         config = ExpertConfig.from_params(params, ExpertConfig(weights=weights))
         chosen = range(players) if seats is None else sorted(set(seats))
         self.agents = {q: ExpertAgent(config, rnd.getrandbits(32)) for q in chosen}
         self.rnd = rnd
+        self.trader = trader
 
     def start(self, state: GameState) -> None:
         """Each expert seat's tracker, from its view of the game's first state."""
@@ -53,6 +56,8 @@ class SeatSearchers:
         """``seat``'s move: the expert's from its view of ``state``, else the heuristic's."""
         agent = self.agents.get(seat)
         if agent is None:
+            if self.trader is not None:
+                return self.trader.move(state, seat, legal, self.rnd)
             return heuristic_move(state, seat, legal, self.rnd)
         seen = _view(state, seat)
         assert agent.tracker is not None

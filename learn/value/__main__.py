@@ -30,6 +30,9 @@ def main(argv: list[str] | None = None) -> int:
     play.add_argument(
         "--experts", type=int, default=0, help="expert seats a game (0: all; others heuristic)"
     )
+    play.add_argument(
+        "--offers", action="store_true", help="heuristic seats make the heuristic bot's offers"
+    )
     play.add_argument("--explore", type=float, default=0.05)
     play.add_argument("--shard-games", type=int, default=100)
     play.add_argument("--seed", type=int, default=0)
@@ -44,6 +47,9 @@ def main(argv: list[str] | None = None) -> int:
     fit.add_argument("--batch", type=int, default=1024)
     fit.add_argument("--lr", type=float, default=1e-3)
     fit.add_argument("--rate", type=float, default=0.1, help="share of each game's positions")
+    fit.add_argument(
+        "--setup-rate", type=float, default=0.25, help="share of each game's set-up positions"
+    )
     fit.add_argument("--seed", type=int, default=0)
     fit.add_argument("--threads", type=int, default=1)
     fit.add_argument("--workers", type=int, default=1, help="processes that read the games")
@@ -58,6 +64,7 @@ def main(argv: list[str] | None = None) -> int:
                 weights=args.weights,
                 params=args.params,
                 experts=args.experts,
+                offers=args.offers,
                 explore=args.explore,
                 games=args.games,
                 shard_games=args.shard_games,
@@ -78,6 +85,7 @@ def main(argv: list[str] | None = None) -> int:
             batch=args.batch,
             lr=args.lr,
             rate=args.rate,
+            setup_rate=args.setup_rate,
             seed=args.seed,
             threads=args.threads,
         )

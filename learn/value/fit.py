@@ -29,7 +29,7 @@ from torch import nn
 
 from bots.value.net import write
 from learn.value.games import shards
-from learn.value.positions import TURN_CAP, Positions, load
+from learn.value.positions import SETUP_RATE, TURN_CAP, Positions, load
 
 POINTS_SCALE = 10.0
 TURNS_SCALE = 100.0
@@ -45,6 +45,7 @@ class Fit:
     lr: float = 1e-3
     weight_decay: float = 1e-5
     rate: float = 0.1  # the share of each game's positions taken
+    setup_rate: float = SETUP_RATE  # the share of its set-up positions taken
     seed: int = 0
     threads: int = 1
 
@@ -144,8 +145,8 @@ def train(
     def rate_of(paths: list[Path]) -> list[float]:
         return [rates.get(p.parent, fit.rate) for p in paths]
 
-    data = load(train_paths, rate_of(train_paths), fit.seed, workers)
-    held = load(held_paths, rate_of(held_paths), fit.seed, workers)
+    data = load(train_paths, rate_of(train_paths), fit.seed, workers, fit.setup_rate)
+    held = load(held_paths, rate_of(held_paths), fit.seed, workers, fit.setup_rate)
     players = int(data.points.shape[1])
     progress(f"{len(data)} positions from {data.games} games; {len(held)} held out")
     scale = 1.0 / np.maximum(data.x.max(axis=0).astype(np.float32), 1.0)

@@ -26,8 +26,8 @@ from learn.value.games import SEED_STRIDE, read_shard, replay_states
 
 TURN_CAP: Final = 255
 SETUP_RATE: Final = 0.25
-"""The share of set-up positions taken, whatever the rate of the rest: the placements are
-few in a game and decide much of it."""
+"""The share of set-up positions taken by default, whatever the rate of the rest: the
+placements are few in a game and decide much of it."""
 _SETUP: Final = (int(Phase.SETUP_SETTLEMENT), int(Phase.SETUP_ROAD))
 
 
@@ -45,7 +45,7 @@ class Positions:
         return int(self.x.shape[0])
 
 
-def _shard_positions(path: str, rate: float, seed: int) -> tuple[Any, ...]:
+def _shard_positions(path: str, rate: float, seed: int, setup_rate: float) -> tuple[Any, ...]:
     header, games = read_shard(Path(path))
     players = int(header["run"]["players"])
     turn = encoding(3, players).block("turn").offset
@@ -59,7 +59,7 @@ def _shard_positions(path: str, rate: float, seed: int) -> tuple[Any, ...]:
     for game in games:
         rnd = random.Random(seed * SEED_STRIDE + game.seed)
         for state in replay_states(config, game):
-            if state.is_over or rnd.random() >= (SETUP_RATE if state.phase in _SETUP else rate):
+            if state.is_over or rnd.random() >= (setup_rate if state.phase in _SETUP else rate):
                 continue
             for q in range(players):
                 buf[:] = 0.0
@@ -81,16 +81,20 @@ def _shard_positions(path: str, rate: float, seed: int) -> tuple[Any, ...]:
 
 
 def load(
-    paths: Sequence[Path], rate: float | Sequence[float], seed: int, workers: int = 1
+    paths: Sequence[Path],
+    rate: float | Sequence[float],
+    seed: int,
+    workers: int = 1,
+    setup_rate: float = SETUP_RATE,
 ) -> Positions:
     """The positions of the games in ``paths`` (each position taken with chance ``rate``,
-    or the rate given for its path, a set-up one with :data:`SETUP_RATE`; which ones is
+    or the rate given for its path, a set-up one with ``setup_rate``; which ones is
     fixed by ``seed``), made in ``workers`` processes. The shards' rows are copied into one
     array, each shard's freed once copied, so the rows are held about once, not twice."""
     rates = [rate] * len(paths) if isinstance(rate, float | int) else list(rate)
     with ProcessPoolExecutor(max_workers=max(1, workers)) as pool:
         jobs = [
-            pool.submit(_shard_positions, str(p), r, seed)
+            pool.submit(_shard_positions, str(p), r, seed, setup_rate)
             for p, r in zip(paths, rates, strict=True)
         ]
         parts = [list(job.result()) for job in jobs]

@@ -3,14 +3,15 @@ processes, kept as shards of moves (:mod:`learn.value.games`).
 
 Policies:
 
-- ``heuristic``: every seat plays the ``heuristic`` bot's rules on the engine directly
-  (its domestic offers aside: answers to offers follow its rules, but no seat offers);
+- ``heuristic``: every seat plays the ``heuristic`` bot's rules on the engine directly;
+  with ``offers`` its seats also make its 1:1 offers (:class:`bots.heuristic.HeuristicTrader`,
+  as the bot does at a table), else no seat offers;
 - ``expert``: every seat plays the ``expert`` bot (:mod:`bots.value_agent`) over the
   network file given with ``weights`` and its settings ``params`` (``"margin=0,depth=1"``),
   seeing only its seat's view (its guesses and chance weights come from the seat's hand
   tracker, as in play). With ``experts`` set, only that many seats do (the first one
-  rotating game by game) and the others play the heuristic's rules: the tables the bot
-  meets when it is measured against the heuristic.
+  rotating game by game) and the others play the heuristic's rules (with its offers if
+  ``offers``): the tables the bot meets when it is measured against the heuristic.
 
 ``explore`` plays a uniformly random legal move instead, at that rate, outside the set-up,
 so the data holds positions the policy itself would not reach.
@@ -32,6 +33,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from bots.heuristic import HeuristicTrader
 from bots.playout import heuristic_move
 from engine.actions import Action
 from engine.events import Event
@@ -53,6 +55,7 @@ class SelfPlay:
     weights: str = ""
     params: str = ""  # the expert's settings, "name=value,..." (bots.value_agent.ExpertConfig)
     experts: int = 0  # expert seats in a game (0: all); the others play the heuristic
+    offers: bool = False  # heuristic seats make the heuristic bot's 1:1 offers
     explore: float = 0.05
     games: int = 1000
     shard_games: int = 100
@@ -90,10 +93,12 @@ class Mover(Protocol):
 
 
 class _Heuristic:
-    """The ``heuristic`` bot's rules at every seat, on the engine's state."""
+    """The ``heuristic`` bot's rules at every seat, on the engine's state (its offers too
+    with ``offers``)."""
 
-    def __init__(self, rnd: random.Random) -> None:
+    def __init__(self, rnd: random.Random, offers: bool) -> None:
         self.rnd = rnd
+        self.trader = HeuristicTrader() if offers else None
 
     def start(self, state: GameState) -> None:
         pass
@@ -102,20 +107,23 @@ class _Heuristic:
         pass
 
     def move(self, state: GameState, seat: int, legal: list[Action]) -> Action:
+        if self.trader is not None:
+            return self.trader.move(state, seat, legal, self.rnd)
         return heuristic_move(state, seat, legal, self.rnd)
 
 
 def _mover(run: SelfPlay, rnd: random.Random, game: int) -> tuple[Mover, bool]:
     """The run's policy for its ``game``-th game, and whether it needs the events."""
     if run.policy == "heuristic":
-        return _Heuristic(rnd), False
+        return _Heuristic(rnd, run.offers), False
     from bots import parse_spec
     from bots.value.selfplay import SeatSearchers
 
     params = parse_spec(f"expert:{run.params}")[1]
     count = run.experts or run.players
     seats = [(game + k) % run.players for k in range(count)]
-    return SeatSearchers(run.weights, run.players, rnd, params, seats), True
+    trader = HeuristicTrader() if run.offers else None
+    return SeatSearchers(run.weights, run.players, rnd, params, seats, trader), True
 
 
 def play_game(run: SelfPlay, seed: int) -> Game | None:
@@ -171,6 +179,7 @@ def generate(
     record: dict[str, Any] = {"settings": asdict(run), "games": 0, "moves": 0, "cpu_seconds": 0.0}
     if record_path.exists():
         old = json.loads(record_path.read_text())
+        old["settings"] = {**asdict(SelfPlay()), **old["settings"]}  # settings added since
         if old["settings"] != asdict(run):
             raise ValueError(
                 f"{folder} holds a run with other settings ({old['settings']}); "

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,9 +23,18 @@ when its last session ends, under another process's test starting one."""
 
 
 @pytest.fixture(scope="module", autouse=True)
-def tmux() -> str:
-    """tmux, installed first if it is missing."""
-    return installed(Path("/usr/bin/tmux"), "tmux")
+def tmux() -> Iterator[str]:
+    """tmux, installed first if it is missing, its server held up by a session of its own.
+
+    A tmux server exits when its last session is killed; a test's next ``new-session`` sent
+    while it is exiting fails with "server exited unexpectedly". The keeper session is
+    never killed by a test, so the server stays up until the module is done."""
+    path = installed(Path("/usr/bin/tmux"), "tmux")
+    subprocess.run([*TMUX, "new-session", "-d", "-s", "keeper", "sleep 3600"], check=True)
+    try:
+        yield path
+    finally:
+        subprocess.run([*TMUX, "kill-server"], check=False, capture_output=True)
 
 
 def _screen(session: str) -> str:

@@ -102,6 +102,69 @@ def test_a_mixed_table_seats_the_expert_where_its_game_says() -> None:
         SelfPlay(experts=1).check()
 
 
+def test_heuristic_tables_with_offers_trade_as_the_heuristic_bot_does() -> None:
+    """With ``offers`` the heuristic's seats make its 1:1 offers on the engine: only on
+    their own turn, at most two a turn, never the same twice, none after one nobody took;
+    some are taken, and the game replays to its outcome. Without, nobody offers."""
+    from engine.actions import CancelTrade, ConfirmTrade
+    from engine.rules import legal_actions
+
+    config = GameConfig(players=4)
+    confirmed = 0
+    for seed in (1, 2):
+        game = play_game(SelfPlay(offers=True, explore=0.0), seed)
+        assert game is not None
+        made: dict[int, list[tuple[object, object]]] = {}
+        closed_unanswered: set[int] = set()
+        states = replay_states(config, game)
+        for state, move in zip(states, game.moves, strict=False):
+            action = decode_move(state, move)
+            if isinstance(action, OfferTrade):
+                assert action.seat == state.current and action.to is None
+                assert sum(action.give) == sum(action.get) == 1
+                assert state.turn not in closed_unanswered
+                offers = made.setdefault(state.turn, [])
+                assert (action.give, action.get) not in offers
+                offers.append((action.give, action.get))
+                assert len(offers) <= 2
+            elif isinstance(action, ConfirmTrade):
+                confirmed += 1
+            elif isinstance(action, CancelTrade):
+                assert not any(isinstance(a, ConfirmTrade) for a in legal_actions(state))
+                closed_unanswered.add(state.turn)
+        *_, last = replay_states(config, game)
+        assert last.winner == game.winner
+        assert made
+    assert confirmed > 0
+    plain = play_game(SelfPlay(explore=0.0), 1)
+    assert plain is not None and not any(isinstance(m, list) for m in plain.moves)
+
+
+def test_a_run_from_before_a_setting_was_added_goes_on(tmp_path: Path) -> None:
+    run = SelfPlay(players=2, games=4, shard_games=2, seed=1)
+    generate(run, tmp_path, progress=quiet)
+    record = json.loads((tmp_path / "run.json").read_text())
+    del record["settings"]["offers"]  # written before the setting was there
+    (tmp_path / "run.json").write_text(json.dumps(record))
+    shards(tmp_path)[-1].unlink()
+    said: list[str] = []
+    generate(run, tmp_path, progress=said.append)
+    assert "1 of 2 shards there, 1 to play" in said[0]
+    with pytest.raises(ValueError, match="other settings"):
+        generate(SelfPlay(players=2, games=4, shard_games=2, seed=1, offers=True), tmp_path)
+
+
+def test_the_set_up_share_is_its_own(tmp_path: Path) -> None:
+    """``setup_rate`` takes the set-up positions alone at its rate: at 1 and the rest at 0,
+    every set-up state of every game once from each seat (two settlements and two roads a
+    player), at 0 none."""
+    generate(SelfPlay(players=3, games=2, shard_games=2, seed=6), tmp_path, progress=quiet)
+    paths = shards(tmp_path)
+    assert len(load(paths, 0.0, 0, setup_rate=1.0)) == 2 * (4 * 3) * 3
+    assert len(load(paths, 0.0, 0, setup_rate=0.0)) == 0
+    assert len(load(paths, 0.5, 0, setup_rate=0.0)) > 0
+
+
 def test_the_same_seed_plays_the_same_games() -> None:
     run = SelfPlay(players=4, seed=5)
     a, b = play_game(run, 77), play_game(run, 77)
