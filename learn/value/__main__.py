@@ -2,6 +2,7 @@
 
     python -m learn.value selfplay DATA --games 20000 --seed 0 --workers 2
     python -m learn.value fit DATA [DATA ...] --out value.hvn --epochs 8 --seed 0
+    python -m learn.value score DATA [DATA ...] --weights A.hvn B.hvn --rate 0.01
 
 ``selfplay`` goes on where a stopped run left off (same folder, same settings).
 """
@@ -53,6 +54,15 @@ def main(argv: list[str] | None = None) -> int:
     fit.add_argument("--seed", type=int, default=0)
     fit.add_argument("--threads", type=int, default=1)
     fit.add_argument("--workers", type=int, default=1, help="processes that read the games")
+    check = sub.add_parser(
+        "score", help="network files' figures on the games fit holds out of data folders"
+    )
+    check.add_argument("folders", nargs="+", help="data folders; FOLDER@RATE as for fit")
+    check.add_argument("--weights", type=Path, nargs="+", required=True)
+    check.add_argument("--rate", type=float, default=0.1)
+    check.add_argument("--setup-rate", type=float, default=0.25)
+    check.add_argument("--seed", type=int, default=0)
+    check.add_argument("--workers", type=int, default=1)
     args = parser.parse_args(argv)
     try:
         if args.command == "selfplay":
@@ -76,6 +86,27 @@ def main(argv: list[str] | None = None) -> int:
                 f"{record['cpu_seconds']:.0f} CPU s"
             )
             return 0
+        folders: list[Path] = []
+        rates: dict[Path, float] = {}
+        for text in args.folders:
+            name, at, rate = text.rpartition("@") if "@" in text else (text, "", "")
+            folder = Path(name)
+            folders.append(folder)
+            if at:
+                rates[folder] = float(rate)
+        if args.command == "score":
+            from learn.value.fit import score
+
+            figures = score(
+                folders, args.weights, args.rate, args.setup_rate, args.seed, args.workers, rates
+            )
+            for name, f in figures.items():
+                print(
+                    f"{name}: {f['positions']:.0f} held-out positions, cross-entropy "
+                    f"{f['cross_entropy']:.4f}, likeliest seat won {f['accuracy']:.3f}, "
+                    f"Brier {f['brier']:.4f}"
+                )
+            return 0
         from learn.value.fit import Fit, train
 
         hidden = tuple(int(h) for h in args.hidden.split(",") if h.strip())
@@ -90,14 +121,6 @@ def main(argv: list[str] | None = None) -> int:
             threads=args.threads,
         )
         command = "python -m learn.value " + " ".join(map(shlex.quote, argv or sys.argv[1:]))
-        folders: list[Path] = []
-        rates: dict[Path, float] = {}
-        for text in args.folders:
-            name, at, rate = text.rpartition("@") if "@" in text else (text, "", "")
-            folder = Path(name)
-            folders.append(folder)
-            if at:
-                rates[folder] = float(rate)
         manifest = train(folders, args.out, settings, args.workers, command=command, rates=rates)
         print(f"{args.out}: {manifest['steps']} steps, {manifest['cpu_seconds']:.0f} CPU s")
         return 0

@@ -27,7 +27,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from bots.value.net import write
+from bots.value.net import ValueNet, write
 from learn.value.games import shards
 from learn.value.positions import SETUP_RATE, TURN_CAP, Positions, load
 
@@ -233,9 +233,55 @@ def export(model: Model, out: Path, extra: dict[str, Any]) -> None:
     write(out, header, layers)
 
 
+def score(
+    folders: list[Path],
+    files: list[Path],
+    rate: float,
+    setup_rate: float = SETUP_RATE,
+    seed: int = 0,
+    workers: int = 1,
+    rates: Mapping[Path, float] | None = None,
+) -> dict[str, dict[str, float]]:
+    """Each network file's figures (as :func:`evaluate`'s) on the positions of the games
+    ``fit`` holds out of ``folders``, taken as ``fit`` takes them with these settings: so
+    networks are compared on the same positions, and a file's own manifest is checked."""
+    from bots.value.batch import Batched
+
+    _, held_paths = split(folders)
+    chosen = dict(rates or {})
+    held = load(
+        held_paths, [chosen.get(p.parent, rate) for p in held_paths], seed, workers, setup_rate
+    )
+    out: dict[str, dict[str, float]] = {}
+    for path in files:
+        net = Batched(ValueNet.load(path))
+        n = net.net.players
+        if n != held.points.shape[1]:
+            raise ValueError(f"{path} is a network for {n} players, the games have another count")
+        ce = correct = brier = 0.0
+        rows = len(held)
+        for lo in range(0, rows, 8192):
+            logits = net.raw(held.x[lo : lo + 8192].astype(np.float32))[:, :n]
+            logits = logits - logits.max(axis=1, keepdims=True)
+            logp = logits - np.log(np.exp(logits).sum(axis=1, keepdims=True))
+            won = held.winner[lo : lo + 8192]
+            ce -= float(logp[np.arange(len(won)), won].sum())
+            correct += float((logits.argmax(axis=1) == won).sum())
+            prob = np.exp(logp)
+            prob[np.arange(len(won)), won] -= 1.0
+            brier += float((prob**2).sum())
+        out[str(path)] = {
+            "positions": float(rows),
+            "cross_entropy": ce / max(rows, 1),
+            "accuracy": correct / max(rows, 1),
+            "brier": brier / max(rows, 1),
+        }
+    return out
+
+
 def cpu_count() -> int:
     """The cores this process may use."""
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
-__all__ = ["Fit", "Model", "evaluate", "export", "split", "train"]
+__all__ = ["Fit", "Model", "evaluate", "export", "score", "split", "train"]

@@ -17,7 +17,7 @@ from bots.value_agent import shipped
 from engine import GameConfig
 from engine.actions import OfferTrade
 from learn.value import __main__ as cli
-from learn.value.fit import Fit, Model, train
+from learn.value.fit import Fit, Model, score, train
 from learn.value.games import decode_move, read_shard, replay_states, shards
 from learn.value.positions import load
 from learn.value.selfplay import SelfPlay, generate, play_game
@@ -172,7 +172,15 @@ def test_the_same_seed_plays_the_same_games() -> None:
     assert a.moves == b.moves
 
 
-def test_a_network_trains_end_to_end_and_reads_as_trained(tmp_path: Path) -> None:
+def _printed(capsys: pytest.CaptureFixture[str], argv: list[str]) -> str:
+    capsys.readouterr()
+    assert cli.main(argv) == 0
+    return capsys.readouterr().out
+
+
+def test_a_network_trains_end_to_end_and_reads_as_trained(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     data = tmp_path / "data"
     assert (
         cli.main(["selfplay", str(data), "--games", "12", "--shard-games", "4", "--players", "3"])
@@ -192,7 +200,15 @@ def test_a_network_trains_end_to_end_and_reads_as_trained(tmp_path: Path) -> Non
     positions = load(shards(data)[:1], 0.2, 0)
     settings = Fit(hidden=(8,), epochs=1, rate=0.2)
     model_file = tmp_path / "again.hvn"
-    train([data], model_file, settings, progress=quiet)
+    made = train([data], model_file, settings, progress=quiet)
+    # `score` reads the held-out games as the fit did: the file's figures are its manifest's.
+    figures = score([data], [model_file, out], rate=0.2)[str(model_file)]
+    assert figures["positions"] == made["held_out_positions"]
+    for key in ("cross_entropy", "accuracy", "brier"):
+        assert figures[key] == pytest.approx(made["held_out"][key], abs=1e-4)
+    said = _printed(capsys, ["score", str(data), "--weights", str(model_file), "--rate", "0.2"])
+    assert f"{figures['cross_entropy']:.4f}" in said
+    assert cli.main(["score", str(data), "--weights", str(tmp_path / "none.hvn")]) == 2
     again = ValueNet.load(model_file)
     assert again.players == 3
     model = _model_of(again)
