@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 from playwright.async_api import Browser, Page
+from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from tests.web.test_browser import (
     PHONE,
@@ -21,19 +22,23 @@ LAPTOP = {"width": 1280, "height": 800}
 
 
 async def in_window(page: Page, selector: str) -> bool:
-    """Whether the element ``selector`` names lies wholly inside the window as the page is
-    scrolled now (it is never scrolled here)."""
-    element = await page.wait_for_selector(selector)
-    assert element is not None
-    box = await element.bounding_box()
-    size = page.viewport_size
-    assert box is not None and size is not None
-    return (
-        box["x"] >= 0
-        and box["y"] >= 0
-        and box["x"] + box["width"] <= size["width"]
-        and box["y"] + box["height"] <= size["height"]
-    )
+    """Whether the element ``selector`` names comes to lie wholly inside the window as the
+    page is scrolled now (it is never scrolled here): waited for while the page renders
+    what the bots just did, for up to five seconds."""
+    await page.wait_for_selector(selector)
+    try:
+        await page.wait_for_function(
+            """selector => {
+                const box = document.querySelector(selector)?.getBoundingClientRect();
+                return !!box && box.left >= 0 && box.top >= 0
+                    && box.right <= window.innerWidth && box.bottom <= window.innerHeight;
+            }""",
+            arg=selector,
+            timeout=5000,
+        )
+    except PlaywrightTimeout:
+        return False
+    return True
 
 
 async def not_scrolled(page: Page) -> bool:
