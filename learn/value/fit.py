@@ -242,41 +242,35 @@ def score(
     workers: int = 1,
     rates: Mapping[Path, float] | None = None,
 ) -> dict[str, dict[str, float]]:
-    """Each network file's figures (as :func:`evaluate`'s) on the positions of the games
+    """Each network file's figures (:func:`evaluate`'s) on the positions of the games
     ``fit`` holds out of ``folders``, taken as ``fit`` takes them with these settings: so
     networks are compared on the same positions, and a file's own manifest is checked."""
-    from bots.value.batch import Batched
-
     _, held_paths = split(folders)
     chosen = dict(rates or {})
     held = load(
         held_paths, [chosen.get(p.parent, rate) for p in held_paths], seed, workers, setup_rate
     )
+    data = _tensors(held)
     out: dict[str, dict[str, float]] = {}
     for path in files:
-        net = Batched(ValueNet.load(path))
-        n = net.net.players
-        if n != held.points.shape[1]:
-            raise ValueError(f"{path} is a network for {n} players, the games have another count")
-        ce = correct = brier = 0.0
-        rows = len(held)
-        for lo in range(0, rows, 8192):
-            logits = net.raw(held.x[lo : lo + 8192].astype(np.float32))[:, :n]
-            logits = logits - logits.max(axis=1, keepdims=True)
-            logp = logits - np.log(np.exp(logits).sum(axis=1, keepdims=True))
-            won = held.winner[lo : lo + 8192]
-            ce -= float(logp[np.arange(len(won)), won].sum())
-            correct += float((logits.argmax(axis=1) == won).sum())
-            prob = np.exp(logp)
-            prob[np.arange(len(won)), won] -= 1.0
-            brier += float((prob**2).sum())
-        out[str(path)] = {
-            "positions": float(rows),
-            "cross_entropy": ce / max(rows, 1),
-            "accuracy": correct / max(rows, 1),
-            "brier": brier / max(rows, 1),
-        }
+        net = ValueNet.load(path)
+        if net.players != held.points.shape[1]:
+            raise ValueError(f"{path} is a network for {net.players} players, not the games'")
+        out[str(path)] = {"positions": float(len(held)), **evaluate(model_of(net), data)}
     return out
+
+
+def model_of(net: ValueNet) -> Model:
+    """A network file as a torch model giving its outputs (input scale 1: the file folds
+    the scale into its first layer)."""
+    sizes = [len(net.weights[0][0])] + [len(b) for b in net.biases]
+    model = Model(sizes[0], net.players, tuple(sizes[1:-1]), np.ones(sizes[0], np.float32))
+    linears = [m for m in model.body if isinstance(m, nn.Linear)]
+    with torch.no_grad():
+        for lin, w, b in zip(linears, net.weights, net.biases, strict=True):
+            lin.weight.copy_(torch.tensor(w))
+            lin.bias.copy_(torch.tensor(b))
+    return model
 
 
 def cpu_count() -> int:
@@ -284,4 +278,4 @@ def cpu_count() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
-__all__ = ["Fit", "Model", "evaluate", "export", "score", "split", "train"]
+__all__ = ["Fit", "Model", "evaluate", "export", "model_of", "score", "split", "train"]

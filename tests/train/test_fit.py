@@ -17,7 +17,7 @@ from bots.value_agent import shipped
 from engine import GameConfig
 from engine.actions import OfferTrade
 from learn.value import __main__ as cli
-from learn.value.fit import Fit, Model, score, train
+from learn.value.fit import Fit, model_of, score, train
 from learn.value.games import decode_move, read_shard, replay_states, shards
 from learn.value.positions import load
 from learn.value.selfplay import SelfPlay, generate, play_game
@@ -211,24 +211,12 @@ def test_a_network_trains_end_to_end_and_reads_as_trained(
     assert cli.main(["score", str(data), "--weights", str(tmp_path / "none.hvn")]) == 2
     again = ValueNet.load(model_file)
     assert again.players == 3
-    model = _model_of(again)
+    model = model_of(again)
     with torch.no_grad():
         want = model(torch.from_numpy(positions.x[:20])).numpy()
     got = np.array([again.raw(row.astype(np.float64).tolist()) for row in positions.x[:20]])
     assert np.allclose(got, want, atol=1e-4)
     assert len(net.weights) == 2
-
-
-def _model_of(net: ValueNet) -> Model:
-    """A torch model with the file's weights (scale 1: the file folds it in)."""
-    sizes = [len(net.weights[0][0])] + [len(b) for b in net.biases]
-    model = Model(sizes[0], net.players, tuple(sizes[1:-1]), np.ones(sizes[0], np.float32))
-    linears = [m for m in model.body if isinstance(m, torch.nn.Linear)]
-    with torch.no_grad():
-        for lin, w, b in zip(linears, net.weights, net.biases, strict=True):
-            lin.weight.copy_(torch.tensor(w))
-            lin.bias.copy_(torch.tensor(b))
-    return model
 
 
 def test_fit_refuses_a_folder_without_games(
