@@ -450,6 +450,8 @@ async def test_a_game_closed_after_its_end_is_watched_and_replayed_by_its_link(
         final = await page.eval_on_selector_all(pieces, drawn)
         await page.click("#replay-open")
         await page.wait_for_selector("#replay h2:has-text('action 0 of')")
+        # the board before the first action, once the page has drawn it: no piece left
+        await page.wait_for_selector(pieces, state="detached")
         assert await page.query_selector(pieces) is None
         await page.click("#replay-forward")
         await page.wait_for_selector("#board .settlement.seat-0")
