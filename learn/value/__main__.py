@@ -1,10 +1,12 @@
 """``python -m learn.value``: self-play data and the value network's training.
 
     python -m learn.value selfplay DATA --games 20000 --seed 0 --workers 2
+    python -m learn.value label DATA LABELS --rate 0.002 --moves 4 --rollouts 8 --workers 2
     python -m learn.value fit DATA [DATA ...] --out value.hvn --epochs 8 --seed 0
     python -m learn.value score DATA [DATA ...] --weights A.hvn B.hvn --rate 0.01
 
-``selfplay`` goes on where a stopped run left off (same folder, same settings).
+``selfplay`` and ``label`` go on where a stopped run left off (same folder, same settings).
+``fit`` takes game folders and label folders alike.
 """
 
 from __future__ import annotations
@@ -38,6 +40,17 @@ def main(argv: list[str] | None = None) -> int:
     play.add_argument("--shard-games", type=int, default=100)
     play.add_argument("--seed", type=int, default=0)
     play.add_argument("--workers", type=int, default=1)
+    lab = sub.add_parser(
+        "label", help="label positions of stored games by games played on from each move"
+    )
+    lab.add_argument("source", type=Path, help="a folder of heuristic games")
+    lab.add_argument("folder", type=Path, help="where the labels go (resumable)")
+    lab.add_argument("--rate", type=float, default=0.002, help="share of decision points")
+    lab.add_argument("--moves", type=int, default=4, help="moves looked at a decision point")
+    lab.add_argument("--rollouts", type=int, default=8, help="games played on from each move")
+    lab.add_argument("--shards", type=int, default=0, help="label the first N shards (0: all)")
+    lab.add_argument("--seed", type=int, default=0)
+    lab.add_argument("--workers", type=int, default=1)
     fit = sub.add_parser("fit", help="train a network on data folders")
     fit.add_argument(
         "folders", nargs="+", help="data folders; FOLDER@RATE takes that share of its positions"
@@ -84,6 +97,18 @@ def main(argv: list[str] | None = None) -> int:
             print(
                 f"{args.folder}: {record['games']} games, {record['moves']} moves, "
                 f"{record['cpu_seconds']:.0f} CPU s"
+            )
+            return 0
+        if args.command == "label":
+            from learn.value.rollouts import Rollouts, label
+
+            labels = Rollouts(
+                rate=args.rate, moves=args.moves, rollouts=args.rollouts, seed=args.seed
+            )
+            done = label(args.source, args.folder, labels, args.workers, args.shards)
+            print(
+                f"{args.folder}: {done['positions']} positions, {done['afterstates']} states, "
+                f"{done['games']} games played on, {done['cpu_seconds']:.0f} CPU s"
             )
             return 0
         folders: list[Path] = []

@@ -28,8 +28,9 @@ import torch
 from torch import nn
 
 from bots.value.net import ValueNet, write
-from learn.value.games import shards
+from learn.value.games import split
 from learn.value.positions import SETUP_RATE, TURN_CAP, Positions, load
+from learn.value.rollouts import is_labels, load_labels
 
 POINTS_SCALE = 10.0
 TURNS_SCALE = 100.0
@@ -71,20 +72,10 @@ class Model(nn.Module):
         return out
 
 
-def split(folders: list[Path]) -> tuple[list[Path], list[Path]]:
-    """The shards to train on and those held out."""
-    paths = [p for f in folders for p in shards(f)]
-    if not paths:
-        raise ValueError(f"no shards of games in {', '.join(map(str, folders))}")
-    held = [p for p in paths if p.stem.endswith("9")] if len(paths) >= 10 else paths[-1:]
-    train = [p for p in paths if p not in held] or paths
-    return train, held
-
-
 def _loss(model: Model, out: torch.Tensor, batch: tuple[torch.Tensor, ...]) -> torch.Tensor:
-    _, winner, points, left = batch
+    _, win, points, left = batch
     n = model.players
-    ce = nn.functional.cross_entropy(out[:, :n], winner)
+    ce = nn.functional.cross_entropy(out[:, :n], win)
     pts = nn.functional.mse_loss(out[:, n : 2 * n], points / POINTS_SCALE)
     turns = nn.functional.mse_loss(out[:, 2 * n], left / TURNS_SCALE)
     return ce + 0.1 * pts + 0.1 * turns
@@ -93,7 +84,7 @@ def _loss(model: Model, out: torch.Tensor, batch: tuple[torch.Tensor, ...]) -> t
 def _tensors(p: Positions) -> tuple[torch.Tensor, ...]:
     return (
         torch.from_numpy(p.x),
-        torch.from_numpy(p.winner),
+        torch.from_numpy(p.win),
         torch.from_numpy(p.points),
         torch.from_numpy(p.turns_left),
     )
@@ -110,11 +101,10 @@ def evaluate(model: Model, data: tuple[torch.Tensor, ...]) -> dict[str, float]:
         for lo in range(0, rows, 8192):
             batch = tuple(t[lo : lo + 8192] for t in data)
             logits = model(batch[0])[:, :n]
-            ce += float(nn.functional.cross_entropy(logits, batch[1], reduction="sum"))
-            correct += float((logits.argmax(1) == batch[1]).sum())
-            prob = logits.softmax(1)
-            onehot = nn.functional.one_hot(batch[1], n).float()
-            brier += float(((prob - onehot) ** 2).sum())
+            win = batch[1]
+            ce += float(-(win * logits.log_softmax(1)).sum())
+            correct += float(win.gather(1, logits.argmax(1, keepdim=True)).sum())
+            brier += float(((logits.softmax(1) - win) ** 2).sum())
     model.train()
     return {
         "cross_entropy": ce / max(rows, 1),
@@ -139,16 +129,22 @@ def train(
     start = time.perf_counter()
     torch.manual_seed(fit.seed)
     torch.set_num_threads(max(1, fit.threads))
-    train_paths, held_paths = split(folders)
+    labelled = [f for f in folders if is_labels(f)]
+    train_paths, held_paths = split([f for f in folders if f not in labelled])
     rates = dict(rates or {})
 
     def rate_of(paths: list[Path]) -> list[float]:
         return [rates.get(p.parent, fit.rate) for p in paths]
 
-    data = load(train_paths, rate_of(train_paths), fit.seed, workers, fit.setup_rate)
+    extra = load_labels(labelled, [rates.get(f, 1.0) for f in labelled]) if labelled else None
+    data = load(train_paths, rate_of(train_paths), fit.seed, workers, fit.setup_rate, extra)
+    del extra
     held = load(held_paths, rate_of(held_paths), fit.seed, workers, fit.setup_rate)
     players = int(data.points.shape[1])
-    progress(f"{len(data)} positions from {data.games} games; {len(held)} held out")
+    progress(
+        f"{len(data)} positions from {data.games} games and {len(labelled)} label folders; "
+        f"{len(held)} held out"
+    )
     scale = 1.0 / np.maximum(data.x.max(axis=0).astype(np.float32), 1.0)
     model = Model(data.x.shape[1], players, fit.hidden, scale)
     opt = torch.optim.Adam(model.parameters(), lr=fit.lr, weight_decay=fit.weight_decay)
@@ -187,7 +183,7 @@ def train(
         records.append(
             {
                 "folder": str(folder),
-                "rate": rates.get(folder, fit.rate),
+                "rate": rates.get(folder, 1.0 if folder in labelled else fit.rate),
                 **(json.loads(record.read_text()) if record.exists() else {}),
             }
         )
@@ -245,7 +241,7 @@ def score(
     """Each network file's figures (:func:`evaluate`'s) on the positions of the games
     ``fit`` holds out of ``folders``, taken as ``fit`` takes them with these settings: so
     networks are compared on the same positions, and a file's own manifest is checked."""
-    _, held_paths = split(folders)
+    _, held_paths = split([f for f in folders if not is_labels(f)])
     chosen = dict(rates or {})
     held = load(
         held_paths, [chosen.get(p.parent, rate) for p in held_paths], seed, workers, setup_rate

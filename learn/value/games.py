@@ -107,6 +107,16 @@ def shards(folder: Path) -> list[Path]:
     return sorted(folder.glob("shard-*.msgpack"))
 
 
+def split(folders: list[Path]) -> tuple[list[Path], list[Path]]:
+    """The shards to train on and those held out."""
+    paths = [p for f in folders for p in shards(f)]
+    if not paths:
+        raise ValueError(f"no shards of games in {', '.join(map(str, folders))}")
+    held = [p for p in paths if p.stem.endswith("9")] if len(paths) >= 10 else paths[-1:]
+    train = [p for p in paths if p not in held] or paths
+    return train, held
+
+
 __all__ = [
     "GAMES_FORMAT",
     "SEED_STRIDE",
@@ -117,5 +127,6 @@ __all__ = [
     "replay_states",
     "shard_path",
     "shards",
+    "split",
     "write_shard",
 ]

@@ -92,7 +92,7 @@ class Mover(Protocol):
     def move(self, state: GameState, seat: int, legal: list[Action]) -> Action: ...
 
 
-class _Heuristic:
+class HeuristicMover:
     """The ``heuristic`` bot's rules at every seat, on the engine's state (its offers too
     with ``offers``)."""
 
@@ -115,7 +115,7 @@ class _Heuristic:
 def _mover(run: SelfPlay, rnd: random.Random, game: int) -> tuple[Mover, bool]:
     """The run's policy for its ``game``-th game, and whether it needs the events."""
     if run.policy == "heuristic":
-        return _Heuristic(rnd, run.offers), False
+        return HeuristicMover(rnd, run.offers), False
     from bots import parse_spec
     from bots.value.selfplay import SeatSearchers
 
@@ -190,7 +190,7 @@ def generate(
     todo = [i for i in range(count) if not shard_path(folder, i).exists()]
     progress(f"{folder}: {count - len(todo)} of {count} shards there, {len(todo)} to play")
     wall = time.perf_counter()
-    with ProcessPoolExecutor(max_workers=workers, initializer=_lower_priority) as pool:
+    with ProcessPoolExecutor(max_workers=workers, initializer=lower_priority) as pool:
         jobs = {i: pool.submit(_play_shard, run, i, str(folder)) for i in todo}
         for i, job in jobs.items():
             kept, moves, seconds = job.result()
@@ -204,9 +204,10 @@ def generate(
     return record
 
 
-def _lower_priority() -> None:
+def lower_priority() -> None:
+    """Run this process at a lower priority (where allowed)."""
     with contextlib.suppress(OSError):  # not allowed here: play at the priority we have
         os.nice(10)
 
 
-__all__ = ["MAX_MOVES", "SelfPlay", "generate", "play_game"]
+__all__ = ["MAX_MOVES", "HeuristicMover", "SelfPlay", "generate", "lower_priority", "play_game"]
