@@ -50,6 +50,9 @@ def main(argv: list[str] | None = None) -> int:
     lab.add_argument("--rollouts", type=int, default=8, help="games played on from each move")
     lab.add_argument("--shards", type=int, default=0, help="label the first N shards (0: all)")
     lab.add_argument("--seed", type=int, default=0)
+    lab.add_argument(
+        "--held-out", action="store_true", help="label the held-out shards (to score networks)"
+    )
     lab.add_argument("--workers", type=int, default=1)
     fit = sub.add_parser("fit", help="train a network on data folders")
     fit.add_argument(
@@ -70,7 +73,9 @@ def main(argv: list[str] | None = None) -> int:
     check = sub.add_parser(
         "score", help="network files' figures on the games fit holds out of data folders"
     )
-    check.add_argument("folders", nargs="+", help="data folders; FOLDER@RATE as for fit")
+    check.add_argument(
+        "folders", nargs="+", help="data folders (FOLDER@RATE as for fit) and held-out labels"
+    )
     check.add_argument("--weights", type=Path, nargs="+", required=True)
     check.add_argument("--rate", type=float, default=0.1)
     check.add_argument("--setup-rate", type=float, default=0.25)
@@ -103,7 +108,11 @@ def main(argv: list[str] | None = None) -> int:
             from learn.value.rollouts import Rollouts, label
 
             labels = Rollouts(
-                rate=args.rate, moves=args.moves, rollouts=args.rollouts, seed=args.seed
+                rate=args.rate,
+                moves=args.moves,
+                rollouts=args.rollouts,
+                seed=args.seed,
+                held_out=args.held_out,
             )
             done = label(args.source, args.folder, labels, args.workers, args.shards)
             print(
@@ -126,11 +135,18 @@ def main(argv: list[str] | None = None) -> int:
                 folders, args.weights, args.rate, args.setup_rate, args.seed, args.workers, rates
             )
             for name, f in figures.items():
-                print(
-                    f"{name}: {f['positions']:.0f} held-out positions, cross-entropy "
-                    f"{f['cross_entropy']:.4f}, likeliest seat won {f['accuracy']:.3f}, "
-                    f"Brier {f['brier']:.4f}"
-                )
+                if "positions" in f:
+                    print(
+                        f"{name}: {f['positions']:.0f} held-out positions, cross-entropy "
+                        f"{f['cross_entropy']:.4f}, likeliest seat won {f['accuracy']:.3f}, "
+                        f"Brier {f['brier']:.4f}"
+                    )
+                if "points" in f:
+                    print(
+                        f"{name}: {f['points']:.0f} labelled decision points, its pick won "
+                        f"{f['regret']:.4f} less than the best move looked at (the policy's "
+                        f"move {f['policy_regret']:.4f}), the best in {f['agreement']:.3f}"
+                    )
             return 0
         from learn.value.fit import Fit, train
 

@@ -30,7 +30,13 @@ from torch import nn
 from bots.value.net import ValueNet, write
 from learn.value.games import split
 from learn.value.positions import SETUP_RATE, TURN_CAP, Positions, load
-from learn.value.rollouts import is_labels, load_labels
+from learn.value.rollouts import (
+    choice_figures,
+    is_held_out,
+    is_labels,
+    load_choices,
+    load_labels,
+)
 
 POINTS_SCALE = 10.0
 TURNS_SCALE = 100.0
@@ -130,6 +136,9 @@ def train(
     torch.manual_seed(fit.seed)
     torch.set_num_threads(max(1, fit.threads))
     labelled = [f for f in folders if is_labels(f)]
+    for folder in labelled:
+        if is_held_out(folder):
+            raise ValueError(f"{folder} labels the held-out games: score networks on it")
     train_paths, held_paths = split([f for f in folders if f not in labelled])
     rates = dict(rates or {})
 
@@ -240,20 +249,45 @@ def score(
 ) -> dict[str, dict[str, float]]:
     """Each network file's figures (:func:`evaluate`'s) on the positions of the games
     ``fit`` holds out of ``folders``, taken as ``fit`` takes them with these settings: so
-    networks are compared on the same positions, and a file's own manifest is checked."""
-    _, held_paths = split([f for f in folders if not is_labels(f)])
-    chosen = dict(rates or {})
-    held = load(
-        held_paths, [chosen.get(p.parent, rate) for p in held_paths], seed, workers, setup_rate
-    )
-    data = _tensors(held)
+    networks are compared on the same positions, and a file's own manifest is checked.
+    Where ``folders`` hold labels of the held-out games (``label --held-out``), also how
+    its choices fare by them (:func:`learn.value.rollouts.choice_figures`)."""
+    labelled = [f for f in folders if is_labels(f)]
+    scored = [f for f in labelled if is_held_out(f)]
+    games = [f for f in folders if f not in labelled]
+    held: Positions | None = None
+    if games or not scored:
+        _, held_paths = split(games)
+        chosen = dict(rates or {})
+        held = load(
+            held_paths, [chosen.get(p.parent, rate) for p in held_paths], seed, workers, setup_rate
+        )
+    moves = load_choices(scored) if scored else None
     out: dict[str, dict[str, float]] = {}
     for path in files:
         net = ValueNet.load(path)
-        if net.players != held.points.shape[1]:
-            raise ValueError(f"{path} is a network for {net.players} players, not the games'")
-        out[str(path)] = {"positions": float(len(held)), **evaluate(model_of(net), data)}
+        model = model_of(net)
+        figures: dict[str, float] = {}
+        if held is not None:
+            if net.players != held.points.shape[1]:
+                raise ValueError(f"{path} is a network for {net.players} players, not the games'")
+            figures = {"positions": float(len(held)), **evaluate(model, _tensors(held))}
+        if moves is not None:
+            figures.update(choice_figures(moves, own_chance(model, moves.x)))
+        out[str(path)] = figures
     return out
+
+
+def own_chance(model: Model, x: np.ndarray) -> np.ndarray:
+    """The model's chance that the seat whose view each row is wins."""
+    model.eval()
+    parts = []
+    with torch.no_grad():
+        for lo in range(0, len(x), 8192):
+            logits = model(torch.from_numpy(x[lo : lo + 8192]))[:, : model.players]
+            parts.append(logits.softmax(1)[:, 0].numpy())
+    model.train()
+    return np.concatenate(parts) if parts else np.zeros(0, np.float32)
 
 
 def model_of(net: ValueNet) -> Model:
@@ -274,4 +308,14 @@ def cpu_count() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
-__all__ = ["Fit", "Model", "evaluate", "export", "model_of", "score", "split", "train"]
+__all__ = [
+    "Fit",
+    "Model",
+    "evaluate",
+    "export",
+    "model_of",
+    "own_chance",
+    "score",
+    "split",
+    "train",
+]

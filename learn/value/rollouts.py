@@ -13,8 +13,10 @@ per seat (:class:`learn.value.positions.Encoder`) labelled with the share of tho
 each relative seat won, their mean final points and turns left.
 
 The games are played from the full stored state: the labels are for training only, and
-the network still reads one seat's view. Only the shards ``fit`` trains on are labelled;
-those it holds out are not, so held-out figures stay on games no label saw.
+the network still reads one seat's view. Only the shards ``fit`` trains on are labelled,
+so held-out figures stay on games no label saw; with ``held_out`` only the held-out shards
+are, to score networks' choices (:func:`choice_figures`), and ``fit`` refuses to train on
+them.
 
 A run is a folder: ``run.json`` (its settings, the source, what it has cost) and one
 ``labels-NNNNN.npz`` per source shard. Run again with the same folder to go on.
@@ -54,6 +56,7 @@ class Rollouts:
     moves: int = 4  # moves a decision point: the policy's and up to moves - 1 others
     rollouts: int = 8  # games played on from each move's state
     seed: int = 0
+    held_out: bool = False  # label the shards fit holds out (to score networks' choices)
 
     def check(self) -> None:
         """ValueError for settings that cannot run."""
@@ -104,6 +107,9 @@ def label_shard(source: str, settings: Rollouts, out: str) -> dict[str, float]:
     win: list[list[float]] = []
     points: list[list[float]] = []
     left: list[float] = []
+    point: list[int] = []  # each row's decision point, in the shard
+    move: list[int] = []  # each row's move at its point: 0 the policy's
+    mover: list[bool] = []  # whether the row's seat is the one that moved
     positions = afterstates = played = 0
     for game in games:
         rnd = random.Random(settings.seed * SEED_STRIDE + game.seed)
@@ -115,7 +121,7 @@ def label_shard(source: str, settings: Rollouts, out: str) -> dict[str, float]:
                 continue
             positions += 1
             seeds = [rnd.getrandbits(48) for _ in range(settings.rollouts)]
-            for action in choices(state, run, settings, rnd):
+            for k, action in enumerate(choices(state, run, settings, rnd)):
                 after = state.copy()
                 advance(after, action)
                 ends = [e for k in seeds if (e := play_on(after, run, k)) is not None]
@@ -131,6 +137,9 @@ def label_shard(source: str, settings: Rollouts, out: str) -> dict[str, float]:
                     win.append(relative(wins, q))
                     points.append(relative(final, q))
                     left.append(turns)
+                    point.append(positions - 1)
+                    move.append(k)
+                    mover.append(q == seat)
     seconds = time.process_time() - start
     figures = {
         "positions": positions,
@@ -147,6 +156,9 @@ def label_shard(source: str, settings: Rollouts, out: str) -> dict[str, float]:
         win=np.array(win, dtype=np.float32).reshape(-1, players),
         points=np.array(points, dtype=np.float32).reshape(-1, players),
         turns_left=np.array(left, dtype=np.float32),
+        point=np.array(point, dtype=np.int32),
+        move=np.array(move, dtype=np.int8),
+        mover=np.array(mover, dtype=bool),
         header=np.array(json.dumps({"format": LABELS_FORMAT, "source": source, **figures})),
     )
     tmp.replace(path)
@@ -177,8 +189,9 @@ def label(
         raise ValueError(
             f"{source} holds games of the {policy} policy; only heuristic games are labelled"
         )
-    train, _ = split([source])
-    chosen = train[:shards] if shards > 0 else train
+    train, held = split([source])
+    part = held if settings.held_out else train
+    chosen = part[:shards] if shards > 0 else part
     folder.mkdir(parents=True, exist_ok=True)
     record_path = folder / "run.json"
     record: dict[str, Any] = {
@@ -192,6 +205,7 @@ def label(
     }
     if record_path.exists():
         old = json.loads(record_path.read_text())
+        old["labels"] = {**asdict(Rollouts()), **old.get("labels", {})}  # settings added since
         if old.get("labels") != asdict(settings) or old.get("source") != str(source):
             raise ValueError(
                 f"{folder} holds labels made otherwise ({old.get('labels')} from "
@@ -226,6 +240,65 @@ def is_labels(folder: Path) -> bool:
     return record.exists() and "labels" in json.loads(record.read_text())
 
 
+def is_held_out(folder: Path) -> bool:
+    """Whether ``folder`` holds labels of the games ``fit`` holds out."""
+    record = folder / "run.json"
+    return is_labels(folder) and bool(json.loads(record.read_text())["labels"].get("held_out"))
+
+
+@dataclass
+class Choices:
+    """The mover's rows of labelled decision points: which point and move each is, and the
+    share of the games played on that the mover won."""
+
+    x: np.ndarray  # (rows, size) uint8: the mover's view of the state its move led to
+    point: np.ndarray  # (rows,) int64: the decision point, unique across files
+    move: np.ndarray  # (rows,) int64: 0 for the policy's own move
+    share: np.ndarray  # (rows,) float32
+
+
+def load_choices(folders: Sequence[Path]) -> Choices:
+    """The mover's rows of the labels in ``folders`` (:class:`Choices`)."""
+    parts: list[tuple[np.ndarray, ...]] = []
+    base = 0
+    for folder in folders:
+        for path in sorted(folder.glob("labels-*.npz")):
+            with np.load(path) as f:
+                if "mover" not in f:
+                    raise ValueError(f"{path}: labels made before moves were recorded")
+                keep = f["mover"]
+                point = f["point"][keep].astype(np.int64)
+                parts.append((f["x"][keep], point + base, f["move"][keep], f["win"][keep, 0]))
+                base += int(point.max()) + 1 if len(point) else 0
+    if not parts:
+        raise ValueError(f"no labels in {', '.join(map(str, folders))}")
+    return Choices(*(np.concatenate([p[k] for p in parts]) for k in range(4)))
+
+
+def choice_figures(choices: Choices, value: np.ndarray) -> dict[str, float]:
+    """How well picking, at each decision point, the move whose state ``value`` (the
+    mover's chance to win, by row) rates best does by the labels: the mean share of the
+    games played on it loses against the point's best move (``regret``), how often it is
+    that move (``agreement``), and the same regret for the policy's own move."""
+    order = np.lexsort((-value, choices.point))
+    point = choices.point[order]
+    share = choices.share[order]
+    starts = np.flatnonzero(np.r_[True, point[1:] != point[:-1]])
+    best = np.maximum.reduceat(share, starts)
+    picked = share[starts]  # the first of each point by the sort: the highest value
+    policy = np.full(len(starts), np.nan, dtype=np.float64)
+    policy_rows = choices.move[order] == 0
+    index = np.searchsorted(starts, np.flatnonzero(policy_rows), side="right") - 1
+    policy[index] = share[policy_rows]
+    counted = len(starts) > 0
+    return {
+        "points": float(len(starts)),
+        "regret": float(np.mean(best - picked)) if counted else 0.0,
+        "agreement": float(np.mean(picked >= best)) if counted else 0.0,
+        "policy_regret": float(np.nanmean(best - policy)) if counted else 0.0,
+    }
+
+
 def load_labels(folders: Sequence[Path], rates: Sequence[float] | None = None) -> Positions:
     """The labelled rows of ``folders`` (each row taken with its folder's rate, by a fixed
     draw; all by default)."""
@@ -253,12 +326,16 @@ def load_labels(folders: Sequence[Path], rates: Sequence[float] | None = None) -
 
 __all__ = [
     "LABELS_FORMAT",
+    "Choices",
     "Rollouts",
+    "choice_figures",
     "choices",
+    "is_held_out",
     "is_labels",
     "label",
     "label_path",
     "label_shard",
+    "load_choices",
     "load_labels",
     "play_on",
 ]

@@ -12,20 +12,25 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from bots.value.net import ValueNet
 from engine.actions import OfferTrade
 from engine.rules import legal_actions
 from engine.state import GameConfig, GameState, Phase
 from learn.core import acting_seat
 from learn.value import __main__ as cli
-from learn.value.fit import Fit, score, train
+from learn.value.fit import Fit, model_of, own_chance, score, train
 from learn.value.games import Game, read_shard, replay_states, shards, split
 from learn.value.positions import load
 from learn.value.rollouts import (
+    Choices,
     Rollouts,
+    choice_figures,
     choices,
+    is_held_out,
     is_labels,
     label,
     label_path,
+    load_choices,
     load_labels,
     play_on,
 )
@@ -90,7 +95,13 @@ def test_labels_are_shares_of_the_games_played_on_from_each_seat(games: Path, la
     assert held and all(not label_path(labels, p).exists() for p in held)
     assert all(label_path(labels, p).exists() for p in train_paths)
     record = json.loads((labels / "run.json").read_text())
-    assert record["labels"] == {"rate": 0.02, "moves": 3, "rollouts": 3, "seed": 1}
+    assert record["labels"] == {
+        "rate": 0.02,
+        "moves": 3,
+        "rollouts": 3,
+        "seed": 1,
+        "held_out": False,
+    }
     assert record["positions"] > 0 and record["afterstates"] >= record["positions"]
     assert record["afterstates"] <= 3 * record["positions"]
     assert record["rows"] == 3 * record["afterstates"]
@@ -165,3 +176,46 @@ def test_a_network_trains_on_games_and_labels_and_is_held_out_on_games_alone(
     assert "positions" in capsys.readouterr().out
     assert json.loads((out / "run.json").read_text())["labels"]["moves"] == 2
     assert cli.main(["label", str(games), str(out), "--rollouts", "0"]) == 2
+
+
+def test_choices_are_scored_by_the_share_the_pick_lost_against_the_best() -> None:
+    # Point 0: the policy's move won 0.5, the others 0.25 and 0.75; point 1: 0.6 and 0.2.
+    moves = Choices(
+        x=np.zeros((5, 1), np.uint8),
+        point=np.array([0, 0, 0, 1, 1]),
+        move=np.array([0, 1, 2, 0, 1]),
+        share=np.array([0.5, 0.25, 0.75, 0.6, 0.2], np.float32),
+    )
+    by_value = choice_figures(moves, np.array([0.3, 0.1, 0.4, 0.2, 0.9]))
+    assert by_value["points"] == 2
+    assert by_value["regret"] == pytest.approx((0.0 + 0.4) / 2)
+    assert by_value["agreement"] == pytest.approx(0.5)
+    assert by_value["policy_regret"] == pytest.approx((0.25 + 0.0) / 2)
+    perfect = choice_figures(moves, moves.share.astype(np.float64))
+    assert perfect["regret"] == 0.0 and perfect["agreement"] == 1.0
+
+
+def test_held_out_labels_score_a_networks_choices_and_are_never_trained_on(
+    games: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "held"
+    settings = Rollouts(rate=0.05, moves=3, rollouts=2, seed=2, held_out=True)
+    label(games, folder, settings, progress=quiet)
+    _, held = split([games])
+    assert [p.name for p in folder.glob("labels-*.npz")] == [label_path(folder, held[0]).name]
+    assert is_held_out(folder)
+    net = tmp_path / "n.hvn"
+    with pytest.raises(ValueError, match="held-out games"):
+        train([games, folder], net, Fit(hidden=(8,), epochs=1), progress=quiet)
+    train([games], net, Fit(hidden=(8,), epochs=1, rate=0.2), progress=quiet)
+    figures = score([games, folder], [net], rate=0.2)[str(net)]
+    moves = load_choices([folder])
+    assert set(moves.move.tolist()) <= {0, 1, 2} and (moves.move == 0).any()
+    want = choice_figures(moves, own_chance(model_of(ValueNet.load(net)), moves.x))
+    assert figures["points"] == want["points"] > 0
+    assert figures["regret"] == pytest.approx(want["regret"])
+    assert 0.0 <= figures["regret"] <= 1.0 and 0.0 <= figures["policy_regret"] <= 1.0
+    assert figures["positions"] > 0  # and the held-out games' figures beside them
+    capsys.readouterr()
+    assert cli.main(["score", str(folder), "--weights", str(net)]) == 0
+    assert "labelled decision points" in capsys.readouterr().out
