@@ -69,6 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     fit.add_argument("--seed", type=int, default=0)
     fit.add_argument("--threads", type=int, default=1)
+    fit.add_argument("--init", default="", help="a network file to go on training from")
     fit.add_argument("--workers", type=int, default=1, help="processes that read the games")
     check = sub.add_parser(
         "score", help="network files' figures on the games fit holds out of data folders"
@@ -160,6 +161,7 @@ def main(argv: list[str] | None = None) -> int:
             setup_rate=args.setup_rate,
             seed=args.seed,
             threads=args.threads,
+            init=args.init,
         )
         command = "python -m learn.value " + " ".join(map(shlex.quote, argv or sys.argv[1:]))
         manifest = train(folders, args.out, settings, args.workers, command=command, rates=rates)

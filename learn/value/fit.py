@@ -19,7 +19,7 @@ import os
 import sys
 import time
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +55,7 @@ class Fit:
     setup_rate: float = SETUP_RATE  # the share of its set-up positions taken
     seed: int = 0
     threads: int = 1
+    init: str = ""  # a network file to go on training (its layer sizes win over hidden)
 
 
 class Model(nn.Module):
@@ -139,6 +140,8 @@ def train(
     for folder in labelled:
         if is_held_out(folder):
             raise ValueError(f"{folder} labels the held-out games: score networks on it")
+    if len(labelled) == len(folders):
+        raise ValueError("fit needs a folder of games beside labels: its held-out games")
     train_paths, held_paths = split([f for f in folders if f not in labelled])
     rates = dict(rates or {})
 
@@ -154,8 +157,15 @@ def train(
         f"{len(data)} positions from {data.games} games and {len(labelled)} label folders; "
         f"{len(held)} held out"
     )
-    scale = 1.0 / np.maximum(data.x.max(axis=0).astype(np.float32), 1.0)
-    model = Model(data.x.shape[1], players, fit.hidden, scale)
+    if fit.init:  # go on from a network file: its layers, its inputs' scale folded in
+        start_net = ValueNet.load(fit.init)
+        if start_net.players != players or len(start_net.weights[0][0]) != data.x.shape[1]:
+            raise ValueError(f"{fit.init} is a network for other games than these")
+        model = model_of(start_net)
+        fit = replace(fit, hidden=tuple(len(b) for b in start_net.biases[:-1]))
+    else:
+        scale = 1.0 / np.maximum(data.x.max(axis=0).astype(np.float32), 1.0)
+        model = Model(data.x.shape[1], players, fit.hidden, scale)
     opt = torch.optim.Adam(model.parameters(), lr=fit.lr, weight_decay=fit.weight_decay)
     tensors, held_t = _tensors(data), _tensors(held)
     rows = len(data)

@@ -11,7 +11,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 
+from bots.value.load import shipped
 from bots.value.net import ValueNet
 from engine.actions import OfferTrade
 from engine.rules import legal_actions
@@ -169,6 +171,20 @@ def test_a_network_trains_on_games_and_labels_and_is_held_out_on_games_alone(
     assert figures["cross_entropy"] == pytest.approx(both["held_out"]["cross_entropy"], abs=1e-4)
     train_paths, _ = split([games])
     assert len(load(train_paths, 0.2, 0)) + rows == both["positions"]
+    # Going on from a network file: its layers and outputs are the start.
+    again = Fit(epochs=1, rate=0.2, init=str(tmp_path / "b.hvn"))
+    more = train([games, labels], tmp_path / "c.hvn", again, progress=quiet)
+    assert list(more["fit"]["hidden"]) == [8] and more["positions"] == both["positions"]
+    start = model_of(ValueNet.load(tmp_path / "b.hvn"))
+    went_on = model_of(ValueNet.load(tmp_path / "c.hvn"))
+    x = torch.from_numpy(load_labels([labels]).x[:50])
+    with torch.no_grad():
+        before, after = start(x).numpy(), went_on(x).numpy()
+    assert not np.allclose(before, after) and np.abs(before - after).mean() < 1.0
+    with pytest.raises(ValueError, match="other games"):
+        train([games], tmp_path / "d.hvn", Fit(epochs=1, init=str(shipped(4))), progress=quiet)
+    with pytest.raises(ValueError, match="folder of games"):
+        train([labels], tmp_path / "d.hvn", Fit(epochs=1), progress=quiet)
     out = tmp_path / "cli"
     argv = ["label", str(games), str(out), "--rate", "0.02", "--moves", "2", "--rollouts", "2"]
     capsys.readouterr()
