@@ -82,6 +82,9 @@ def main(argv: list[str] | None = None) -> int:
     check.add_argument("--setup-rate", type=float, default=0.25)
     check.add_argument("--seed", type=int, default=0)
     check.add_argument("--workers", type=int, default=1)
+    check.add_argument(
+        "--margin", type=float, default=0.05, help="the expert's margin, for held-out labels"
+    )
     args = parser.parse_args(argv)
     try:
         if args.command == "selfplay":
@@ -133,7 +136,14 @@ def main(argv: list[str] | None = None) -> int:
             from learn.value.fit import score
 
             figures = score(
-                folders, args.weights, args.rate, args.setup_rate, args.seed, args.workers, rates
+                folders,
+                args.weights,
+                args.rate,
+                args.setup_rate,
+                args.seed,
+                args.workers,
+                rates,
+                args.margin,
             )
             for name, f in figures.items():
                 if "positions" in f:
@@ -146,7 +156,8 @@ def main(argv: list[str] | None = None) -> int:
                     print(
                         f"{name}: {f['points']:.0f} labelled decision points, its pick won "
                         f"{f['regret']:.4f} less than the best move looked at (the policy's "
-                        f"move {f['policy_regret']:.4f}), the best in {f['agreement']:.3f}"
+                        f"move {f['policy_regret']:.4f}), the best in {f['agreement']:.3f}; "
+                        f"the policy's move unless beaten by {args.margin}: {f['kept_regret']:.4f}"
                     )
             return 0
         from learn.value.fit import Fit, train

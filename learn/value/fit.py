@@ -256,12 +256,13 @@ def score(
     seed: int = 0,
     workers: int = 1,
     rates: Mapping[Path, float] | None = None,
+    margin: float = 0.05,
 ) -> dict[str, dict[str, float]]:
     """Each network file's figures (:func:`evaluate`'s) on the positions of the games
     ``fit`` holds out of ``folders``, taken as ``fit`` takes them with these settings: so
     networks are compared on the same positions, and a file's own manifest is checked.
     Where ``folders`` hold labels of the held-out games (``label --held-out``), also how
-    its choices fare by them (:func:`learn.value.rollouts.choice_figures`)."""
+    its choices fare by them (:func:`learn.value.rollouts.choice_figures`, with ``margin``)."""
     labelled = [f for f in folders if is_labels(f)]
     scored = [f for f in labelled if is_held_out(f)]
     games = [f for f in folders if f not in labelled]
@@ -283,7 +284,7 @@ def score(
                 raise ValueError(f"{path} is a network for {net.players} players, not the games'")
             figures = {"positions": float(len(held)), **evaluate(model, _tensors(held))}
         if moves is not None:
-            figures.update(choice_figures(moves, own_chance(model, moves.x)))
+            figures.update(choice_figures(moves, own_chance(model, moves.x), margin))
         out[str(path)] = figures
     return out
 

@@ -275,27 +275,34 @@ def load_choices(folders: Sequence[Path]) -> Choices:
     return Choices(*(np.concatenate([p[k] for p in parts]) for k in range(4)))
 
 
-def choice_figures(choices: Choices, value: np.ndarray) -> dict[str, float]:
+def choice_figures(choices: Choices, value: np.ndarray, margin: float = 0.05) -> dict[str, float]:
     """How well picking, at each decision point, the move whose state ``value`` (the
     mover's chance to win, by row) rates best does by the labels: the mean share of the
     games played on it loses against the point's best move (``regret``), how often it is
-    that move (``agreement``), and the same regret for the policy's own move."""
+    that move (``agreement``), the same regret for the policy's own move, and for the
+    ``expert`` bot's rule: the policy's move unless the best rated beats it by ``margin``
+    (``kept_regret``)."""
     order = np.lexsort((-value, choices.point))
     point = choices.point[order]
-    share = choices.share[order]
+    share = choices.share[order].astype(np.float64)
+    rated = value[order]
     starts = np.flatnonzero(np.r_[True, point[1:] != point[:-1]])
     best = np.maximum.reduceat(share, starts)
     picked = share[starts]  # the first of each point by the sort: the highest value
-    policy = np.full(len(starts), np.nan, dtype=np.float64)
+    policy = picked.copy()  # where the policy's move has no label, the pick stands in
+    policy_value = rated[starts].astype(np.float64)
     policy_rows = choices.move[order] == 0
     index = np.searchsorted(starts, np.flatnonzero(policy_rows), side="right") - 1
     policy[index] = share[policy_rows]
+    policy_value[index] = rated[policy_rows]
+    kept = np.where(rated[starts] >= policy_value + margin, picked, policy)
     counted = len(starts) > 0
     return {
         "points": float(len(starts)),
         "regret": float(np.mean(best - picked)) if counted else 0.0,
         "agreement": float(np.mean(picked >= best)) if counted else 0.0,
-        "policy_regret": float(np.nanmean(best - policy)) if counted else 0.0,
+        "policy_regret": float(np.mean(best - policy)) if counted else 0.0,
+        "kept_regret": float(np.mean(best - kept)) if counted else 0.0,
     }
 
 

@@ -207,6 +207,12 @@ def test_choices_are_scored_by_the_share_the_pick_lost_against_the_best() -> Non
     assert by_value["regret"] == pytest.approx((0.0 + 0.4) / 2)
     assert by_value["agreement"] == pytest.approx(0.5)
     assert by_value["policy_regret"] == pytest.approx((0.25 + 0.0) / 2)
+    # The bot's rule: point 0's pick (0.4) beats the policy's (0.3) by 0.1, point 1's by 0.7.
+    assert by_value["kept_regret"] == pytest.approx((0.0 + 0.4) / 2)
+    kept = choice_figures(moves, np.array([0.3, 0.1, 0.4, 0.2, 0.9]), margin=0.5)
+    assert kept["kept_regret"] == pytest.approx((0.25 + 0.4) / 2)
+    kept = choice_figures(moves, np.array([0.3, 0.1, 0.4, 0.2, 0.9]), margin=1.0)
+    assert kept["kept_regret"] == pytest.approx(kept["policy_regret"])
     perfect = choice_figures(moves, moves.share.astype(np.float64))
     assert perfect["regret"] == 0.0 and perfect["agreement"] == 1.0
 
