@@ -124,7 +124,7 @@ def label_shard(source: str, settings: Rollouts, out: str) -> dict[str, float]:
             for k, action in enumerate(choices(state, run, settings, rnd)):
                 after = state.copy()
                 advance(after, action)
-                ends = [e for k in seeds if (e := play_on(after, run, k)) is not None]
+                ends = [e for seed in seeds if (e := play_on(after, run, seed)) is not None]
                 played += len(ends)
                 if not ends:
                     continue
